@@ -1,0 +1,16 @@
+"""bayes-zoo: conjugate models three times over, and diagnostics that say which agree."""
+
+from zoo.contract import Kernel, Model
+from zoo.registry import get, names, register
+
+__version__ = "0.1.0"
+__all__ = ["Kernel", "Model", "get", "names", "register", "sample"]
+
+
+def __getattr__(name):
+    # The driver imports PyMC lazily; keep `import zoo` fast for the CLI and `zoo list`.
+    if name == "sample":
+        from zoo.driver import sample
+
+        return sample
+    raise AttributeError(f"module 'zoo' has no attribute {name!r}")

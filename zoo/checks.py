@@ -1,0 +1,83 @@
+"""Input checks shared by every model.
+
+Every check raises :class:`ValueError` whose message starts with the field name and
+states the rule, before any work is done. Arrays are copied, so nothing a user passes
+is modified or aliased by the zoo.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "as_count_array",
+    "as_finite_array",
+    "as_positive_array",
+    "as_positive_scalar",
+    "require_same_length",
+]
+
+
+def _as_array(field: str, value, *, ndim: int | None) -> np.ndarray:
+    try:
+        array = np.array(value, dtype=float, copy=True)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{field}: expected numbers, got {value!r}") from err
+    if ndim is not None and array.ndim != ndim:
+        raise ValueError(f"{field}: expected a {ndim}-dimensional array, got shape {array.shape}")
+    return array
+
+
+def as_finite_array(field: str, value, *, ndim: int | None = None) -> np.ndarray:
+    """Return a float copy of ``value``; raise if any entry is NaN or infinite."""
+    array = _as_array(field, value, ndim=ndim)
+    bad = ~np.isfinite(array)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{field}: must be finite, found {array[where]} at index {where}")
+    return array
+
+
+def as_count_array(field: str, value, *, ndim: int | None = 1) -> np.ndarray:
+    """Return an ``int64`` copy of ``value``; raise unless every entry is a count >= 0."""
+    array = as_finite_array(field, value, ndim=ndim)
+    if (array < 0).any():
+        where = tuple(int(i) for i in np.argwhere(array < 0)[0])
+        raise ValueError(f"{field}: counts must be >= 0, found {array[where]:g} at index {where}")
+    fractional = array != np.floor(array)
+    if fractional.any():
+        where = tuple(int(i) for i in np.argwhere(fractional)[0])
+        raise ValueError(
+            f"{field}: counts must be integers, found {array[where]:g} at index {where}"
+        )
+    return array.astype(np.int64)
+
+
+def as_positive_array(field: str, value, *, ndim: int | None = None) -> np.ndarray:
+    """Return a float copy of ``value``; raise unless every entry is finite and > 0."""
+    array = as_finite_array(field, value, ndim=ndim)
+    if (array <= 0).any():
+        where = tuple(int(i) for i in np.argwhere(array <= 0)[0])
+        raise ValueError(f"{field}: must be > 0, found {array[where]:g} at index {where}")
+    return array
+
+
+def as_positive_scalar(field: str, value) -> float:
+    """Return ``value`` as a float; raise unless it is one finite number > 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real | np.ndarray):
+        raise ValueError(f"{field}: expected a positive number, got {value!r}")
+    array = as_positive_array(field, value)
+    if array.ndim != 0:
+        raise ValueError(f"{field}: expected a scalar, got shape {array.shape}")
+    return float(array)
+
+
+def require_same_length(**fields: np.ndarray) -> int:
+    """Raise unless all arrays have the same leading length; return it."""
+    lengths = {name: len(array) for name, array in fields.items()}
+    if len(set(lengths.values())) > 1:
+        described = ", ".join(f"{name} has {n}" for name, n in lengths.items())
+        raise ValueError(f"{' and '.join(lengths)}: must have the same length ({described})")
+    return next(iter(lengths.values()))

@@ -1,0 +1,84 @@
+"""The model contract: what every model in the zoo offers, under the same names.
+
+A model is a :class:`Model`: its ``Prior`` and ``Data`` types, ``simulate``,
+``posterior`` (the exact reference), ``program`` (the PyMC model) and a Gibbs
+:class:`Kernel`. Diagnostics, the CLI and the protocol tests are written once against
+this contract, so a fifth model (a user's own) gets them for free through
+:func:`zoo.register`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+__all__ = ["Kernel", "Model"]
+
+
+class Kernel(NamedTuple):
+    """A Gibbs kernel as three pure functions, in the style of blackjax.
+
+    Attributes
+    ----------
+    init : callable
+        ``init(data, prior, rng) -> state``: a starting state drawn with ``rng``.
+    step : callable
+        ``step(state, data, prior, rng) -> state``: one full sweep. It must leave the
+        posterior invariant and must not modify ``state`` in place.
+    draw : callable
+        ``draw(state, data, prior, rng) -> {name: array}``: the model's variables given
+        the state, drawn from their conjugate conditionals (for a collapsed sampler this
+        is the step that brings the integrated-out parameters back).
+    """
+
+    init: Callable[..., Any]
+    step: Callable[..., Any]
+    draw: Callable[..., Mapping[str, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class Model:
+    """One model of the zoo, in its three forms.
+
+    Attributes
+    ----------
+    name : str
+        Registry name, as used on the command line (``beta-binomial``).
+    Prior, Data : type
+        Validated hyperparameters and observed data.
+    simulate : callable
+        ``simulate(prior, rng, **size) -> (truth, data)``: one draw from the prior
+        predictive distribution.
+    posterior : callable
+        ``posterior(data, prior) -> Reference | NoReference``: the exact answer.
+    program : callable
+        ``program(data, prior) -> pymc.Model``; variable names and dims match the
+        Gibbs output.
+    kernel : Kernel
+        The hand-written collapsed Gibbs sampler.
+    default_problem : callable
+        ``default_problem() -> (data, prior)``: the data set ``zoo check`` runs on.
+    variables : callable
+        ``variables(prior) -> {name: dims}``: the posterior variables and their dims,
+        as both engines name them (a hierarchical prior adds hyperparameters).
+    summary : str
+        One line for ``zoo list``.
+    faults : mapping of str to Kernel
+        Deliberately wrong kernels (classic derivation bugs), named: the negative
+        controls that the diagnostics must catch.
+    """
+
+    name: str
+    Prior: type
+    Data: type
+    simulate: Callable[..., tuple[dict[str, np.ndarray], Any]]
+    posterior: Callable[[Any, Any], Any]
+    program: Callable[[Any, Any], Any]
+    kernel: Kernel
+    default_problem: Callable[[], tuple[Any, Any]]
+    variables: Callable[[Any], Mapping[str, tuple[str, ...]]]
+    summary: str = ""
+    faults: Mapping[str, Kernel] = field(default_factory=dict)
