@@ -64,6 +64,10 @@ class Model:
     variables : callable
         ``variables(prior) -> {name: dims}``: the posterior variables and their dims,
         as both engines name them (a hierarchical prior adds hyperparameters).
+    simulation_setup : callable, optional
+        ``simulation_setup() -> (prior, size)``: a proper prior and the keyword sizes
+        for ``simulate``, used by simulation-based checks (the default prior may be
+        improper).
     summary : str
         One line for ``zoo list``.
     faults : mapping of str to Kernel
@@ -80,5 +84,6 @@ class Model:
     kernel: Kernel
     default_problem: Callable[[], tuple[Any, Any]]
     variables: Callable[[Any], Mapping[str, tuple[str, ...]]]
+    simulation_setup: Callable[[], tuple[Any, dict]] | None = None
     summary: str = ""
     faults: Mapping[str, Kernel] = field(default_factory=dict)

@@ -41,6 +41,11 @@ def variables(prior: Prior) -> dict[str, tuple[str, ...]]:
     }
 
 
+def simulation_setup() -> tuple[Prior, dict]:
+    """A proper hierarchical prior (a + b >= 1) and 12 groups of 25 trials."""
+    return Prior(min_concentration=1.0), {"groups": 12, "trials": 25}
+
+
 MODEL = Model(
     name="beta-binomial",
     Prior=Prior,
@@ -51,6 +56,7 @@ MODEL = Model(
     kernel=kernel,
     default_problem=default_problem,
     variables=variables,
+    simulation_setup=simulation_setup,
     summary="theta_j ~ Beta(a, b), y_j ~ Binomial(n_j, theta_j); fixed or BDA3 hyperprior",
     faults={
         "swapped-a-b": make_kernel(swap_ab=True),

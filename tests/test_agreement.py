@@ -1,0 +1,153 @@
+"""The agreement diagnostics on draws whose truth is known exactly."""
+
+import numpy as np
+import pytest
+import xarray as xr
+from scipy import stats
+
+from zoo.diagnostics import Marginal, Reference, agreement, compare, holm
+
+SHAPE = (3,)
+
+
+def normal_reference(mean=0.0, sd=1.0):
+    frozen = stats.norm(np.full(SHAPE, mean), np.full(SHAPE, sd))
+    return Reference(
+        {"x": Marginal.from_scipy(frozen, ("item",))}, coords={"item": ["a", "b", "c"]}
+    )
+
+
+def ar1(rng, rho, chains=4, draws=2000, shift=0.0, scale=1.0):
+    """Stationary AR(1) chains with N(shift, scale^2) marginals."""
+    noise = rng.normal(size=(chains, draws, *SHAPE))
+    x = np.empty_like(noise)
+    x[:, 0] = noise[:, 0]
+    innovation = np.sqrt(1 - rho**2)
+    for t in range(1, draws):
+        x[:, t] = rho * x[:, t - 1] + innovation * noise[:, t]
+    return shift + scale * x
+
+
+def test_holm_adjusted_p_values_by_hand():
+    # sorted p: 0.01, 0.02, 0.03, 0.04 with m = 4 -> 0.04, 0.06, 0.06, 0.06
+    np.testing.assert_allclose(holm([0.03, 0.01, 0.04, 0.02]), [0.06, 0.04, 0.06, 0.06])
+    assert holm([]).size == 0
+
+
+def test_independent_draws_agree():
+    draws = {"x": np.random.default_rng(1).normal(size=(4, 1000, *SHAPE))}
+    result = agreement(draws, normal_reference())
+    assert result.verdict == "agree", str(result)
+    assert set(result.table.statistic.values) == {"mean", "sd", "P(x<=q0.05)", "P(x<=q0.95)", "ks"}
+
+
+def test_autocorrelated_draws_agree():
+    # rho = 0.9: MCSEs must account for autocorrelation (and KS must thin).
+    draws = {"x": ar1(np.random.default_rng(2), 0.9, draws=8000)}
+    assert agreement(draws, normal_reference()).verdict == "agree"
+
+
+@pytest.mark.parametrize(
+    ("shift", "scale"), [(0.15, 1.0), (0.0, 1.15)], ids=["mean-off", "sd-off"]
+)
+def test_wrong_draws_disagree(shift, scale):
+    draws = {"x": ar1(np.random.default_rng(3), 0.5, shift=shift, scale=scale)}
+    result = agreement(draws, normal_reference())
+    assert result.verdict == "disagree"
+    assert {q["element"] for q in result.failing()} <= {"x[item=a]", "x[item=b]", "x[item=c]"}
+
+
+def test_heavier_tails_with_right_mean_and_sd_disagree():
+    # Student-t(5) scaled to sd 1: same mean and sd, different shape. Only the tail and
+    # KS tests can see it.
+    t = stats.t(5)
+    draws = {"x": t.rvs(size=(4, 5000, *SHAPE), random_state=4) / t.std()}
+    result = agreement(draws, normal_reference())
+    assert result.verdict == "disagree"
+    flagged = result.table.statistic.values[result.table.verdict.values == "disagree"]
+    assert set(flagged) <= {"P(x<=q0.05)", "P(x<=q0.95)", "ks", "sd"}
+
+
+def test_too_few_effective_draws_is_inconclusive_never_agree():
+    draws = {"x": ar1(np.random.default_rng(5), 0.99, draws=1000)}
+    result = agreement(draws, normal_reference())
+    assert result.verdict == "inconclusive"
+    assert not result.table.gates_passed.values.any()
+
+
+def test_a_stuck_chain_fails_the_rhat_gate():
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(4, 1000, *SHAPE))
+    x[0] += 3.0
+    result = agreement({"x": x}, normal_reference())
+    assert result.verdict == "inconclusive"
+    assert (result.table.rhat.values > 1.01).all()
+
+
+def test_accepts_datatree_dataset_and_dict_alike():
+    values = np.random.default_rng(7).normal(size=(4, 500, *SHAPE))
+    dataset = xr.Dataset({"x": (("chain", "draw", "item"), values)})
+    tree = xr.DataTree.from_dict({"posterior": dataset})
+    results = [agreement(obj, normal_reference()) for obj in ({"x": values}, dataset, tree)]
+    for other in results[1:]:
+        np.testing.assert_array_equal(other.table.z.values, results[0].table.z.values)
+
+
+def test_clear_errors_for_bad_draws():
+    reference = normal_reference()
+    with pytest.raises(ValueError, match=r"draws\['x'\]: each draw has shape \(2,\)"):
+        agreement({"x": np.zeros((2, 10, 2))}, reference)
+    with pytest.raises(ValueError, match="no variable 'x'"):
+        agreement({"y": np.zeros((2, 10, 3))}, reference)
+    bad = np.zeros((2, 10, 3))
+    bad[0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        agreement({"x": bad}, reference)
+    with pytest.raises(ValueError, match="alpha"):
+        agreement({"x": np.zeros((2, 10, 3))}, reference, alpha=2.0)
+    with pytest.raises(ValueError, match="leading"):
+        agreement({"x": np.zeros(10)}, reference)
+
+
+def test_moments_that_do_not_exist_are_not_tested():
+    # A Cauchy marginal: no mean or sd, only tails and KS.
+    frozen = stats.cauchy(np.zeros(SHAPE))
+    marginal = Marginal(
+        ("item",), np.full(SHAPE, np.nan), np.full(SHAPE, np.nan), frozen.cdf, frozen.ppf
+    )
+    draws = {"x": frozen.rvs(size=(4, 1000, *SHAPE), random_state=8)}
+    result = agreement(draws, Reference({"x": marginal}))
+    assert "mean" not in set(result.table.statistic.values)
+    assert result.verdict == "agree"
+
+
+def test_compare_same_and_different_posteriors():
+    rng = np.random.default_rng(9)
+    first = {"x": ar1(rng, 0.6)}
+    second = {"x": ar1(rng, 0.3)}
+    shifted = {"x": ar1(rng, 0.3, shift=0.2)}
+    assert compare(first, second).verdict == "agree"
+    assert compare(first, shifted).verdict == "disagree"
+
+
+def test_result_serialises_and_summarises():
+    draws = {"x": np.random.default_rng(10).normal(size=(4, 500, *SHAPE))}
+    result = agreement(draws, normal_reference())
+    payload = result.to_dict()
+    assert payload["verdict"] == result.verdict
+    assert len(payload["rows"]) == result.table.sizes["check"]
+    assert len(result.quantities()) == 3
+    assert "verdict" in str(result)
+
+
+@pytest.mark.slow
+def test_false_alarm_rate_on_autocorrelated_draws_is_at_most_alpha():
+    # 400 replicates of AR(1) draws from the exact posterior; the family-wise rate is
+    # 1%, so more than 10 alarms (binomial upper 99.9% point for p = 0.01) is a failure.
+    rng = np.random.default_rng(11)
+    reference = normal_reference()
+    alarms = sum(
+        agreement({"x": ar1(rng, 0.7, draws=1500)}, reference).verdict == "disagree"
+        for _ in range(400)
+    )
+    assert alarms <= stats.binom(400, 0.01).ppf(0.999)
