@@ -71,7 +71,8 @@ def _check(args) -> int:
 
     err = Console(stderr=True)
     interactive = err.is_terminal and not args.quiet
-    out = Console(highlight=False)
+    # Piped output is read in full (logs, CI): do not wrap it at 80 columns.
+    out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     results = []
     for name in args.models or names():
         with err.status("", spinner="dots") if interactive else _Silent() as status:
@@ -133,6 +134,7 @@ def _fmt(value: float, mcse: float | None = None) -> str:
 
 
 def _print_table(console, result, *, full: bool) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     per_engine = {
@@ -205,7 +207,7 @@ def _print_table(console, result, *, full: bool) -> None:
             folded.setdefault(variable, []).append(element)
     for element in shown:
         table.add_row(
-            element,
+            escape(element),
             exact_cell(element),
             mean_cell("gibbs", element),
             mean_cell("pymc", element),
@@ -222,7 +224,7 @@ def _print_table(console, result, *, full: bool) -> None:
             for engine in per_engine
         }
         table.add_row(
-            f"{variable}[...] ({len(members)} more)",
+            escape(f"{variable}[...] ({len(members)} elements)"),
             "",
             "",
             "",

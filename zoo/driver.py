@@ -122,7 +122,10 @@ def sample(
 def _sample_gibbs(spec, data, prior, kernel, draws, tune, chains, root, progress, attrs):
     rngs = [np.random.default_rng(child) for child in root.spawn(chains)]
     states = [kernel.init(data, prior, rng) for rng in rngs]
-    expected = spec.variables(prior)
+    shapes = {
+        name: tuple(len(data.coords[d]) for d in dims)
+        for name, dims in spec.variables(prior).items()
+    }
     store: dict[str, np.ndarray] = {}
     sweep_seconds = np.zeros((chains, draws))
     completed = 0
@@ -138,7 +141,7 @@ def _sample_gibbs(spec, data, prior, kernel, draws, tune, chains, root, progress
                     states[chain] = kernel.step(states[chain], data, prior, rngs[chain])
                     if iteration >= tune:
                         values = kernel.draw(states[chain], data, prior, rngs[chain])
-                        _record(store, values, expected, chain, iteration - tune, chains, draws)
+                        _record(store, values, shapes, chain, iteration - tune, chains, draws)
                         sweep_seconds[chain, iteration - tune] = time.perf_counter() - tick
                 if iteration >= tune:
                     completed = iteration - tune + 1
@@ -165,21 +168,20 @@ def _describe(kernel: Kernel) -> str:
     return f"{module}.{getattr(kernel.step, '__qualname__', 'step')}"
 
 
-def _record(store, values, expected, chain, index, chains, draws):
+def _record(store, values, shapes, chain, index, chains, draws):
     if not isinstance(values, Mapping):
         raise ValueError(f"kernel.draw: must return a dict of arrays, got {type(values).__name__}")
-    missing = sorted(set(expected) - set(values))
+    missing = sorted(set(shapes) - set(values))
     if missing:
-        raise ValueError(f"kernel.draw: missing variables {missing}; expected {sorted(expected)}")
-    for name in expected:
+        raise ValueError(f"kernel.draw: missing variables {missing}; expected {sorted(shapes)}")
+    for name, shape in shapes.items():
         value = np.asarray(values[name], dtype=float)
-        if name not in store:
-            store[name] = np.empty((chains, draws, *value.shape))
-        if value.shape != store[name].shape[2:]:
+        if value.shape != shape:
             raise ValueError(
-                f"kernel.draw: variable {name!r} has shape {value.shape}, "
-                f"expected {store[name].shape[2:]}"
+                f"kernel.draw: variable {name!r} has shape {value.shape}, expected {shape}"
             )
+        if name not in store:
+            store[name] = np.empty((chains, draws, *shape))
         store[name][chain, index] = value
 
 
