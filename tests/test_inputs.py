@@ -30,9 +30,9 @@ def test_bad_data(successes, trials, field, rule):
 
 
 def test_bad_group_labels():
-    with pytest.raises(ValueError, match="^groups: expected 2 labels"):
+    with pytest.raises(ValueError, match=r"^groups: expected 2 labels"):
         Data([1, 2], [5, 5], groups=["a"])
-    with pytest.raises(ValueError, match="^groups: labels must be unique"):
+    with pytest.raises(ValueError, match=r"^groups: labels must be unique"):
         Data([1, 2], [5, 5], groups=["a", "a"])
 
 
@@ -65,11 +65,11 @@ def test_data_copies_and_freezes_its_arrays():
 
 
 def test_simulate_needs_a_proper_prior():
-    with pytest.raises(ValueError, match="^prior: .*improper"):
+    with pytest.raises(ValueError, match=r"^prior: .*improper"):
         SPEC.simulate(Prior(), np.random.default_rng(0))
-    with pytest.raises(ValueError, match="^rng:"):
+    with pytest.raises(ValueError, match=r"^rng:"):
         SPEC.simulate(Prior(a=1, b=1), 42)
-    with pytest.raises(ValueError, match="^groups:"):
+    with pytest.raises(ValueError, match=r"^groups:"):
         SPEC.simulate(Prior(a=1, b=1), np.random.default_rng(0), groups=0)
 
 
@@ -91,9 +91,9 @@ def test_bad_sampling_settings(kwargs, field):
 
 
 def test_data_and_prior_must_belong_to_the_model():
-    with pytest.raises(ValueError, match="^data: expected beta-binomial Data"):
+    with pytest.raises(ValueError, match=r"^data: expected beta-binomial Data"):
         zoo.sample(SPEC, {"y": [1]}, Prior(a=1, b=1))
-    with pytest.raises(ValueError, match="^prior: expected beta-binomial Prior"):
+    with pytest.raises(ValueError, match=r"^prior: expected beta-binomial Prior"):
         zoo.sample(SPEC, Data([1], [3]), {"a": 1})
 
 
