@@ -126,6 +126,20 @@ def make_kernel(*, swap_ab: bool = False, failures_as_trials: bool = False) -> K
     def failures(data: Data) -> np.ndarray:
         return data.trials if failures_as_trials else data.failures
 
+    # The tail-count tables depend only on the data; build them once per data set
+    # rather than once per sweep (the driver calls `step` with the same object).
+    # One (data, tables) tuple, read once per call, so that threads sharing the kernel
+    # never pair one data set with another's tables.
+    cached = (None, None)
+
+    def tables_for(data: Data) -> LikelihoodTables:
+        nonlocal cached
+        entry = cached
+        if entry[0] is not data:
+            entry = (data, LikelihoodTables(data.successes, data.successes + failures(data)))
+            cached = entry
+        return entry[1]
+
     def init(data: Data, prior: Prior, rng: np.random.Generator) -> State:
         if not prior.hierarchical:
             return State(np.nan, np.nan)
@@ -140,7 +154,7 @@ def make_kernel(*, swap_ab: bool = False, failures_as_trials: bool = False) -> K
     def step(state: State, data: Data, prior: Prior, rng: np.random.Generator) -> State:
         if not prior.hierarchical:
             return state
-        tables = LikelihoodTables(data.successes, data.successes + failures(data))
+        tables = tables_for(data)
         floor = -math.inf if prior.min_concentration is None else math.log(prior.min_concentration)
         u, v = _slice_sweep(
             state.logit_mean,
