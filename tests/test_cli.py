@@ -62,3 +62,16 @@ def test_console_script_is_installed():
         [sys.executable, "-m", "zoo.cli", "list"], capture_output=True, text=True, check=True
     )
     assert "beta-binomial" in result.stdout
+
+
+@pytest.mark.pymc
+def test_progress_displays_work_for_both_engines():
+    # PyMC's rich progress bar imports matplotlib without declaring it; a terminal run
+    # of `zoo check` once crashed on that.
+    from zoo.models.beta_binomial import Data, Prior
+
+    data, prior = Data([3, 5], [10, 12]), Prior(a=1.0, b=1.0)
+    for engine in ("gibbs", "pymc"):
+        tree = zoo.sample("beta-binomial", data, prior, engine=engine, draws=20, tune=20,
+                          chains=2, seed=0, progress=True)
+        assert tree["posterior"].sizes["draw"] == 20

@@ -75,22 +75,23 @@ def _check(args) -> int:
     out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     results = []
     for name in args.models or names():
-        with err.status("", spinner="dots") if interactive else _Silent() as status:
 
-            def say(message, status=status):
-                if interactive:
-                    status.update(message)
+        def say(message):
+            # Plain status lines, not a live display: the Gibbs and PyMC progress bars
+            # are live displays of their own, and only one may run at a time.
+            if interactive:
+                err.print(f"[dim]{message}[/]")
 
-            result = run_check(
-                name,
-                draws=args.draws,
-                tune=args.tune,
-                chains=args.chains,
-                seed=args.seed,
-                alpha=args.alpha,
-                progress=interactive,
-                status=say,
-            )
+        result = run_check(
+            name,
+            draws=args.draws,
+            tune=args.tune,
+            chains=args.chains,
+            seed=args.seed,
+            alpha=args.alpha,
+            progress=interactive,
+            status=say,
+        )
         results.append(result)
         if not args.json:
             _print_table(out, result, full=args.full)
@@ -106,14 +107,6 @@ def _check(args) -> int:
             )
         )
     return 0 if verdict == "agree" else 1
-
-
-class _Silent:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 def _jsonable(value):
