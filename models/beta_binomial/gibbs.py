@@ -61,45 +61,34 @@ def _log_target(u, v, tails_y, tails_f, tails_n, log_min_concentration, swap):
 
 
 @numba.njit(cache=True)
+def _log_target_at(coordinate, x, u, v, tails_y, tails_f, tails_n, log_min_concentration, swap):
+    """The target with coordinate 0 (u) or 1 (v) set to ``x``, the other held fixed."""
+    if coordinate == 0:
+        return _log_target(x, v, tails_y, tails_f, tails_n, log_min_concentration, swap)
+    return _log_target(u, x, tails_y, tails_f, tails_n, log_min_concentration, swap)
+
+
+@numba.njit(cache=True)
 def _slice_sweep(u, v, tails_y, tails_f, tails_n, log_min_concentration, swap, rng):
+    args = (tails_y, tails_f, tails_n, log_min_concentration, swap)
     for coordinate in range(2):
-        current = _log_target(u, v, tails_y, tails_f, tails_n, log_min_concentration, swap)
-        level = current - rng.exponential()
         x0 = u if coordinate == 0 else v
+        level = _log_target_at(coordinate, x0, u, v, *args) - rng.exponential()
+        # Stepping out (Neal 2003, fig. 3) with at most _MAX_STEPS widths in all.
         left = x0 - _WIDTH * rng.random()
         right = left + _WIDTH
         steps_left = math.floor(_MAX_STEPS * rng.random())
         steps_right = _MAX_STEPS - 1 - steps_left
-        while steps_left > 0:
-            at = (
-                _log_target(left, v, tails_y, tails_f, tails_n, log_min_concentration, swap)
-                if coordinate == 0
-                else _log_target(u, left, tails_y, tails_f, tails_n, log_min_concentration, swap)
-            )
-            if at <= level:
-                break
+        while steps_left > 0 and _log_target_at(coordinate, left, u, v, *args) > level:
             left -= _WIDTH
             steps_left -= 1
-        while steps_right > 0:
-            at = (
-                _log_target(right, v, tails_y, tails_f, tails_n, log_min_concentration, swap)
-                if coordinate == 0
-                else _log_target(u, right, tails_y, tails_f, tails_n, log_min_concentration, swap)
-            )
-            if at <= level:
-                break
+        while steps_right > 0 and _log_target_at(coordinate, right, u, v, *args) > level:
             right += _WIDTH
             steps_right -= 1
+        # Shrinkage (fig. 5): always ends, since x0 itself lies in the slice.
         while True:
             proposal = left + (right - left) * rng.random()
-            at = (
-                _log_target(proposal, v, tails_y, tails_f, tails_n, log_min_concentration, swap)
-                if coordinate == 0
-                else _log_target(
-                    u, proposal, tails_y, tails_f, tails_n, log_min_concentration, swap
-                )
-            )
-            if at > level:
+            if _log_target_at(coordinate, proposal, u, v, *args) > level:
                 break
             if proposal < x0:
                 left = proposal
