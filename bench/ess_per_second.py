@@ -34,10 +34,13 @@ def main() -> None:
     names = list(spec.variables(prior))
     # Warm-up run per engine (numba compilation, PyTensor compilation) not timed.
     for engine in ("gibbs", "pymc"):
-        zoo.sample(spec, data, prior, engine=engine, draws=50, tune=50, chains=2, seed=0,
-                   progress=False)
-    print(f"{spec.name}: {args.draws} draws x {args.chains} chains after {args.tune} tuning, "
-          f"{args.repeats} repeats (median)")
+        zoo.sample(
+            spec, data, prior, engine=engine, draws=50, tune=50, chains=2, seed=0, progress=False
+        )
+    print(
+        f"{spec.name}: {args.draws} draws x {args.chains} chains after {args.tune} tuning, "
+        f"{args.repeats} repeats (median)"
+    )
     header = f"{'engine':6s} {'wall s':>8s} {'sampler s':>10s} " + " ".join(
         f"{n[:18]:>18s}" for n in names
     )
@@ -46,9 +49,17 @@ def main() -> None:
         walls, sampler, rates = [], [], []
         for repeat in range(args.repeats):
             started = time.perf_counter()
-            tree = zoo.sample(spec, data, prior, engine=engine, draws=args.draws,
-                              tune=args.tune, chains=args.chains, seed=repeat + 1,
-                              progress=False)
+            tree = zoo.sample(
+                spec,
+                data,
+                prior,
+                engine=engine,
+                draws=args.draws,
+                tune=args.tune,
+                chains=args.chains,
+                seed=repeat + 1,
+                progress=False,
+            )
             wall = time.perf_counter() - started
             walls.append(wall)
             sampler.append(float(tree["posterior"].attrs.get("sampling_time", wall)))
@@ -59,8 +70,10 @@ def main() -> None:
                 row.append(float(np.min(azs.ess(values, method="bulk"))) / wall)
             rates.append(row)
         rate = np.median(np.array(rates), axis=0)
-        print(f"{engine:6s} {np.median(walls):8.2f} {np.median(sampler):10.2f} "
-              + " ".join(f"{r:18.0f}" for r in rate))
+        print(
+            f"{engine:6s} {np.median(walls):8.2f} {np.median(sampler):10.2f} "
+            + " ".join(f"{r:18.0f}" for r in rate)
+        )
 
 
 if __name__ == "__main__":

@@ -137,6 +137,14 @@ class _Summary:
             np.atleast_1d(azs.mcse(flat, method="sd")),
             self.sd * np.sqrt(np.maximum(kurtosis - 1.0, 0.0) / (4 * n)),
         )
+        # ESS of the squared deviations (what the sd's MCSE rests on), at most n.
+        self.ess_squares = np.minimum(
+            np.atleast_1d(azs.ess(centred.reshape(flat.shape) ** 2, method="mean")), n
+        )
+
+    def mcse_sd_under(self, sd: np.ndarray, kurtosis: np.ndarray) -> np.ndarray:
+        """MCSE of the sd if the exact sd and kurtosis held (delta method)."""
+        return sd * np.sqrt(np.maximum(kurtosis - 1.0, 0.0) / (4.0 * self.ess_squares))
 
     def below(self, thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Fraction of (thinned) draws at or below each threshold, and its ESS.
@@ -279,9 +287,16 @@ def agreement(
             rescale = np.where(
                 np.isfinite(exact["sd"]) & (summary.sd > 0), exact["sd"] / summary.sd, 1.0
             )
+        mcse_sd = summary.mcse_sd * rescale
+        if marginal.kurtosis is not None:
+            # Fully in score form: only the ESS comes from the draws, not the fourth
+            # moment, whose estimate is noisy for skewed posteriors.
+            exact_kurtosis = np.ravel(marginal.kurtosis)
+            known = np.isfinite(exact_kurtosis) & np.isfinite(exact["sd"])
+            mcse_sd = np.where(known, summary.mcse_sd_under(exact["sd"], exact_kurtosis), mcse_sd)
         estimates = {
             "mean": (summary.mean, summary.mcse_mean * rescale),
-            "sd": (summary.sd, summary.mcse_sd * rescale),
+            "sd": (summary.sd, mcse_sd),
         }
         for statistic, reference_value in exact.items():
             estimate, mcse = estimates[statistic]

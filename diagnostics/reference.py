@@ -36,6 +36,10 @@ class Marginal:
         ``ppf(prob)`` for a scalar probability returns the quantile of every element.
     discrete : bool
         True when the marginal has atoms: Kolmogorov-Smirnov is then not run.
+    kurtosis : ndarray, optional
+        ``E[(x - mean)^4] / sd^4`` (3 for a normal). When given, the MCSE of the sd is
+        computed under the null from it and the exact sd, so that only the ESS is
+        estimated from the draws.
     """
 
     dims: tuple[str, ...]
@@ -44,6 +48,7 @@ class Marginal:
     cdf: Callable[[np.ndarray], np.ndarray] | None = None
     ppf: Callable[[float], np.ndarray] | None = None
     discrete: bool = False
+    kurtosis: np.ndarray | None = None
 
     @classmethod
     def from_scipy(cls, frozen, dims: tuple[str, ...] = (), *, discrete: bool = False):
@@ -55,6 +60,7 @@ class Marginal:
             cdf=frozen.cdf,
             ppf=lambda prob: np.asarray(frozen.ppf(prob), dtype=float),
             discrete=discrete,
+            kurtosis=np.asarray(frozen.stats(moments="k"), dtype=float) + 3.0,
         )
 
     @property

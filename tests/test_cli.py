@@ -72,6 +72,15 @@ def test_progress_displays_work_for_both_engines():
 
     data, prior = Data([3, 5], [10, 12]), Prior(a=1.0, b=1.0)
     for engine in ("gibbs", "pymc"):
-        tree = zoo.sample("beta-binomial", data, prior, engine=engine, draws=20, tune=20,
-                          chains=2, seed=0, progress=True)
+        tree = zoo.sample(
+            "beta-binomial",
+            data,
+            prior,
+            engine=engine,
+            draws=20,
+            tune=20,
+            chains=2,
+            seed=0,
+            progress=True,
+        )
         assert tree["posterior"].sizes["draw"] == 20

@@ -263,22 +263,32 @@ def _hierarchical(data: Data, prior: Prior) -> HierarchicalPosterior:
     y = data.successes.astype(float)
     f = data.failures.astype(float)
 
-    def theta_moments(w, a_, b_):
+    def theta_moments(w, a_, b_, *, kurtosis=False):
+        # Raw moments of Beta(alpha, beta): prod_{i<k} (alpha + i) / (alpha + beta + i).
+        alpha_ = a_[..., None] + y
         total = (a_ + b_)[..., None] + data.trials
-        first = (a_[..., None] + y) / total
-        second = first * (a_[..., None] + y + 1) / (total + 1)
-        m1 = np.tensordot(w, first, axes=([0, 1], [0, 1]))
-        m2 = np.tensordot(w, second, axes=([0, 1], [0, 1]))
-        return m1, np.sqrt(np.maximum(m2 - m1 * m1, 0.0))
+        raw, term = [], np.ones_like(alpha_)
+        for k in range(4 if kurtosis else 2):
+            term = term * (alpha_ + k) / (total + k)
+            raw.append(np.tensordot(w, term, axes=([0, 1], [0, 1])))
+        m1 = raw[0]
+        var = np.maximum(raw[1] - m1 * m1, 0.0)
+        if not kurtosis:
+            return m1, np.sqrt(var)
+        fourth = raw[3] - 4 * m1 * raw[2] + 6 * m1**2 * raw[1] - 3 * m1**4
+        return m1, np.sqrt(var), fourth / var**2
 
-    def axis_moments(w, values, axis):
+    def axis_moments(w, values, axis, *, kurtosis=False):
         marginal = w.sum(axis=axis)
         mean = marginal @ values
-        return mean, np.sqrt(max(marginal @ (values - mean) ** 2, 0.0))
+        var = max(marginal @ (values - mean) ** 2, 0.0)
+        if not kurtosis:
+            return mean, np.sqrt(var)
+        return mean, np.sqrt(var), (marginal @ (values - mean) ** 4) / var**2
 
-    u_mean, u_sd = axis_moments(weights, u_axis.values, 1)
-    v_mean, v_sd = axis_moments(weights, v_axis.values, 0)
-    theta_mean, theta_sd = theta_moments(weights, a, b)
+    u_mean, u_sd, u_kurtosis = axis_moments(weights, u_axis.values, 1, kurtosis=True)
+    v_mean, v_sd, v_kurtosis = axis_moments(weights, v_axis.values, 0, kurtosis=True)
+    theta_mean, theta_sd, theta_kurtosis = theta_moments(weights, a, b, kurtosis=True)
 
     # Error estimate: the same rule on every second node.
     half = weights[::2, ::2] / weights[::2, ::2].sum()
@@ -391,6 +401,7 @@ def _hierarchical(data: Data, prior: Prior) -> HierarchicalPosterior:
             np.float64(u_sd),
             u_cdf_at,
             ppf_factory(u_cdf_at, np.float64(lo_u), np.float64(hi_u)),
+            kurtosis=np.float64(u_kurtosis),
         ),
         "log_concentration": Marginal(
             (),
@@ -398,6 +409,7 @@ def _hierarchical(data: Data, prior: Prior) -> HierarchicalPosterior:
             np.float64(v_sd),
             v_cdf,
             ppf_factory(v_cdf, np.float64(lo_v), np.float64(hi_v)),
+            kurtosis=np.float64(v_kurtosis),
         ),
         "a": Marginal(
             (),
@@ -419,6 +431,7 @@ def _hierarchical(data: Data, prior: Prior) -> HierarchicalPosterior:
             theta_sd,
             theta_cdf,
             ppf_factory(theta_cdf, np.zeros_like(theta_mean), np.ones_like(theta_mean)),
+            kurtosis=theta_kurtosis,
         ),
     }
     return HierarchicalPosterior(
