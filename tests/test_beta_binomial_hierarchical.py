@@ -188,3 +188,16 @@ def test_pymc_with_a_wrong_program_disagrees():
             compute_convergence_checks=False,
         )
     assert agreement(tree, posterior(data, prior)).verdict == "disagree"
+
+
+def test_truncated_reference_matches_untruncated_when_the_cut_is_far():
+    # With a + b >= 0.05 the cut removes a negligible mass here, so the two quadratures
+    # (one through the exp map of the truncated axis) must give the same moments.
+    data = Data([17, 16, 20, 18, 11, 15, 11, 16], [25] * 8)
+    cut = posterior(data, Prior(min_concentration=0.05))
+    free = posterior(data, Prior())
+    for name in ("logit_mean", "log_concentration", "theta"):
+        sd = np.asarray(free[name].sd)
+        np.testing.assert_allclose(cut[name].mean, free[name].mean, atol=1e-5 * sd.min())
+        np.testing.assert_allclose(cut[name].sd, free[name].sd, rtol=1e-5)
+    assert cut.quadrature_error < 1e-8
