@@ -134,7 +134,7 @@ def test_fully_labelled_posterior_is_conjugate():
     data = Data([[2, 0, 1], [0, 3, 1], [1, 1, 1], [4, 0, 0]], [0, 1, 1, 0], classes=2)
     prior = Prior(alpha=[1.0, 2.0], beta=[[0.5, 1.0, 2.0], [1.0, 1.0, 1.0]])
     reference = posterior(data, prior)
-    alpha = np.array([1.0, 2.0]) + [2, 2]
+    alpha = np.array([1.0 + 2, 2.0 + 2])
     beta = np.array([[0.5 + 6, 1.0, 2.0 + 1], [1.0 + 1, 1.0 + 4, 1.0 + 2]])
     np.testing.assert_allclose(reference.components.alpha[0], alpha)
     np.testing.assert_allclose(reference.components.beta[0], beta)

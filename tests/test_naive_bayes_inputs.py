@@ -106,7 +106,7 @@ def test_missing_marker_and_coords():
 
 
 def test_simulate_rejects_bad_sizes():
-    with pytest.raises(ValueError, match="^classes:"):
+    with pytest.raises(ValueError, match=r"^classes:"):
         simulate(Prior(), np.random.default_rng(0), classes=1)
-    with pytest.raises(ValueError, match="^unlabelled:"):
+    with pytest.raises(ValueError, match=r"^unlabelled:"):
         simulate(Prior(), np.random.default_rng(0), documents=3, unlabelled=4)

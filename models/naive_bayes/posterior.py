@@ -359,6 +359,8 @@ def posterior(data: Data, prior: Prior, *, max_labelings: int = MAX_LABELINGS):
         ),
     }
     if u == 0:
+        # Nothing to test in a (0, K) array, and the diagnostics reduce over elements.
+        del marginals["class_probability"]
         note = "closed form: pi | y ~ Dir(alpha + n), phi | X, y conjugate"
     else:
         note = (
