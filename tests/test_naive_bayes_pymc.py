@@ -96,7 +96,7 @@ def test_beyond_the_limit_wrong_gibbs_disagrees(bernoulli):
 
 @pytest.mark.pymc
 def test_pymc_output_names_and_dims_match_gibbs(multinomial):
-    data, _, pymc, gibbs = multinomial
+    *_, pymc, gibbs = multinomial
     for name, dims in SPEC.variables(PRIOR).items():
         assert pymc["posterior"][name].dims == ("chain", "draw", *dims)
         assert pymc["posterior"][name].shape == gibbs["posterior"][name].shape

@@ -216,11 +216,11 @@ def make_kernel(*, remove_document: bool = True, normaliser_offset: int = 0) -> 
         return State(labels)
 
     def draw(state: State, data: Data, prior: Prior, rng: np.random.Generator) -> dict:
-        hyper, _, _ = prepared(data, prior)
+        hyper, _, sparse = prepared(data, prior)
         k = data.n_classes
-        class_docs = np.bincount(state.labels, minlength=k).astype(float)
-        class_feature = np.zeros((k, data.n_features))
-        np.add.at(class_feature, state.labels, data.counts)
+        class_docs, class_feature = _counts(
+            state.labels, sparse.doc_start, sparse.word, sparse.count, k, data.n_features
+        )
         pi = rng.dirichlet(hyper.alpha + class_docs)
         if data.event_model == "multinomial":
             phi = np.stack([rng.dirichlet(hyper.beta[c] + class_feature[c]) for c in range(k)])
