@@ -106,6 +106,24 @@ def main() -> None:
         "ess_bulk": ess,
         "ess_per_second": {k: v / wall for k, v in ess.items()},
     }
+    if not args.json:
+        # Report the Gibbs figures at once: NUTS on a large corpus can take many minutes.
+        g = results["gibbs"]
+        corpus = results["corpus"]
+        print(
+            f"corpus: {corpus['documents']} documents ({corpus['unlabelled']} unlabelled), "
+            f"K={corpus['classes']}, V={corpus['features']}, {corpus['words']} words, "
+            f"{corpus['event_model']}; {args.chains} chains x ({args.tune} + {args.draws})",
+            flush=True,
+        )
+        print(
+            f"gibbs: {g['wall_seconds']:.1f} s, {g['sweeps_per_second']:.0f} sweeps/s "
+            "(all chains), "
+            + ", ".join(f"ESS/s {k} {v:.0f}" for k, v in g["ess_per_second"].items())
+            + ", ESS "
+            + ", ".join(f"{k} {v:.0f}" for k, v in g["ess_bulk"].items()),
+            flush=True,
+        )
     if not args.skip_pymc:
         started = time.perf_counter()
         pymc = zoo.sample(
@@ -134,23 +152,14 @@ def main() -> None:
     if args.json:
         print(json.dumps(results, indent=2))
         return
-    corpus = results["corpus"]
-    print(
-        f"corpus: {corpus['documents']} documents ({corpus['unlabelled']} unlabelled), "
-        f"K={corpus['classes']}, V={corpus['features']}, {corpus['words']} words, "
-        f"{corpus['event_model']}; {args.chains} chains x ({args.tune} + {args.draws})"
-    )
-    g = results["gibbs"]
-    print(
-        f"gibbs: {g['wall_seconds']:.1f} s, {g['sweeps_per_second']:.0f} sweeps/s (all chains), "
-        + ", ".join(f"ESS/s {k} {v:.0f}" for k, v in g["ess_per_second"].items())
-    )
     if "pymc" in results:
         p = results["pymc"]
         print(
             f"pymc:  {p['wall_seconds']:.1f} s wall ({p['sampling_seconds']:.1f} s sampling), "
             f"{p['iterations_per_second_per_chain']:.0f} iterations/s per chain, "
             + ", ".join(f"ESS/s {k} {v:.1f}" for k, v in p["ess_per_second"].items())
+            + ", ESS "
+            + ", ".join(f"{k} {v:.0f}" for k, v in p["ess_bulk"].items())
         )
 
 
