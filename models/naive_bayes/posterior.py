@@ -21,7 +21,7 @@ section 2.4; Nigam et al., Machine Learning 39, 2000):
 (multinomial; ``B_k = sum_v beta_kv``, ``T_k`` the words of class k; the
 Bernoulli model has one Beta function per feature instead). Every marginal of pi_k
 and phi_kv is then a mixture of Betas: exact moments from all components, and a
-tabulated CDF from the components that carry all but 1e-12 of the mass.
+tabulated CDF from the heaviest components (all but 1e-12 of the mass, at most 4096).
 """
 
 from __future__ import annotations
@@ -62,6 +62,9 @@ _UNTESTABLE_PROBABILITY = 0.02
 # Nodes of the tabulated CDFs: over the logit range of a Beta's 1e-12 quantiles
 # (about 40 units) 257 nodes interpolate to about 1e-7, far below KS resolution.
 _CDF_POINTS = 257
+# At most this many components are stored (for CDFs and predictions); the moments
+# always use every labeling.
+_MAX_COMPONENTS = 4096
 # Labelings per chunk, so that the (chunk, K, V) count arrays stay near 16 MB.
 _CHUNK_ELEMENTS = 2_000_000
 
@@ -130,8 +133,8 @@ class NaiveBayesPosterior(Reference):
     ----------
     event_model : str
     components : Components
-        The labelings that carry all but 1e-12 of the posterior mass (one when every
-        document is labelled).
+        The heaviest labelings, up to all but 1e-12 of the posterior mass and at most
+        4096 of them (one when every document is labelled).
     labelings : int
         ``K^U``, the number of labelings enumerated.
     class_probability : ndarray, shape (U, K)
@@ -262,8 +265,8 @@ def posterior(data: Data, prior: Prior, *, max_labelings: int = MAX_LABELINGS):
     bernoulli = data.event_model == "bernoulli"
     chunk = max(1, _CHUNK_ELEMENTS // (k * data.n_features))
 
-    def labeling_statistics(start: int, stop: int):
-        index = np.arange(start, stop)
+    def labeling_statistics(start: int, stop: int, index=None):
+        index = np.arange(start, stop) if index is None else index
         digits = (index[:, None] // k ** np.arange(u)) % k  # (C, U)
         onehot = (digits[:, :, None] == np.arange(k)).astype(float)  # (C, U, K)
         n = base_n + onehot.sum(axis=1)
@@ -331,14 +334,11 @@ def posterior(data: Data, prior: Prior, *, max_labelings: int = MAX_LABELINGS):
     # predictive distribution.
     order = np.argsort(weights)[::-1]
     kept = order[: int(np.searchsorted(np.cumsum(weights[order]), 1.0 - _NEGLIGIBLE_MASS)) + 1]
-    kept = np.sort(kept)
-    parts = [labeling_statistics(i, i + 1)[1:] for i in kept]
-    components = Components(
-        weights[kept] / weights[kept].sum(),
-        np.concatenate([p[0] for p in parts]),
-        np.concatenate([p[1] for p in parts]),
-        np.concatenate([p[2] for p in parts]) if bernoulli else None,
-    )
+    # Memory: each component holds K V numbers (twice for Bernoulli).
+    kept = np.sort(kept[:_MAX_COMPONENTS])
+    dropped = max(0.0, 1.0 - float(weights[kept].sum()))
+    _, alpha_kept, beta_kept, beta0_kept = labeling_statistics(0, 0, kept)
+    components = Components(weights[kept] / weights[kept].sum(), alpha_kept, beta_kept, beta0_kept)
     cheap = kept.size * k * (data.n_features + 1) <= _CDF_BUDGET
     marginals = {
         "pi": _beta_mixture_marginal(
@@ -368,7 +368,8 @@ def posterior(data: Data, prior: Prior, *, max_labelings: int = MAX_LABELINGS):
     else:
         note = (
             f"exact mixture over {labelings} labelings of {u} unlabelled documents "
-            f"(CDFs from the {kept.size} carrying all but {_NEGLIGIBLE_MASS:g} of the mass"
+            f"(CDFs and predictions from the {kept.size} heaviest, which leave out "
+            f"{max(dropped, 0.0):.1g} of the mass"
             f"{'' if cheap else '; too many for cheap CDFs: moments only'})"
         )
     return NaiveBayesPosterior(
