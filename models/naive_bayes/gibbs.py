@@ -3,11 +3,11 @@
 The state is the full label vector; labelled documents keep their labels. One sweep
 visits every unlabelled document ``d`` in turn, removes it from the class counts, and
 draws its label from (Resnik & Hardisty, "Gibbs sampling for the uninitiated", 2010,
-eq. 49, with pi and phi integrated out)
+with pi and phi integrated out)
 
     p(y_d = k | y_-d, X) ∝ (n_k^-d + alpha_k) * DirMult(x_d | beta_k + N_k^-d)
 
-where, for the multinomial event model (Minka 2000, eq. 51; the multinomial
+where, for the multinomial event model (Minka, "Estimating a Dirichlet distribution", 2000; the multinomial
 coefficient is the same for every k and cancels),
 
     log DirMult(x_d | b) = lgamma(sum_v b_v) - lgamma(sum_v b_v + L_d)

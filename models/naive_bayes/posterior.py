@@ -1,6 +1,6 @@
 """Dirichlet-prior Naive Bayes: the exact posterior.
 
-Fully labelled, conjugacy gives (Murphy 2012, sections 3.4.1 and 3.5.1.2)
+Fully labelled, conjugacy gives (Murphy 2012, sections 3.4 and 3.5)
 
     pi | y ~ Dir(alpha + n),            n_k = #{d: y_d = k}
     phi_k | X, y ~ Dir(beta_k + N_k)    (multinomial; N_kv = sum_{d: y_d = k} x_dv)
@@ -8,12 +8,12 @@ Fully labelled, conjugacy gives (Murphy 2012, sections 3.4.1 and 3.5.1.2)
 
 and the posterior predictive class probability of a new document is
 ``p(y = k | x, D) ∝ (alpha_k + n_k) DirMult(x | beta_k + N_k)`` (Murphy 2012,
-eq. 3.64 and section 3.5.4), not the plug-in ``pi_k prod_v phi_kv^x_v``.
+sections 3.4 and 3.5), not the plug-in ``pi_k prod_v phi_kv^x_v``.
 
 With ``U`` unlabelled documents the posterior is a finite mixture over all ``K^U``
 labelings ``z`` of them, each weighted by its marginal likelihood with pi and phi
 integrated out (Resnik & Hardisty, "Gibbs sampling for the uninitiated", 2010,
-section 2.4; Nigam et al., Machine Learning 39, 2000):
+Nigam et al., Machine Learning 39, 2000):
 
     p(z | X, y_L) ∝ prod_k Gamma(alpha_k + n_k(z))
                     * prod_k [prod_v Gamma(beta_kv + N_kv(z)) / Gamma(B_k + T_k(z))]
@@ -158,7 +158,7 @@ class NaiveBayesPosterior(Reference):
 
         ``log p(y = k | x, D)`` with pi and phi integrated out: a Dirichlet-multinomial
         (or Beta-Bernoulli) per class, mixed over the labelings of the unlabelled
-        training documents (Murphy 2012, eq. 3.64).
+        training documents (Murphy 2012, section 3.4).
         """
         counts = _new_documents(counts, self.components.beta.shape[2], self.event_model)
         c = self.components
@@ -214,7 +214,7 @@ def _log_dirichlet_multinomial(counts: np.ndarray, beta: np.ndarray) -> np.ndarr
     """``log DirMult(x_n | beta[c, k])`` without the multinomial coefficient, (N, C, K).
 
     ``Gamma(B) / Gamma(B + L) * prod_v Gamma(beta_v + x_v) / Gamma(beta_v)``
-    (Minka, "Estimating a Dirichlet distribution", 2000, eq. 51).
+    (Minka, "Estimating a Dirichlet distribution", 2000).
     """
     total = beta.sum(axis=2)  # (C, K)
     lengths = counts.sum(axis=1)  # (N,)

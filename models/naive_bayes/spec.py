@@ -68,7 +68,7 @@ class Prior:
     -----
     ``beta = 1`` makes the posterior mean of ``phi`` Laplace smoothing, and the MAP
     under ``beta = eta + 1`` is the seeds' eta-smoothing ``(t + eta) / (S + V eta)``
-    (Li Hang, *Statistical Learning Methods*, eq. 4.11; Murphy 2012, section 3.4.3).
+    (seed 001, "Bayesian estimation"; Murphy 2012, section 3.4).
     """
 
     alpha: float | np.ndarray = 1.0
