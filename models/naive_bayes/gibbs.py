@@ -7,8 +7,8 @@ with pi and phi integrated out)
 
     p(y_d = k | y_-d, X) ∝ (n_k^-d + alpha_k) * DirMult(x_d | beta_k + N_k^-d)
 
-where, for the multinomial event model (Minka, "Estimating a Dirichlet distribution", 2000; the multinomial
-coefficient is the same for every k and cancels),
+where, for the multinomial event model (Minka, "Estimating a Dirichlet
+distribution", 2000; the multinomial coefficient is the same for every k and cancels),
 
     log DirMult(x_d | b) = lgamma(sum_v b_v) - lgamma(sum_v b_v + L_d)
                            + sum_{v: x_dv > 0} [lgamma(b_v + x_dv) - lgamma(b_v)]
