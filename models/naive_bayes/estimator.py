@@ -4,9 +4,9 @@
 default, ``p(y = k | x, D) ∝ (alpha_k + n_k) DirMult(x | beta_k + N_k)`` (Murphy
 2012, sections 3.4 and 3.5), where scikit-learn's ``MultinomialNB`` plugs in point
 estimates. With ``predictive="plugin"`` and ``class_prior="empirical"`` it is
-``MultinomialNB(alpha=beta)`` or ``BernoulliNB(alpha=beta)``. For the Bernoulli event model the predictive and the
-plug-in with posterior means coincide: each feature's Beta-Bernoulli predictive is
-its posterior mean.
+``MultinomialNB(alpha=beta)`` or ``BernoulliNB(alpha=beta)``. For the Bernoulli
+event model the predictive and the plug-in with posterior means coincide: each
+feature's Beta-Bernoulli predictive is its posterior mean.
 
 Semi-supervised fitting (labels ``-1``) is not offered here: its posterior is a
 mixture over labelings; use ``zoo.sample("naive-bayes", ...)`` or the exact
