@@ -1,0 +1,77 @@
+"""Dirichlet-prior Naive Bayes, multinomial or Bernoulli event model, semi-supervised.
+
+Variables (both engines): ``pi`` (dim ``class``), ``phi`` (dims ``class``,
+``feature``) and ``class_probability`` (dims ``unlabelled``, ``class``): the
+probability ``p(y_u = k | pi, phi, x_u)`` of each class for each unlabelled document,
+one value per draw. The event model is a field of :class:`Data`; a label of ``-1``
+marks a document whose class is missing.
+"""
+
+from __future__ import annotations
+
+from zoo.contract import Model
+from zoo.models.naive_bayes.datasets import digits_problem
+from zoo.models.naive_bayes.gibbs import kernel, make_kernel
+from zoo.models.naive_bayes.posterior import posterior
+from zoo.models.naive_bayes.spec import MISSING, Data, Prior, simulate
+
+__all__ = ["MISSING", "MODEL", "Data", "Prior", "kernel", "posterior", "program", "simulate"]
+
+
+def program(data: Data, prior: Prior):
+    """The PyMC program (imported on first use: PyMC is slow to import)."""
+    from zoo.models.naive_bayes.program import program as build
+
+    return build(data, prior)
+
+
+def default_problem() -> tuple[Data, Prior]:
+    """Handwritten digits 5 and 9 as ink counts (units of 8 pixels), 8 unlabelled.
+
+    Forty labelled images per class identify the classes (no label switching); the 8
+    unlabelled images are those the labelled ones leave most in doubt, and 2^8 = 256
+    labelings keep the exact reference cheap; see
+    :func:`zoo.models.naive_bayes.datasets.digits_problem`.
+    """
+    return digits_problem(classes=(5, 9), coarsen=8, labelled_per_class=40), Prior(
+        alpha=1.0, beta=1.0
+    )
+
+
+def variables(prior: Prior) -> dict[str, tuple[str, ...]]:
+    """Posterior variables and their dims (the same for both event models)."""
+    return {
+        "pi": ("class",),
+        "phi": ("class", "feature"),
+        "class_probability": ("unlabelled", "class"),
+    }
+
+
+def simulation_setup() -> tuple[Prior, dict]:
+    """A symmetric Dir(1) prior; 2 classes, 4 words, 12 documents of which 3 unlabelled."""
+    return Prior(alpha=1.0, beta=1.0), {
+        "classes": 2,
+        "features": 4,
+        "documents": 12,
+        "unlabelled": 3,
+        "length": 10,
+    }
+
+
+MODEL = Model(
+    name="naive-bayes",
+    Prior=Prior,
+    Data=Data,
+    simulate=simulate,
+    posterior=posterior,
+    program=program,
+    kernel=kernel,
+    default_problem=default_problem,
+    variables=variables,
+    simulation_setup=simulation_setup,
+    summary="pi ~ Dir(alpha), phi ~ Dir(beta) or Beta; multinomial/Bernoulli NB, missing labels",
+    faults={
+        "document-not-removed": make_kernel(remove_document=False),
+        "normaliser-wrong-class": make_kernel(normaliser_offset=1),
+    },
+)
