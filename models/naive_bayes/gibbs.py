@@ -176,17 +176,19 @@ def make_kernel(*, remove_document: bool = True, normaliser_offset: int = 0) -> 
         Gamma(V beta + T + L)`` (Bernoulli: ``b1 + b0 + n``) of class k is computed with
         the counts of class ``k + offset`` ("normaliser over the wrong class").
     """
-    # Data are frozen, so per-data precomputations can be cached by identity.
-    cache: dict[int, tuple] = {}
+    # Data and priors are frozen, so per-data precomputations are cached by identity:
+    # one tuple, read once per call, so threads sharing the kernel never mix entries.
+    cached: tuple = (None, None, None, None, None)
 
     def prepared(data: Data, prior: Prior):
-        key = (id(data), id(prior))
-        if key not in cache:
+        nonlocal cached
+        entry = cached
+        if entry[0] is not data or entry[1] is not prior:
             hyper = prior.resolve(data)
             beta0 = hyper.beta0 if hyper.beta0 is not None else np.zeros((1, 1))
-            cache.clear()
-            cache[key] = (data, prior, hyper, beta0, _sparse(data))
-        return cache[key][2:]
+            entry = (data, prior, hyper, beta0, _sparse(data))
+            cached = entry
+        return entry[2:]
 
     def init(data: Data, prior: Prior, rng: np.random.Generator) -> State:
         prepared(data, prior)
