@@ -12,6 +12,7 @@ __all__ = ["get", "names", "register"]
 # optional model cannot stop the others from loading.
 _BUILTIN = {
     "beta-binomial": "zoo.models.beta_binomial",
+    "gda": "zoo.models.gda",
 }
 _registered: dict[str, Model] = {}
 
