@@ -30,9 +30,9 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
-from scipy.linalg import solve_triangular
 
 from zoo.contract import Kernel
+from zoo.models.gda.linalg import forward_solve
 from zoo.models.gda.posterior import class_statistics
 from zoo.models.gda.spec import MISSING, Data, Prior
 
@@ -254,7 +254,7 @@ def class_probability(x: np.ndarray, pi: np.ndarray, mu: np.ndarray, sigma: np.n
     chol = np.linalg.cholesky(sigma)
     log_joint = np.empty((x.shape[0], pi.shape[0]))
     for k in range(pi.shape[0]):
-        white = solve_triangular(chol, (x - mu[k]).T, lower=True)
+        white = forward_solve(chol, (x - mu[k]).T)
         log_joint[:, k] = np.log(pi[k]) - 0.5 * np.sum(white**2, axis=0)
     log_joint -= log_joint.max(axis=1, keepdims=True)
     prob = np.exp(log_joint)

@@ -341,7 +341,7 @@ def draw_inverse_wishart(
         Only with ``return_root``: ``R = L A^-T`` with ``Sigma = R R^T`` (a square root,
         not triangular), so that ``m + R z / sqrt(kappa)`` draws ``N(m, Sigma / kappa)``.
     """
-    from scipy.linalg import solve_triangular
+    from zoo.models.gda.linalg import forward_solve
 
     d = psi_chol.shape[0]
     bartlett = np.zeros((d, d))
@@ -349,7 +349,7 @@ def draw_inverse_wishart(
     below = np.tril_indices(d, -1)
     bartlett[below] = rng.standard_normal(below[0].size)
     # L A^-T = (A^-1 L^T)^T: one triangular solve.
-    root = solve_triangular(bartlett, psi_chol.T, lower=True).T
+    root = forward_solve(bartlett, psi_chol.T).T
     sigma = root @ root.T
     return (sigma, root) if return_root else sigma
 
