@@ -51,6 +51,7 @@ from zoo.diagnostics.reference import (
     TabulatedCDF,
     quantile_by_bisection,
 )
+from zoo.models.gda.linalg import forward_solve
 from zoo.models.gda.spec import Data, Hyper, Prior
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "log_marginal_likelihood",
     "niw_posterior",
     "posterior",
+    "predictive_log_joint",
 ]
 
 #: Largest number of labelings of the unlabelled points enumerated exactly.
@@ -281,33 +283,39 @@ class GDAPosterior(Reference):
         return np.exp(self.predict_log_proba(x_new))
 
     def _log_joint(self, x_new) -> np.ndarray:
-        from scipy.linalg import solve_triangular
+        return predictive_log_joint(self.components, self.weights, self.hyper, x_new)
 
-        c = self.components
-        d = c.mean.shape[-1]
-        x_new = np.asarray(x_new, dtype=float)
-        if x_new.ndim == 1 and d == 1:
-            x_new = x_new[:, np.newaxis]
-        if x_new.ndim != 2 or x_new.shape[1] != d:
-            raise ValueError(f"x_new: expected shape (M, {d}), got {x_new.shape}")
-        if not np.all(np.isfinite(x_new)):
-            raise ValueError("x_new: must be finite")
-        df = c.nu - d + 1
-        alpha = self.hyper.alpha
-        per_component = []
-        for b in range(c.kappa.shape[0]):
-            chol = np.linalg.cholesky(c.psi[b])
-            log_diag = np.log(np.diag(chol)).sum()
-            factor = (c.kappa[b] + 1.0) / (c.kappa[b] * df)
-            log_label = np.log(alpha + c.counts[b]) - np.log(alpha.sum() + c.counts[b].sum())
-            rows = []
-            for k in range(alpha.shape[0]):
-                white = solve_triangular(chol, (x_new - c.mean[b, k]).T, lower=True)
-                quad = np.sum(white**2, axis=0) / factor[k]
-                log_scale = log_diag + 0.5 * d * np.log(factor[k])
-                rows.append(_mvt_logpdf(df, log_scale, quad, d) + log_label[k])
-            per_component.append(np.log(self.weights[b]) + np.stack(rows, axis=1))
-        return special.logsumexp(np.stack(per_component), axis=0)
+
+def predictive_log_joint(components: NIW, weights: np.ndarray, hyper: Hyper, x_new):
+    """``log p(y* = k, x* | D)`` for new points, shape (M, K); see ``predict_log_proba``.
+
+    A plain function of picklable arrays, so that estimators can store its inputs.
+    """
+    c = components
+    d = c.mean.shape[-1]
+    x_new = np.asarray(x_new, dtype=float)
+    if x_new.ndim == 1 and d == 1:
+        x_new = x_new[:, np.newaxis]
+    if x_new.ndim != 2 or x_new.shape[1] != d:
+        raise ValueError(f"x_new: expected shape (M, {d}), got {x_new.shape}")
+    if not np.all(np.isfinite(x_new)):
+        raise ValueError("x_new: must be finite")
+    df = c.nu - d + 1
+    alpha = hyper.alpha
+    per_component = []
+    for b in range(c.kappa.shape[0]):
+        chol = np.linalg.cholesky(c.psi[b])
+        log_diag = np.log(np.diag(chol)).sum()
+        factor = (c.kappa[b] + 1.0) / (c.kappa[b] * df)
+        log_label = np.log(alpha + c.counts[b]) - np.log(alpha.sum() + c.counts[b].sum())
+        rows = []
+        for k in range(alpha.shape[0]):
+            white = forward_solve(chol, (x_new - c.mean[b, k]).T)
+            quad = np.sum(white**2, axis=0) / factor[k]
+            log_scale = log_diag + 0.5 * d * np.log(factor[k])
+            rows.append(_mvt_logpdf(df, log_scale, quad, d) + log_label[k])
+        per_component.append(np.log(weights[b]) + np.stack(rows, axis=1))
+    return special.logsumexp(np.stack(per_component), axis=0)
 
 
 def posterior(data: Data, prior: Prior):
