@@ -39,7 +39,7 @@ those points, weighted by ``p(X | y) p(y)``; it is enumerated when ``K^U <= 2^16
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import special, stats
@@ -481,7 +481,7 @@ def _marginals(components: NIW, weights, hyper: Hyper, n_hidden: int, n_classes:
     mu = stats.t(df, loc=c.mean, scale=scale)
     marginals = {
         "pi": _mixture(("class",), weights, pi),
-        "mu": _mixture(("class", "feature"), weights, mu),
+        "mu": _testable_moments(_mixture(("class", "feature"), weights, mu), df),
     }
     # Sigma: moments of every element from the inverse-Wishart; CDFs of the diagonal
     # (scaled inverse-gamma) only.
@@ -513,11 +513,31 @@ def _marginals(components: NIW, weights, hyper: Hyper, n_hidden: int, n_classes:
         return out
 
     # The KS test needs a CDF for every element; only d = 1 has one for all of Sigma.
-    marginals["Sigma"] = Marginal(
+    sigma = Marginal(
         dims=("feature", "feature_bis"),
         mean=mean,
         sd=sd,
         cdf=sigma_cdf if d == 1 else None,
         ppf=sigma_ppf,
     )
+    # Moments of an inverse-Wishart element exist up to order < (nu - d + 1) / 2, those
+    # of the t marginals up to order < df: the same tail index 2 a = nu - d + 1 = df.
+    marginals["Sigma"] = _testable_moments(sigma, df)
     return marginals
+
+
+def _testable_moments(marginal: Marginal, tail_index: float) -> Marginal:
+    """Drop moment tests whose z-scores are not trustworthy.
+
+    For draws with tail index ``r`` (moments of order < r exist), the Monte Carlo error
+    of the mean is governed by the second moment and its MCSE (an estimated sd) by the
+    fourth; for the sample sd, the fourth and the eighth. We test the mean only when
+    ``r > 4`` and the sd only when ``r > 8``, so that the MCSE in the denominator of
+    each z-score is itself root-n consistent. Closer to the edge, ArviZ's MCSE is too
+    noisy and the tests fire far above their nominal rate (seen: scipy's own
+    inverse-Wishart draws flagged on 2 of 20 seeds at tail index 8.5). Those entries
+    become NaN (not tested); quantile and KS tests remain.
+    """
+    mean = marginal.mean if tail_index > 4 else np.full_like(marginal.mean, np.nan)
+    sd = marginal.sd if tail_index > 8 else np.full_like(marginal.sd, np.nan)
+    return replace(marginal, mean=mean, sd=sd)
