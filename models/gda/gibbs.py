@@ -33,7 +33,6 @@ import numpy as np
 
 from zoo.contract import Kernel
 from zoo.models.gda.linalg import forward_solve
-from zoo.models.gda.posterior import class_statistics
 from zoo.models.gda.spec import MISSING, Data, Prior
 
 __all__ = ["State", "kernel", "make_kernel"]
@@ -147,10 +146,16 @@ def _sweep(x, labels, hidden, counts, sums, chol, alpha, m0, kappa0, nu_rest, ka
 
 def _statistics(data: Data, labels: np.ndarray, hyper, *, sample_covariance: bool):
     """``n_k``, ``kappa_k``, ``m_k`` and ``Psi_N`` (scatter-matrix form) for full labels."""
-    n_classes = data.n_classes
-    onehot = (labels[:, np.newaxis] == np.arange(n_classes)).astype(float)[np.newaxis]
-    counts, means, scatter = class_statistics(data.x, onehot)
-    counts, means, scatter = counts[0], means[0], scatter[0]
+    n_classes, d = data.n_classes, data.x.shape[1]
+    counts = np.bincount(labels, minlength=n_classes).astype(float)
+    means = np.zeros((n_classes, d))
+    scatter = np.zeros((n_classes, d, d))
+    for k in range(n_classes):
+        rows = data.x[labels == k]
+        if rows.shape[0]:
+            means[k] = rows.mean(axis=0)
+            centred = rows - means[k]
+            scatter[k] = centred.T @ centred
     if sample_covariance:
         # The planted bug: the class covariance S_k / n_k instead of the scatter S_k.
         scatter = scatter / np.maximum(counts, 1)[:, np.newaxis, np.newaxis]
@@ -197,10 +202,8 @@ def make_kernel(
             return state
         hyper = prior.resolve(data)
         labels = state.labels.copy()
-        counts, _, _, psi = _statistics(data, labels, hyper, sample_covariance=False)
-        sums = hyper.kappa0 * hyper.m0 + np.einsum(
-            "nk,nd->kd", (labels[:, None] == np.arange(data.n_classes)).astype(float), data.x
-        )
+        counts, kappa, mean, psi = _statistics(data, labels, hyper, sample_covariance=False)
+        sums = kappa[:, np.newaxis] * mean
         # One factorisation per sweep (not per point) also stops rounding drift of the
         # rank-one updates from accumulating over sweeps.
         chol = np.linalg.cholesky(psi)
