@@ -88,3 +88,15 @@ def test_gibbs_is_reproducible():
     b = zoo.sample("gda", data, prior, draws=20, tune=5, chains=2, seed=7)
     assert np.array_equal(a.posterior["Sigma"].values, b.posterior["Sigma"].values)
     assert a.posterior["class_probability"].dims == ("chain", "draw", "unlabelled", "class")
+
+
+def test_simulate_truth_names_the_posterior_variables():
+    prior = Prior(psi0=np.eye(3), m0=np.zeros(3), nu0=5.0)
+    truth, data = gda.simulate(
+        prior, np.random.default_rng(1), points=40, classes=3, features=3, unlabelled=0.3
+    )
+    assert set(truth) == set(gda.MODEL.variables(prior))
+    assert truth["class_probability"].shape == (data.unlabelled_index.size, 3)
+    assert np.allclose(truth["Sigma"], truth["Sigma"].T)
+    with pytest.raises(ValueError, match=r"^unlabelled:"):
+        gda.simulate(prior, np.random.default_rng(1), features=3, unlabelled=1.0)

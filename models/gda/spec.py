@@ -379,7 +379,8 @@ def simulate(
     Returns
     -------
     truth : dict of str to ndarray
-        ``pi``, ``mu``, ``Sigma`` and the full labels ``y``.
+        ``pi``, ``mu``, ``Sigma`` and ``class_probability`` (of the hidden points, under
+        the true parameters): the posterior variables, under the names both engines use.
     data : Data
     """
     if not isinstance(rng, np.random.Generator):
@@ -415,5 +416,12 @@ def simulate(
     observed = y.copy()
     hidden = rng.random(int(points)) < unlabelled
     observed[hidden] = MISSING
-    truth = {"pi": pi, "mu": mu, "Sigma": sigma, "y": y}
+    from zoo.models.gda.gibbs import class_probability
+
+    truth = {
+        "pi": pi,
+        "mu": mu,
+        "Sigma": sigma,
+        "class_probability": class_probability(x[hidden], pi, mu, sigma),
+    }
     return truth, Data(x, observed, classes=np.arange(int(classes)))
