@@ -59,3 +59,30 @@ def test_power_against_faults(fault):
         )
         caught += agreement(tree, exact).verdict == "disagree"
     assert caught >= 9
+
+
+@pytest.mark.pymc
+def test_three_engines_agree_on_iris():
+    """The default problem (iris, 6 labels hidden): PyMC vs exact, Gibbs vs PyMC.
+
+    About two minutes, mostly PyTensor compilation of the 150-point program.
+    """
+    from zoo.diagnostics import compare
+
+    data, prior = MODEL.default_problem()
+    exact = gda.posterior(data, prior)
+    nuts = zoo.sample("gda", data, prior, engine="pymc", draws=1000, tune=1000, chains=4, seed=2)
+    gibbs = zoo.sample("gda", data, prior, draws=1000, tune=200, chains=4, seed=2)
+    assert agreement(nuts, exact).verdict == "agree"
+    assert compare(gibbs, nuts).verdict == "agree"
+    wrong = zoo.sample(
+        "gda",
+        data,
+        prior,
+        draws=1000,
+        tune=200,
+        chains=4,
+        seed=2,
+        kernel=MODEL.faults["kappa-not-updated"],
+    )
+    assert compare(wrong, nuts).verdict == "disagree"
