@@ -392,7 +392,7 @@ def posterior(data: Data, prior: Prior):
         components.log_label_probability[keep],
     )
     weights = weights[keep] / weights[keep].sum()
-    marginals = _marginals(components, weights, hyper, n_hidden, n_classes)
+    marginals = _marginals(components, weights, hyper)
     marginals["class_probability"] = Marginal(
         dims=("unlabelled", "class"),
         mean=np.where(_testable(class_probability), class_probability, np.nan),
@@ -470,7 +470,7 @@ def _mixture(dims, weights, frozen, *, lower_tail=_TAIL):
     )
 
 
-def _marginals(components: NIW, weights, hyper: Hyper, n_hidden: int, n_classes: int):
+def _marginals(components: NIW, weights, hyper: Hyper):
     c = components
     d = c.mean.shape[-1]
     df = c.nu - d + 1
