@@ -53,7 +53,7 @@ def efficiency(tree, seconds: float) -> dict:
             keep = np.ravel_multi_index(np.tril_indices(d), (d, d))
             flat = flat[:, :, keep]
         bulk.append(np.atleast_1d(azs.ess(flat, method="bulk")))
-        tail.append(np.atleast_1d(azs.ess(flat, method="tail")))
+        tail.append(np.atleast_1d(azs.ess(flat, method="tail", prob=(0.05, 0.95))))
     bulk, tail = np.concatenate(bulk), np.concatenate(tail)
     worst = float(min(bulk.min(), tail.min()))
     return {
