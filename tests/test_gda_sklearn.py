@@ -30,8 +30,9 @@ def test_weak_prior_limit_is_lda(points):
     covariances with the n divisor, weighted by class frequency), so (N - 2) / N E[Sigma]
     must match it; E[pi_k] = n_k / N = LDA's priors_. The predictive differs from LDA's
     plug-in Gaussian by the t densities' extra spread, of relative order d / N and
-    (1 + Mahalanobis^2) / n_k: we ask |p - p_LDA| <= 20 / n_min, a tolerance that shrinks
-    with the data, and the moments to 1e-6 relative (the 1e-9 prior's own effect).
+    (1 + Mahalanobis^2) / n_k: we ask |p - p_LDA| <= 2 / n_min, a tolerance that shrinks
+    with the data (seen: 0.038, 0.0033, 0.00033 at N = 100, 1000, 10000), and the moments
+    to 1e-6 relative (the 1e-9 prior's own effect).
     """
     rng = np.random.default_rng(points)
     d = 3
@@ -47,7 +48,7 @@ def test_weak_prior_limit_is_lda(points):
     test_points = means[rng.choice(3, size=200)] + rng.standard_normal((200, d))
     gap = np.abs(post.predict_proba(test_points) - lda.predict_proba(test_points)).max()
     n_min = np.bincount(y).min()
-    assert gap <= 20.0 / n_min, (gap, 20.0 / n_min)
+    assert gap <= 2.0 / n_min, (gap, 2.0 / n_min)
 
 
 def test_estimator_matches_posterior_predictive():
