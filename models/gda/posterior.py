@@ -72,8 +72,13 @@ _BATCH = 4096
 # Mixture components whose total weight is below this are dropped from CDFs (their
 # contribution to any CDF value is below it too).
 _PRUNE = 1e-12
-# Tabulated mixture CDFs: range from these tail probabilities of the components.
+# Mixture quantiles are bracketed by these tail quantiles of the components.
 _TAIL = 1e-10
+# Mixtures with more (components x elements) than this get a tabulated CDF for KS tests,
+# over the range between these tail quantiles of the components (outside it the CDF is
+# within 1e-6 of 0 or 1, invisible to KS on a few thousand draws).
+_EXACT_CDF_TERMS = 8192
+_TABLE_TAIL = 1e-6
 
 
 @dataclass(frozen=True)
@@ -460,13 +465,22 @@ def _mixture(dims, weights, frozen, *, lower_tail=_TAIL):
 
     lower = np.min(frozen.ppf(lower_tail), axis=0)
     upper = np.max(frozen.ppf(1.0 - lower_tail), axis=0)
-    table = TabulatedCDF(cdf, pdf, lower, upper, points=257)
+    # Quantiles by bisection on the exact mixture CDF (one point per step: cheap). The
+    # CDF at many points (KS) is exact too unless the mixture is large, then tabulated
+    # on the central range, where its error is far below KS's resolution.
+    elements = int(np.prod(mean.shape)) or 1
+    if weights.shape[0] * elements <= _EXACT_CDF_TERMS:
+        element_cdf = cdf
+    else:
+        centre_low = np.min(frozen.ppf(_TABLE_TAIL), axis=0)
+        centre_high = np.max(frozen.ppf(1.0 - _TABLE_TAIL), axis=0)
+        element_cdf = TabulatedCDF(cdf, pdf, centre_low, centre_high, points=1025)
     return Marginal(
         dims=dims,
         mean=mean,
         sd=sd,
-        cdf=table,
-        ppf=lambda prob: quantile_by_bisection(table, prob, lower, upper),
+        cdf=element_cdf,
+        ppf=lambda prob: quantile_by_bisection(cdf, prob, lower, upper),
     )
 
 
