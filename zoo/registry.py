@@ -13,6 +13,7 @@ __all__ = ["get", "names", "register"]
 _BUILTIN = {
     "beta-binomial": "zoo.models.beta_binomial",
     "naive-bayes": "zoo.models.naive_bayes",
+    "gda": "zoo.models.gda",
 }
 _registered: dict[str, Model] = {}
 

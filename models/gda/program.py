@@ -1,0 +1,109 @@
+"""Bayesian GDA: the PyMC program.
+
+PyMC 6.4 has no inverse-Wishart, and ``pm.Wishart`` silently truncates a non-integer
+``nu`` (DESIGN.md, pitfalls). The program therefore builds Sigma from its Bartlett
+decomposition (Bartlett 1933; Anderson, *An Introduction to Multivariate Statistical
+Analysis*, 3rd ed., theorem 7.2.1): free variables ``bartlett_chi2[j] ~ chi2(nu0 - j)``
+and ``bartlett_normal ~ N(0, 1)`` (below the diagonal) fill a lower-triangular ``A``,
+and with ``Psi0 = L L^T``
+
+``Sigma = (L A^-T)(L A^-T)^T ~ InvWishart(nu0, Psi0)``,
+
+exactly, for any real ``nu0 > d - 1``; NUTS samples the unconstrained Bartlett
+variables. :func:`inverse_wishart` is tested against ``scipy.stats.invwishart``.
+
+Missing labels are summed out by hand (pymc-extras does not install with PyMC 6.4): each
+unlabelled point contributes ``logsumexp_k (log pi_k + log N(x_u | mu_k, Sigma))``, and
+the softmax of the same terms is kept per draw as ``class_probability``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+
+from zoo.models.gda.spec import Data, Prior
+
+__all__ = ["inverse_wishart", "program"]
+
+
+def inverse_wishart(name: str, nu: float, psi: np.ndarray, dims=None):
+    """Add ``Sigma ~ InvWishart(nu, psi)`` to the current model, by Bartlett.
+
+    Parameters
+    ----------
+    name : str
+        Name of the deterministic Sigma; the free variables are ``bartlett_chi2`` and,
+        for ``d > 1``, ``bartlett_normal``.
+    nu : float
+        Degrees of freedom, ``> d - 1`` (not rounded).
+    psi : ndarray, shape (d, d)
+        Scale matrix, symmetric positive definite.
+    dims : tuple of str, optional
+        Dims of Sigma.
+
+    Returns
+    -------
+    sigma, root : TensorVariable
+        Sigma and ``R = L A^-T`` with ``Sigma = R R^T``.
+    """
+    d = psi.shape[0]
+    psi_chol = np.linalg.cholesky(psi)
+    chi2 = pm.ChiSquared("bartlett_chi2", nu=nu - np.arange(d), shape=(d,))
+    bartlett = pt.zeros((d, d))
+    bartlett = pt.set_subtensor(bartlett[np.arange(d), np.arange(d)], pt.sqrt(chi2))
+    if d > 1:
+        below = np.tril_indices(d, -1)
+        normal = pm.Normal("bartlett_normal", 0.0, 1.0, shape=(below[0].size,))
+        bartlett = pt.set_subtensor(bartlett[below], normal)
+    inverse = pt.linalg.solve_triangular(bartlett, pt.eye(d), lower=True)
+    root = pt.dot(psi_chol, inverse.T)
+    sigma = pm.Deterministic(name, pt.dot(root, root.T), dims=dims)
+    return sigma, root
+
+
+def program(data: Data, prior: Prior) -> pm.Model:
+    """Return the PyMC model; variable names and dims match the Gibbs output."""
+    hyper = prior.resolve(data)
+    labelled = data.labelled
+    hidden = data.unlabelled_index
+    coords = dict(data.coords)
+    coords["labelled"] = np.flatnonzero(labelled)
+    with pm.Model(coords=coords) as model:
+        pi = pm.Dirichlet("pi", a=hyper.alpha, dims="class")
+        sigma, _ = inverse_wishart("Sigma", hyper.nu0, hyper.psi0, dims=("feature", "feature_bis"))
+        # Cholesky of Sigma itself (the Bartlett root is not triangular), for MvNormal.
+        sigma_chol = pt.linalg.cholesky(sigma)
+        mu = pm.MvNormal(
+            "mu",
+            mu=hyper.m0,
+            chol=sigma_chol / np.sqrt(hyper.kappa0),
+            dims=("class", "feature"),
+        )
+        if labelled.any():
+            y_seen = data.y[labelled]
+            pm.Categorical("y_labelled", p=pi, observed=y_seen, dims="labelled")
+            pm.MvNormal(
+                "x_labelled",
+                mu=mu[y_seen],
+                chol=sigma_chol,
+                observed=data.x[labelled],
+                dims=("labelled", "feature"),
+            )
+        if hidden.size:
+            x_hidden = pm.Data("x_unlabelled", data.x[hidden], dims=("unlabelled", "feature"))
+            component = pm.MvNormal.dist(mu=mu, chol=sigma_chol)
+            log_joint = pt.log(pi) + pm.logp(component, x_hidden[:, np.newaxis, :])
+            pm.Potential("unlabelled_marginal", pm.math.logsumexp(log_joint, axis=1).sum())
+            pm.Deterministic(
+                "class_probability",
+                pt.special.softmax(log_joint, axis=1),
+                dims=("unlabelled", "class"),
+            )
+        else:
+            # Keep the variable (with an empty dim) so both engines name the same set.
+            pm.Deterministic(
+                "class_probability", pt.zeros((0, data.n_classes)), dims=("unlabelled", "class")
+            )
+    return model

@@ -1,0 +1,427 @@
+"""Bayesian Gaussian discriminant analysis: hyperparameters, data and simulation.
+
+The model (linear discriminant analysis with one covariance shared by all classes):
+
+``pi ~ Dirichlet(alpha)``, ``y_i ~ Categorical(pi)``,
+``Sigma ~ InvWishart(nu0, Psi0)``, ``mu_k | Sigma ~ N(m0, Sigma / kappa0)``,
+``x_i | y_i = k ~ N(mu_k, Sigma)``,
+
+with the inverse-Wishart parametrised as in Murphy (2007, "Conjugate Bayesian analysis
+of the Gaussian distribution", section 7) and Gelman et al. (BDA3, section 3.6):
+``E[Sigma] = Psi0 / (nu0 - d - 1)``, proper for ``nu0 > d - 1``.
+
+Labels may be missing: the marker is ``-1`` (the scikit-learn convention for
+unlabelled points in semi-supervised learning).
+
+Default hyperparameters are derived from the data scale, following Fraley & Raftery
+(2007, "Bayesian regularization for normal mixture estimation and model-based
+clustering", J. Classification 24): ``m0`` the mean of all features, ``kappa0 = 0.01``
+(the prior on each class mean is worth one hundredth of an observation), ``nu0 = d + 2``
+(the smallest integer with a finite prior mean of Sigma) and
+``Psi0 = diag(var(x)) / K^(2/d)``, the feature variances shrunk by the volume a class
+takes up when K classes share the space; ``alpha = 1`` (uniform on the simplex).
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from zoo.checks import as_finite_array, as_positive_array, as_positive_scalar
+
+__all__ = ["MISSING", "Data", "Hyper", "Prior", "draw_inverse_wishart", "simulate"]
+
+#: Label of a point whose class is not observed.
+MISSING = -1
+
+# Fraley & Raftery (2007), section 3: the prior on each class mean is worth 1/100 of a
+# point, weak enough to leave the class means to the data.
+DEFAULT_KAPPA0 = 0.01
+
+
+class Hyper(NamedTuple):
+    """Hyperparameters with every default resolved against one data set.
+
+    Attributes
+    ----------
+    alpha : ndarray, shape (K,)
+    m0 : ndarray, shape (d,)
+    kappa0 : float
+    nu0 : float
+    psi0 : ndarray, shape (d, d)
+    psi0_chol : ndarray, shape (d, d)
+        Lower Cholesky factor of ``psi0``.
+    """
+
+    alpha: np.ndarray
+    m0: np.ndarray
+    kappa0: float
+    nu0: float
+    psi0: np.ndarray
+    psi0_chol: np.ndarray
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+def _spd(field: str, value) -> tuple[np.ndarray, np.ndarray]:
+    matrix = as_finite_array(field, value, ndim=2)
+    if matrix.shape[0] != matrix.shape[1] or matrix.shape[0] == 0:
+        raise ValueError(f"{field}: must be a non-empty square matrix, got shape {matrix.shape}")
+    scale = max(1.0, float(np.max(np.abs(matrix))))
+    if not np.allclose(matrix, matrix.T, rtol=0.0, atol=1e-12 * scale):
+        raise ValueError(f"{field}: must be symmetric")
+    matrix = 0.5 * (matrix + matrix.T)
+    try:
+        chol = np.linalg.cholesky(matrix)
+    except np.linalg.LinAlgError as err:
+        raise ValueError(f"{field}: must be positive definite") from err
+    if not np.all(np.diag(chol) > 0):
+        raise ValueError(f"{field}: must be positive definite")
+    return matrix, chol
+
+
+@dataclass(frozen=True)
+class Prior:
+    """Hyperparameters of Bayesian GDA; ``None`` means "derived from the data".
+
+    Parameters
+    ----------
+    alpha : float or array-like, shape (K,)
+        Dirichlet concentration of the class proportions ``pi``; one number is used for
+        every class. Default 1.
+    m0 : array-like, shape (d,), optional
+        Prior mean of every class mean. Default: the mean of all features.
+    kappa0 : float
+        Prior pseudo-observations on each class mean (``mu_k | Sigma ~ N(m0, Sigma /
+        kappa0)``). Default 0.01.
+    nu0 : float, optional
+        Inverse-Wishart degrees of freedom, ``> d - 1``. Default ``d + 2``.
+    psi0 : array-like, shape (d, d), optional
+        Inverse-Wishart scale matrix, symmetric positive definite. Default
+        ``diag(var(x)) / K^(2/d)`` (needs more points than features).
+
+    Notes
+    -----
+    The defaults follow Fraley & Raftery (2007); see the module docstring. Use
+    :meth:`resolve` to get the numbers used for a given data set.
+    """
+
+    alpha: float | np.ndarray = 1.0
+    m0: np.ndarray | None = None
+    kappa0: float = DEFAULT_KAPPA0
+    nu0: float | None = None
+    psi0: np.ndarray | None = None
+
+    def __post_init__(self):
+        alpha = as_positive_array("alpha", self.alpha)
+        if alpha.ndim > 1:
+            raise ValueError(f"alpha: expected a number or a vector, got shape {alpha.shape}")
+        object.__setattr__(self, "alpha", _frozen(alpha))
+        object.__setattr__(self, "kappa0", as_positive_scalar("kappa0", self.kappa0))
+        dims = []
+        if self.m0 is not None:
+            m0 = as_finite_array("m0", self.m0, ndim=1)
+            object.__setattr__(self, "m0", _frozen(m0))
+            dims.append(("m0", m0.shape[0]))
+        if self.psi0 is not None:
+            psi0, _ = _spd("psi0", self.psi0)
+            object.__setattr__(self, "psi0", _frozen(psi0))
+            dims.append(("psi0", psi0.shape[0]))
+        if len({d for _, d in dims}) > 1:
+            raise ValueError(f"m0, psi0: dimensions disagree ({dims[0][1]} and {dims[1][1]})")
+        if self.nu0 is not None:
+            if isinstance(self.nu0, bool) or not isinstance(self.nu0, numbers.Real):
+                raise ValueError(f"nu0: expected a number, got {self.nu0!r}")
+            nu0 = float(self.nu0)
+            if not np.isfinite(nu0):
+                raise ValueError(f"nu0: must be finite, got {nu0}")
+            if dims and nu0 <= dims[0][1] - 1:
+                raise ValueError(
+                    f"nu0: must be > d - 1 = {dims[0][1] - 1} for a proper inverse-Wishart, "
+                    f"got {nu0:g}"
+                )
+            if nu0 <= 0:
+                raise ValueError(f"nu0: must be > 0, got {nu0:g}")
+            object.__setattr__(self, "nu0", nu0)
+
+    def resolve(self, data: Data) -> Hyper:
+        """Return the hyperparameters for ``data``, defaults filled in and checked.
+
+        Raises
+        ------
+        ValueError
+            If a hyperparameter does not fit the data's number of classes or features,
+            ``nu0 <= d - 1``, or ``psi0`` must be derived but the data have no more
+            points than features (no prior to regularise).
+        """
+        if not isinstance(data, Data):
+            raise ValueError(f"data: expected gda.Data, got {type(data).__name__}")
+        n_points, d = data.x.shape
+        n_classes = data.n_classes
+        alpha = np.broadcast_to(self.alpha, (n_classes,)).copy() if self.alpha.ndim == 0 else None
+        if alpha is None:
+            if self.alpha.shape != (n_classes,):
+                raise ValueError(
+                    f"alpha: expected {n_classes} concentrations (one per class), "
+                    f"got {self.alpha.shape[0]}"
+                )
+            alpha = self.alpha.copy()
+        if self.m0 is not None and self.m0.shape != (d,):
+            raise ValueError(f"m0: expected {d} entries (one per feature), got {self.m0.shape[0]}")
+        m0 = data.x.mean(axis=0) if self.m0 is None else self.m0.copy()
+        nu0 = float(d + 2) if self.nu0 is None else self.nu0
+        if nu0 <= d - 1:
+            raise ValueError(
+                f"nu0: must be > d - 1 = {d - 1} for a proper inverse-Wishart, got {nu0:g}"
+            )
+        if self.psi0 is None:
+            if n_points <= d:
+                raise ValueError(
+                    f"psi0: cannot be derived from {n_points} points in {d} dimensions "
+                    "(d >= N and no prior scale to regularise): pass psi0"
+                )
+            variances = data.x.var(axis=0, ddof=1)
+            if not np.all(variances > 0):
+                j = int(np.argmin(variances))
+                raise ValueError(
+                    f"psi0: cannot be derived from the data, feature {j} is constant: pass psi0"
+                )
+            psi0 = np.diag(variances) / n_classes ** (2.0 / d)
+        else:
+            if self.psi0.shape != (d, d):
+                raise ValueError(f"psi0: expected shape ({d}, {d}), got {self.psi0.shape}")
+            psi0 = self.psi0.copy()
+        psi0_chol = np.linalg.cholesky(psi0)
+        return Hyper(
+            alpha=_frozen(alpha),
+            m0=_frozen(m0),
+            kappa0=self.kappa0,
+            nu0=nu0,
+            psi0=_frozen(psi0),
+            psi0_chol=_frozen(psi0_chol),
+        )
+
+
+@dataclass(frozen=True, init=False)
+class Data:
+    """Points with class labels, some possibly missing.
+
+    Parameters
+    ----------
+    x : array-like, shape (N, d)
+        Features; finite. A 1-D array is read as ``d = 1``.
+    y : array-like of int, shape (N,)
+        Class index in ``0 .. K-1``, or ``-1`` (:data:`MISSING`) for an unlabelled point.
+    classes : array-like, shape (K,), optional
+        Class names (coordinate ``class``); their number fixes ``K``. Default
+        ``0 .. max(y)``.
+    features : array-like, shape (d,), optional
+        Feature names (coordinates ``feature`` and ``feature_bis``).
+
+    Notes
+    -----
+    Arrays are copied and made read-only: nothing the caller passed is modified.
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+    classes: np.ndarray
+    features: np.ndarray
+
+    def __init__(self, x, y, *, classes=None, features=None):
+        x = as_finite_array("x", x)
+        if x.ndim == 1:
+            x = x[:, np.newaxis]
+        if x.ndim != 2:
+            raise ValueError(f"x: expected shape (N, d), got {x.shape}")
+        if x.shape[0] == 0 or x.shape[1] == 0:
+            raise ValueError(f"x: need at least one point and one feature, got shape {x.shape}")
+        labels = as_finite_array("y", y, ndim=1)
+        if labels.shape[0] != x.shape[0]:
+            raise ValueError(
+                f"y: expected {x.shape[0]} labels (one per row of x), got {labels.shape[0]}"
+            )
+        if np.any(labels != np.floor(labels)):
+            raise ValueError("y: labels must be integers (class index, or -1 for missing)")
+        labels = labels.astype(np.int64)
+        if classes is None:
+            if labels.max() < 1:
+                raise ValueError("y: need labels of at least two classes, or pass classes")
+            classes = np.arange(labels.max() + 1)
+        else:
+            classes = np.array(classes, copy=True)
+            if classes.ndim != 1:
+                raise ValueError(
+                    f"classes: expected a 1-D array of names, got shape {classes.shape}"
+                )
+            if len(np.unique(classes)) != classes.shape[0]:
+                raise ValueError("classes: names must be unique")
+        n_classes = classes.shape[0]
+        if n_classes < 2:
+            raise ValueError(f"classes: need K >= 2 classes, got {n_classes}")
+        bad = (labels < MISSING) | (labels >= n_classes)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(
+                f"y: labels must lie in 0..{n_classes - 1} or be -1 (missing), "
+                f"found {labels[i]} at index {i}"
+            )
+        d = x.shape[1]
+        features = np.arange(d) if features is None else np.array(features, copy=True)
+        if features.shape != (d,):
+            raise ValueError(f"features: expected {d} names, got shape {features.shape}")
+        if len(np.unique(features)) != d:
+            raise ValueError("features: names must be unique")
+        for array in (x, labels, classes, features):
+            array.flags.writeable = False
+        object.__setattr__(self, "x", x)
+        object.__setattr__(self, "y", labels)
+        object.__setattr__(self, "classes", classes)
+        object.__setattr__(self, "features", features)
+
+    @property
+    def n_classes(self) -> int:
+        """K."""
+        return int(self.classes.shape[0])
+
+    @property
+    def labelled(self) -> np.ndarray:
+        """Boolean mask of the points whose class is observed."""
+        return self.y != MISSING
+
+    @property
+    def unlabelled_index(self) -> np.ndarray:
+        """Row indices of the unlabelled points, in order (coordinate ``unlabelled``)."""
+        return np.flatnonzero(self.y == MISSING)
+
+    @property
+    def coords(self) -> dict[str, np.ndarray]:
+        """Coordinates of the model's dims."""
+        return {
+            "class": self.classes,
+            "feature": self.features,
+            "feature_bis": self.features,
+            "unlabelled": self.unlabelled_index,
+            "point": np.arange(self.x.shape[0]),
+        }
+
+    @property
+    def observed_data(self) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
+        """Observed variables with their dims."""
+        return {"x": (self.x, ("point", "feature"))}
+
+    @property
+    def constant_data(self) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
+        """Labels (``-1`` for missing) with their dims."""
+        return {"y": (self.y, ("point",))}
+
+
+def draw_inverse_wishart(
+    nu: float, psi_chol: np.ndarray, rng: np.random.Generator, *, return_root: bool = False
+):
+    """One draw of ``Sigma ~ InvWishart(nu, Psi)`` given the Cholesky factor of ``Psi``.
+
+    Bartlett decomposition (Bartlett 1933; Anderson, *An Introduction to Multivariate
+    Statistical Analysis*, 3rd ed., theorem 7.2.1): the precision
+    ``Sigma^-1 = L^-T A A^T L^-1`` is ``Wishart(nu, Psi^-1)`` when ``Psi = L L^T`` and
+    ``A`` is lower triangular with ``A_jj^2 ~ chi2(nu - j)`` and standard normal entries
+    below the diagonal; so ``Sigma = (L A^-T)(L A^-T)^T``. Only triangular solves, and
+    non-integer ``nu`` is exact.
+
+    Returns
+    -------
+    sigma : ndarray, shape (d, d)
+    root : ndarray, shape (d, d)
+        Only with ``return_root``: ``R = L A^-T`` with ``Sigma = R R^T`` (a square root,
+        not triangular), so that ``m + R z / sqrt(kappa)`` draws ``N(m, Sigma / kappa)``.
+    """
+    from zoo.models.gda.linalg import forward_solve
+
+    d = psi_chol.shape[0]
+    bartlett = np.zeros((d, d))
+    bartlett[np.diag_indices(d)] = np.sqrt(rng.chisquare(nu - np.arange(d)))
+    below = np.tril_indices(d, -1)
+    bartlett[below] = rng.standard_normal(below[0].size)
+    # L A^-T = (A^-1 L^T)^T: one triangular solve.
+    root = forward_solve(bartlett, psi_chol.T).T
+    sigma = root @ root.T
+    return (sigma, root) if return_root else sigma
+
+
+def simulate(
+    prior: Prior,
+    rng: np.random.Generator,
+    *,
+    points: int = 50,
+    classes: int = 2,
+    features: int = 2,
+    unlabelled: float = 0.0,
+):
+    """Draw ``(truth, data)`` from the prior predictive distribution.
+
+    Parameters
+    ----------
+    prior : Prior
+        ``m0`` and ``psi0`` default to ``0`` and the identity here (there are no data
+        to derive them from).
+    rng : numpy.random.Generator
+    points, classes, features : int
+        N, K and d.
+    unlabelled : float
+        Fraction of the labels hidden (marked ``-1``), chosen at random.
+
+    Returns
+    -------
+    truth : dict of str to ndarray
+        ``pi``, ``mu``, ``Sigma`` and ``class_probability`` (of the hidden points, under
+        the true parameters): the posterior variables, under the names both engines use.
+    data : Data
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng: expected a numpy.random.Generator, got {type(rng).__name__}")
+    for field, value, minimum in (
+        ("points", points, 1),
+        ("classes", classes, 2),
+        ("features", features, 1),
+    ):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+            raise ValueError(f"{field}: must be an integer >= {minimum}, got {value!r}")
+    if not 0.0 <= unlabelled < 1.0:
+        raise ValueError(f"unlabelled: must be a fraction in [0, 1), got {unlabelled!r}")
+    d = int(features)
+    m0 = np.zeros(d) if prior.m0 is None else prior.m0
+    psi0 = np.eye(d) if prior.psi0 is None else prior.psi0
+    if m0.shape != (d,) or psi0.shape != (d, d):
+        raise ValueError(f"features: the prior is for {psi0.shape[0]} features, asked for {d}")
+    nu0 = float(d + 2) if prior.nu0 is None else prior.nu0
+    if nu0 <= d - 1:
+        raise ValueError(f"nu0: must be > d - 1 = {d - 1}, got {nu0:g}")
+    alpha = np.broadcast_to(prior.alpha, (int(classes),)) if prior.alpha.ndim == 0 else prior.alpha
+    if alpha.shape != (int(classes),):
+        raise ValueError(
+            f"classes: the prior's alpha has {alpha.shape[0]} classes, asked for {classes}"
+        )
+    pi = rng.dirichlet(alpha)
+    sigma = draw_inverse_wishart(nu0, np.linalg.cholesky(psi0), rng)
+    sigma_chol = np.linalg.cholesky(sigma)
+    mu = m0 + rng.standard_normal((int(classes), d)) @ sigma_chol.T / np.sqrt(prior.kappa0)
+    y = rng.choice(int(classes), size=int(points), p=pi)
+    x = mu[y] + rng.standard_normal((int(points), d)) @ sigma_chol.T
+    observed = y.copy()
+    hidden = rng.random(int(points)) < unlabelled
+    observed[hidden] = MISSING
+    from zoo.models.gda.gibbs import class_probability
+
+    truth = {
+        "pi": pi,
+        "mu": mu,
+        "Sigma": sigma,
+        "class_probability": class_probability(x[hidden], pi, mu, sigma),
+    }
+    return truth, Data(x, observed, classes=np.arange(int(classes)))
