@@ -285,8 +285,14 @@ def agreement(
         if name not in reference.marginals:
             raise ValueError(f"var_names: the reference has no variable {name!r}")
         marginal = reference.marginals[name]
-        summaries[name] = _Summary(variable_draws(dataset, name, marginal.dims, marginal.shape))
-    smallest = min(summary.smallest_ess(rhat_max, ess_min) for summary in summaries.values())
+        values = variable_draws(dataset, name, marginal.dims, marginal.shape)
+        if values[0, 0].size == 0:
+            continue  # a zero-length variable (no unlabelled points, say): nothing to test
+        summaries[name] = _Summary(values)
+    smallest = min(
+        (summary.smallest_ess(rhat_max, ess_min) for summary in summaries.values()),
+        default=np.inf,
+    )
     for name, summary in summaries.items():
         marginal: Marginal = reference.marginals[name]
         summary.prepare(smallest)
@@ -354,7 +360,8 @@ def agreement(
                     p,
                     summary,
                     gates,
-                    np.ones(len(labels), dtype=bool),
+                    # NaN marks an element whose quantile the reference does not know.
+                    np.isfinite(threshold),
                 )
         if ks and marginal.cdf is not None and not marginal.discrete:
             thinned = summary.thinned()
@@ -378,7 +385,8 @@ def agreement(
                 p,
                 summary,
                 gates,
-                np.ones(pit.shape[1], dtype=bool),
+                # NaN marks an element whose CDF the reference does not know.
+                np.isfinite(pit).all(axis=0),
             )
     return rows.result(alpha, kind="exact", note=getattr(reference, "note", ""))
 
@@ -422,14 +430,17 @@ def compare(
             raise ValueError(f"draws_a: no variable {name!r}")
         dims = tuple(d for d in first[name].dims if d not in ("chain", "draw"))
         shape = tuple(first[name].sizes[d] for d in dims)
-        summaries[name] = (
-            dims,
-            shape,
-            _Summary(variable_draws(first, name, dims, shape)),
-            _Summary(variable_draws(second, name, dims, shape)),
-        )
-    smallest_a = min(s[2].smallest_ess(rhat_max, ess_min) for s in summaries.values())
-    smallest_b = min(s[3].smallest_ess(rhat_max, ess_min) for s in summaries.values())
+        values_a = variable_draws(first, name, dims, shape)
+        values_b = variable_draws(second, name, dims, shape)
+        if values_a[0, 0].size == 0:
+            continue  # a zero-length variable: nothing to compare
+        summaries[name] = (dims, shape, _Summary(values_a), _Summary(values_b))
+    smallest_a = min(
+        (s[2].smallest_ess(rhat_max, ess_min) for s in summaries.values()), default=np.inf
+    )
+    smallest_b = min(
+        (s[3].smallest_ess(rhat_max, ess_min) for s in summaries.values()), default=np.inf
+    )
     for name, (dims, shape, a, b) in summaries.items():
         a.prepare(smallest_a)
         b.prepare(smallest_b)

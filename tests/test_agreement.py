@@ -151,3 +151,27 @@ def test_false_alarm_rate_on_autocorrelated_draws_is_at_most_alpha():
         for _ in range(400)
     )
     assert alarms <= stats.binom(400, 0.01).ppf(0.999)
+
+
+def test_zero_length_variables_are_skipped_and_unknown_quantiles_untested():
+    rng = np.random.default_rng(12)
+    x = rng.normal(size=(4, 500, *SHAPE))
+    empty = np.zeros((4, 500, 0))
+    frozen = stats.norm(np.zeros(SHAPE), np.ones(SHAPE))
+    # the reference knows no quantile or CDF for the last element
+    ppf = lambda prob: np.r_[frozen.ppf(prob)[:2], np.nan]  # noqa: E731
+    cdf = lambda v: np.concatenate(
+        [frozen.cdf(v)[..., :2], np.full(v.shape[:-1] + (1,), np.nan)], axis=-1
+    )  # noqa: E731, E501
+    reference = Reference(
+        {
+            "x": Marginal(("item",), np.zeros(SHAPE), np.ones(SHAPE), cdf, ppf),
+            "none": Marginal(("nothing",), np.zeros(0), np.zeros(0)),
+        }
+    )
+    result = agreement({"x": x, "none": empty}, reference)
+    assert result.verdict == "agree"
+    rows = result.table
+    last = rows.element.values == "x[item=2]"
+    assert set(rows.statistic.values[last]) == {"mean", "sd"}
+    assert compare({"x": x, "none": empty}, {"x": x[::-1], "none": empty}).verdict == "agree"
