@@ -159,10 +159,14 @@ def test_zero_length_variables_are_skipped_and_unknown_quantiles_untested():
     empty = np.zeros((4, 500, 0))
     frozen = stats.norm(np.zeros(SHAPE), np.ones(SHAPE))
     # the reference knows no quantile or CDF for the last element
-    ppf = lambda prob: np.r_[frozen.ppf(prob)[:2], np.nan]  # noqa: E731
-    cdf = lambda v: np.concatenate(
-        [frozen.cdf(v)[..., :2], np.full(v.shape[:-1] + (1,), np.nan)], axis=-1
-    )  # noqa: E731, E501
+
+    def ppf(prob):
+        return np.r_[frozen.ppf(prob)[:2], np.nan]
+
+    def cdf(v):
+        unknown = np.full((*v.shape[:-1], 1), np.nan)
+        return np.concatenate([frozen.cdf(v)[..., :2], unknown], axis=-1)
+
     reference = Reference(
         {
             "x": Marginal(("item",), np.zeros(SHAPE), np.ones(SHAPE), cdf, ppf),
