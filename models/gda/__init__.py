@@ -67,6 +67,14 @@ def variables(prior: Prior) -> dict[str, tuple[str, ...]]:
     }
 
 
+def simulation_setup() -> tuple[Prior, dict]:
+    """The default prior, 40 points in 2-D, 2 classes, a fifth of the labels hidden.
+
+    With no data to derive them from, ``simulate`` takes ``m0 = 0`` and ``Psi0 = I``.
+    """
+    return Prior(), {"points": 40, "classes": 2, "features": 2, "unlabelled": 0.2}
+
+
 MODEL = Model(
     name="gda",
     Prior=Prior,
@@ -77,6 +85,7 @@ MODEL = Model(
     kernel=kernel,
     default_problem=default_problem,
     variables=variables,
+    simulation_setup=simulation_setup,
     summary="x | y=k ~ N(mu_k, Sigma), shared Sigma ~ InvWishart (LDA); labels may be missing",
     faults={
         "nu-off-by-one": make_kernel(nu_offset=1),

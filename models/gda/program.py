@@ -68,9 +68,7 @@ def program(data: Data, prior: Prior) -> pm.Model:
     hyper = prior.resolve(data)
     labelled = data.labelled
     hidden = data.unlabelled_index
-    coords = dict(data.coords)
-    coords["labelled"] = np.flatnonzero(labelled)
-    with pm.Model(coords=coords) as model:
+    with pm.Model(coords=dict(data.coords)) as model:
         pi = pm.Dirichlet("pi", a=hyper.alpha, dims="class")
         sigma, _ = inverse_wishart("Sigma", hyper.nu0, hyper.psi0, dims=("feature", "feature_bis"))
         # Cholesky of Sigma itself (the Bartlett root is not triangular), for MvNormal.

@@ -308,18 +308,31 @@ class Data:
             "feature": self.features,
             "feature_bis": self.features,
             "unlabelled": self.unlabelled_index,
+            "labelled": np.flatnonzero(self.labelled),
             "point": np.arange(self.x.shape[0]),
         }
 
     @property
     def observed_data(self) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
-        """Observed variables with their dims."""
-        return {"x": (self.x, ("point", "feature"))}
+        """Observed variables with their dims, as the PyMC program names them.
+
+        The labelled points and their labels; a part with no point is left out (PyMC
+        cannot observe an empty array).
+        """
+        labelled = self.labelled
+        if not labelled.any():
+            return {}
+        return {
+            "y_labelled": (self.y[labelled], ("labelled",)),
+            "x_labelled": (self.x[labelled], ("labelled", "feature")),
+        }
 
     @property
     def constant_data(self) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
-        """Labels (``-1`` for missing) with their dims."""
-        return {"y": (self.y, ("point",))}
+        """The unlabelled points (their labels are summed out), as PyMC stores them."""
+        if self.unlabelled_index.size == 0:
+            return {}
+        return {"x_unlabelled": (self.x[self.unlabelled_index], ("unlabelled", "feature"))}
 
 
 def draw_inverse_wishart(
