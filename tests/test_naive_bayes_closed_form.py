@@ -5,27 +5,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from scipy import special
+from seed_tables import REVIEW_CLASS, REVIEWS
 
 from zoo.diagnostics import NoReference
 from zoo.models.naive_bayes import Data, Prior, posterior
-
-# Review table (TABLES.md; seed 003, section 3.3). Words recommend, great, complain,
-# okay, awful; class 0 = positive, 1 = negative.
-REVIEWS = np.array(
-    [
-        [1, 1, 0, 0, 0],
-        [1, 0, 0, 1, 0],
-        [1, 1, 0, 1, 0],
-        [1, 0, 1, 1, 0],
-        [1, 1, 1, 0, 1],
-        [0, 0, 1, 0, 1],
-        [0, 0, 0, 0, 1],
-        [0, 1, 1, 0, 1],
-        [0, 0, 1, 0, 1],
-        [0, 1, 0, 0, 0],
-    ]
-)
-REVIEW_CLASS = np.array([0, 0, 0, 1, 1, 1, 1, 1, 1, 0])
 
 
 def review_reference():

@@ -8,6 +8,7 @@ deliberately wrong kernel from ``MODEL.faults`` on the same problem and must be 
 
 import numpy as np
 import pytest
+from seed_tables import REVIEW_CLASS, REVIEWS
 
 import zoo
 from zoo.diagnostics import agreement
@@ -53,25 +54,20 @@ def _problems():
     )
     # The seeds' review table (TABLES.md) with six more reviews whose class is hidden.
     reviews = Data(
-        [
-            [1, 1, 0, 0, 0],
-            [1, 0, 0, 1, 0],
-            [1, 1, 0, 1, 0],
-            [1, 0, 1, 1, 0],
-            [1, 1, 1, 0, 1],
-            [0, 0, 1, 0, 1],
-            [0, 0, 0, 0, 1],
-            [0, 1, 1, 0, 1],
-            [0, 0, 1, 0, 1],
-            [0, 1, 0, 0, 0],
-            [1, 1, 1, 1, 1],
-            [0, 0, 0, 1, 0],
-            [1, 0, 1, 0, 1],
-            [0, 1, 0, 1, 0],
-            [1, 0, 0, 0, 1],
-            [0, 0, 1, 1, 0],
-        ],
-        [0, 0, 0, 1, 1, 1, 1, 1, 1, 0, -1, -1, -1, -1, -1, -1],
+        np.vstack(
+            [
+                REVIEWS,
+                [
+                    [1, 1, 1, 1, 1],
+                    [0, 0, 0, 1, 0],
+                    [1, 0, 1, 0, 1],
+                    [0, 1, 0, 1, 0],
+                    [1, 0, 0, 0, 1],
+                    [0, 0, 1, 1, 0],
+                ],
+            ]
+        ),
+        np.r_[REVIEW_CLASS, np.full(6, -1)],
         classes=["positive", "negative"],
         features=["recommend", "great", "complain", "okay", "awful"],
         event_model="bernoulli",
