@@ -7,13 +7,14 @@ variable):
    Gelman, Simpson, Carpenter & Bürkner, Bayesian Analysis 16, 2021). A quantity that
    fails a gate is *inconclusive*: its Monte Carlo standard errors cannot be trusted,
    so it is neither passed nor failed, and its tests leave the family.
-2. Tests: z-scores ``(estimate - exact) / MCSE`` of the mean and the sd, with ArviZ's
-   MCSEs rescaled to the exact sd (score tests); tail tests at the exact 5% and 95%
-   quantiles ``q``: the fraction of draws below ``q`` against its exact value, with the
-   MCSE of that indicator's mean; and a
-   Kolmogorov-Smirnov test of the PIT values against the exact CDF, on draws thinned to
-   near independence (twice the ``n / ESS`` factor, because uniformity tests assume
-   independent draws).
+2. Tests, on all draws, in score form (null variances): z-scores of the mean and the sd
+   with ArviZ's MCSEs rescaled to the exact sd (and, where the reference knows the
+   kurtosis, the sd's MCSE from it and ArviZ's ESS of the squared deviations; sd
+   p-values from a Satterthwaite scaled chi-square); tail tests at the exact 5% and 95%
+   quantiles ``q``: the fraction of draws below ``q`` against its exact value, with a
+   binomial p-value at ArviZ's ESS of the indicator; and a Kolmogorov-Smirnov test of
+   the PIT values against the exact CDF, on draws thinned to near independence (lag
+   ``2 n / ESS``, the smallest ESS of the posterior), because KS assumes independence.
 3. One family-wise error rate over all tests of all quantities (Holm 1979), default 1%:
    with a correct sampler, the probability that *any* row is flagged is at most
    ``alpha`` (up to the normal approximation of the z-scores).
@@ -25,8 +26,8 @@ tails: with about 370 tests per model and Holm at 1%, each test is judged at
 ``|z| > 4.2``, where that noise mattered: 5 false alarms in 100 correct runs on the rat
 data (bench/false_alarm.py). The fraction of draws below the exact quantile is a mean
 of a bounded indicator; its MCSE needs no density, and its p-value is taken from a
-binomial with the effective sample size ``p (1 - p) / MCSE^2``, which keeps the
-skewness of a tail count that a normal approximation would miss.
+binomial at the indicator's effective sample size, which keeps the skewness of a tail
+count that a normal approximation would miss. Measured rates: bench/README.md.
 
 The two-sample version (:func:`compare`) replaces the exact value by the other sampler's
 estimate and the MCSE by the root sum of squares of both; tails are compared at the
@@ -82,20 +83,20 @@ def _check_settings(alpha, quantiles, rhat_max, ess_min):
 class _Summary:
     """Gates, estimates and MCSEs of one variable's draws, element by element.
 
-    Gates (R-hat, bulk and tail ESS) use all draws. The tests use the draws thinned by
-    ``ceil(n / ESS)``, where ESS is the smallest over every quantity under test in the
-    whole posterior (see :meth:`prepare`), with ArviZ's MCSEs of the thinned draws
-    floored at their value for independent draws.
+    Gates (R-hat, bulk and tail ESS) and the moment and tail tests use all draws, with
+    ArviZ's MCSEs floored at their value for independent draws (ArviZ's ESS can exceed
+    the number of draws: antithetic chains, or noise in the estimated autocorrelations).
+    The tests are score tests (null variances, see :func:`agreement`); with them, AR(1)
+    chains at rho = 0.7 and 0.95 give p < 0.002 and p < 0.0005 at their nominal rates.
 
-    Why thin: with Holm over hundreds of tests each test is judged near ``|z| > 4``,
-    where the error of an MCSE estimated from autocorrelated draws matters. On AR(1)
-    chains with rho = 0.7 the tail tests on all draws gave p < 0.0005 six times too
-    often; thinned to lag ``n / ESS`` the remaining autocorrelation is small and its
-    estimate reliable. Why the smallest ESS of the whole posterior, not the variable's
-    own: a quantity can inherit a slow mode from another (theta_j from the concentration
-    in a hierarchical model) with too little variance for its own autocorrelation
-    estimate to see; with NUTS on the rat data that gave KS false alarms on theta_j.
-    The floor guards against ESS estimates above the number of draws.
+    Only KS thins, to lag ``2 n / ESS`` with ESS the smallest over every quantity under
+    test in the whole posterior (:meth:`thinned`): KS assumes independent draws, and a
+    quantity can inherit a slow mode from another (theta_j from the concentration in a
+    hierarchical model) with too little variance for its own autocorrelation estimate to
+    see; with NUTS on the rat data that gave KS false alarms. An earlier version also
+    thinned the moment and tail tests; on a Naive Bayes chain whose labels flip back and
+    forth, keeping every second draw discarded the antithetic half and produced false
+    alarms, so they no longer thin.
     """
 
     def __init__(self, values: np.ndarray):
@@ -114,12 +115,11 @@ class _Summary:
         return float(ess.min()) if ess.size else np.inf
 
     def prepare(self, smallest_ess: float) -> None:
-        """Thin to lag ``n / smallest_ess`` and compute the estimates and MCSEs."""
+        """Compute the estimates and MCSEs; remember the smallest ESS for KS thinning."""
         import arviz_stats as azs
 
-        chains, draws = self.full.shape[:2]
         self.smallest = smallest_ess
-        flat = self.full[:, :: _factor(chains * draws, smallest_ess, 1.0)]
+        flat = self.full
         pooled = flat.reshape(-1, flat.shape[2])
         n = pooled.shape[0]
         self.flat, self.pooled, self.n = flat, pooled, n
@@ -147,7 +147,7 @@ class _Summary:
         return sd * np.sqrt(np.maximum(kurtosis - 1.0, 0.0) / (4.0 * self.ess_squares))
 
     def below(self, thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Fraction of (thinned) draws at or below each threshold, and its ESS.
+        """Fraction of draws at or below each threshold, and its ESS.
 
         The ESS is ArviZ's for the indicator's mean, at most the number of draws (and the
         number of draws when the indicator is constant).
