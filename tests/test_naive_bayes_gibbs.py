@@ -8,6 +8,7 @@ deliberately wrong kernel from ``MODEL.faults`` on the same problem and must be 
 
 import numpy as np
 import pytest
+from naive_bayes_problems import small_multinomial
 from seed_tables import REVIEW_CLASS, REVIEWS
 
 import zoo
@@ -22,17 +23,7 @@ RUN = {"draws": 1000, "tune": 200, "chains": 4, "seed": 20261122}
 def _problems():
     """Name -> (data, prior): simulated and real, both event models."""
     sim_prior = Prior(alpha=2.0, beta=4.0)
-    # Documents long against the labelled counts, so that leaving one in its own class
-    # (the planted bug) visibly inflates its current label.
-    _, sim_multinomial = simulate(
-        sim_prior,
-        np.random.default_rng(0),
-        classes=2,
-        features=4,
-        documents=12,
-        unlabelled=6,
-        length=10,
-    )
+    sim_multinomial = small_multinomial(sim_prior)
     _, sim_three = simulate(
         sim_prior,
         np.random.default_rng(0),

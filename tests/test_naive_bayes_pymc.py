@@ -7,6 +7,7 @@ with each other (two-sample agreement); the twins feed a wrong Gibbs kernel.
 
 import numpy as np
 import pytest
+from naive_bayes_problems import small_multinomial
 
 import zoo
 from zoo.diagnostics import NoReference, agreement, compare
@@ -21,15 +22,7 @@ BERNOULLI_PRIOR = Prior(alpha=2.0, beta=2.0, beta0=3.0)
 @pytest.fixture(scope="module")
 def multinomial():
     # The simulated multinomial problem of test_naive_bayes_gibbs: 2^6 labelings.
-    _, data = simulate(
-        PRIOR,
-        np.random.default_rng(0),
-        classes=2,
-        features=4,
-        documents=12,
-        unlabelled=6,
-        length=10,
-    )
+    data = small_multinomial(PRIOR)
     pymc = zoo.sample(SPEC, data, PRIOR, engine="pymc", seed=7, **RUN)
     gibbs = zoo.sample(SPEC, data, PRIOR, seed=8, **RUN)
     return data, SPEC.posterior(data, PRIOR), pymc, gibbs
