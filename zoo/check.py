@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from zoo.diagnostics import AgreementResult, agreement, compare
 from zoo.registry import get
+from zoo.runs import ModelRun, sample_model
 
-__all__ = ["ModelCheck", "run_check"]
+__all__ = ["COMPARISONS", "ModelCheck", "exact_mean", "judge", "quantity_rows", "run_check"]
+
+#: The three comparisons of a check, in table order: (key, column title).
+COMPARISONS = (("gibbs", "Gibbs vs exact"), ("pymc", "PyMC vs exact"), ("cross", "Gibbs vs PyMC"))
 
 
 @dataclass
@@ -22,31 +25,54 @@ class ModelCheck:
     model : str
         Registry name.
     gibbs, pymc : AgreementResult or None
-        Each engine against the exact reference (None when there is no reference).
-    cross : AgreementResult
-        Gibbs against PyMC, two-sample.
+        Each engine against the exact reference (None when there is no reference or the
+        engine did not run).
+    cross : AgreementResult or None
+        Gibbs against PyMC, two-sample (None unless both engines ran).
     reference_note : str
         How the exact reference was obtained, or why there is none.
+    settings : dict
+        Draws, tune, chains, seed, alpha.
     seconds : dict
         Wall time of each stage.
+    run : ModelRun, optional
+        The draws and the problem they came from (for reports and saving).
+    reference : Reference or NoReference, optional
+        The exact posterior the draws were judged against.
     """
 
     model: str
     gibbs: AgreementResult | None
     pymc: AgreementResult | None
-    cross: AgreementResult
+    cross: AgreementResult | None
     reference_note: str
     settings: dict
     seconds: dict = field(default_factory=dict)
+    run: ModelRun | None = None
+    reference: object = None
 
     @property
     def verdict(self) -> str:
-        """``agree`` only when every comparison agrees; otherwise the worst verdict."""
+        """``agree`` only when every comparison agrees; otherwise the worst verdict.
+
+        A check with nothing to judge (every engine missing) is ``inconclusive``.
+        """
         verdicts = [r.verdict for r in (self.gibbs, self.pymc, self.cross) if r is not None]
+        if not verdicts:
+            return "inconclusive"
         for worst in ("disagree", "inconclusive"):
             if worst in verdicts:
                 return worst
         return "agree"
+
+    def verdicts(self) -> dict:
+        """``{"gibbs": ..., "pymc": ..., "cross": ..., "overall": ...}`` (None if absent)."""
+        out = {
+            key: None if getattr(self, key) is None else getattr(self, key).verdict
+            for key, _ in COMPARISONS
+        }
+        out["overall"] = self.verdict
+        return out
 
     def to_dict(self) -> dict:
         """JSON-ready form."""
@@ -56,10 +82,58 @@ class ModelCheck:
             "settings": self.settings,
             "reference": self.reference_note,
             "seconds": self.seconds,
+            "interrupted": bool(self.run is not None and self.run.interrupted),
             "gibbs_vs_exact": None if self.gibbs is None else self.gibbs.to_dict(),
             "pymc_vs_exact": None if self.pymc is None else self.pymc.to_dict(),
-            "gibbs_vs_pymc": self.cross.to_dict(),
+            "gibbs_vs_pymc": None if self.cross is None else self.cross.to_dict(),
         }
+
+
+def judge(run: ModelRun, *, alpha: float | None = None, status=None) -> ModelCheck:
+    """Test a run's draws against the exact reference, and the engines against each other.
+
+    The reference is recomputed from the run's data and prior, so a saved run is judged
+    exactly as a fresh one (the tests are deterministic given the draws).
+    """
+    say = status or (lambda message: None)
+    spec = get(run.model)
+    alpha = run.settings.get("alpha", 0.01) if alpha is None else alpha
+    seconds = dict(run.seconds)
+    say(f"{spec.name}: exact reference")
+    started = time.perf_counter()
+    reference = spec.posterior(run.data, run.prior)
+    seconds["reference"] = time.perf_counter() - started
+    say(f"{spec.name}: agreement tests")
+    started = time.perf_counter()
+    results = {}
+    if reference.available:
+        for engine in ("gibbs", "pymc"):
+            if engine in run.trees:
+                results[engine] = agreement(run.trees[engine], reference, alpha=alpha)
+        note = reference.note
+    else:
+        note = f"no exact reference: {reference.reason}"
+    cross = None
+    if "gibbs" in run.trees and "pymc" in run.trees:
+        cross = compare(
+            run.trees["gibbs"],
+            run.trees["pymc"],
+            var_names=list(spec.variables(run.prior)),
+            alpha=alpha,
+        )
+    seconds["diagnostics"] = time.perf_counter() - started
+    settings = {**run.settings, "alpha": alpha}
+    return ModelCheck(
+        spec.name,
+        results.get("gibbs"),
+        results.get("pymc"),
+        cross,
+        note,
+        settings,
+        seconds,
+        run=run,
+        reference=reference,
+    )
 
 
 def run_check(
@@ -78,59 +152,55 @@ def run_check(
     The Gibbs and PyMC runs get independent streams spawned from ``seed``. ``status``,
     if given, is called with a short message before each stage.
     """
-    from zoo.driver import sample
-
-    say = status or (lambda message: None)
-    spec = get(name)
-    data, prior = spec.default_problem()
-    gibbs_seed, pymc_seed = np.random.SeedSequence(seed).spawn(2)
-    seconds = {}
-    settings = {"draws": draws, "tune": tune, "chains": chains, "seed": seed, "alpha": alpha}
-
-    say(f"{spec.name}: exact reference")
-    started = time.perf_counter()
-    reference = spec.posterior(data, prior)
-    seconds["reference"] = time.perf_counter() - started
-
-    say(f"{spec.name}: sampling with the Gibbs kernel")
-    started = time.perf_counter()
-    gibbs = sample(
-        spec,
-        data,
-        prior,
-        engine="gibbs",
+    run = sample_model(
+        name,
         draws=draws,
         tune=tune,
         chains=chains,
-        seed=gibbs_seed,
+        seed=seed,
+        alpha=alpha,
         progress=progress,
+        status=status,
     )
-    seconds["gibbs"] = time.perf_counter() - started
+    return judge(run, alpha=alpha, status=status)
 
-    say(f"{spec.name}: sampling with PyMC (NUTS; compiling first)")
-    started = time.perf_counter()
-    pymc = sample(
-        spec,
-        data,
-        prior,
-        engine="pymc",
-        draws=draws,
-        tune=tune,
-        chains=chains,
-        seed=pymc_seed,
-        progress=progress,
-    )
-    seconds["pymc"] = time.perf_counter() - started
 
-    say(f"{spec.name}: agreement tests")
-    started = time.perf_counter()
-    if reference.available:
-        gibbs_result = agreement(gibbs, reference, alpha=alpha)
-        pymc_result = agreement(pymc, reference, alpha=alpha)
-        note = reference.note
-    else:
-        gibbs_result = pymc_result = None
-        note = f"no exact reference: {reference.reason}"
-    cross = compare(gibbs, pymc, var_names=list(spec.variables(prior)), alpha=alpha)
-    seconds["diagnostics"] = time.perf_counter() - started
-    return ModelCheck(spec.name, gibbs_result, pymc_result, cross, note, settings, seconds)
+def quantity_rows(check: ModelCheck) -> list[dict]:
+    """One row per scalar quantity: each comparison's summary of it, and the worst verdict.
+
+    Rows are ordered as the cross-engine table, then any quantity only one engine has.
+    Each row: ``element``, ``variable``, ``verdict`` (worst over comparisons) and, per
+    comparison key (``gibbs``, ``pymc``, ``cross``), the quantity summary of
+    :meth:`AgreementResult.quantities` or None.
+    """
+    per = {
+        key: {q["element"]: q for q in getattr(check, key).quantities()}
+        if getattr(check, key) is not None
+        else {}
+        for key, _ in COMPARISONS
+    }
+    elements = list(per["cross"])
+    for key in ("gibbs", "pymc"):
+        elements += [e for e in per[key] if e not in elements]
+    severity = {"agree": 0, "inconclusive": 1, "disagree": 2}
+    rows = []
+    for element in elements:
+        row = {"element": element, "variable": element.split("[")[0]}
+        worst = "agree"
+        for key, _ in COMPARISONS:
+            q = per[key].get(element)
+            row[key] = q
+            if q is not None and severity[q["verdict"]] > severity[worst]:
+                worst = q["verdict"]
+        row["verdict"] = worst
+        rows.append(row)
+    return rows
+
+
+def exact_mean(row: dict) -> float:
+    """The exact posterior mean of a quantity row (NaN when unknown or infinite)."""
+    for key in ("gibbs", "pymc"):
+        q = row.get(key)
+        if q is not None:
+            return q["mean_reference"]
+    return math.nan

@@ -1,0 +1,416 @@
+"""A self-contained HTML report: sections of text, tables and PNG figures.
+
+One ``index.html`` with inline CSS and no external URL, and the figures as PNG files
+beside it, so the folder can be zipped, attached to an issue or opened offline. Any
+command adds sections to a :class:`Report`: ``zoo check`` one per model
+(:mod:`zoo.check_report`), ``zoo validate`` its simulation-based calibration
+(:meth:`Report.add_sbc_section`).
+
+Examples
+--------
+>>> report = Report("My sampler")
+>>> report.add_section(
+...     "Agreement",
+...     text="Gibbs against the exact posterior.",
+...     table=Table(["quantity", "verdict"], [["theta", "agree"], ["a", "disagree"]],
+...                 status=["agree", "disagree"]),
+...     figures=[ReportFigure(fig, "posterior", "Posterior of theta")],
+... )
+>>> report.write("report")   # report/index.html and report/*.png
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+import io
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["VERDICTS", "Report", "ReportFigure", "Section", "Table"]
+
+#: Verdict words coloured wherever they start a table cell.
+VERDICTS = ("agree", "disagree", "inconclusive")
+
+# Dots per inch of every PNG: with no tight bounding box the pixel size is exactly
+# figsize * DPI, which the HTML states as width and height.
+DPI = 100
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table for a report section.
+
+    Parameters
+    ----------
+    columns : sequence of str
+        Column headers.
+    rows : sequence of sequence
+        One sequence of cells per row, as many as columns; cells are shown with
+        ``str`` (floats with 4 significant digits). A cell whose text starts with a
+        verdict word (``agree``, ``disagree``, ``inconclusive``) has that word coloured.
+    status : sequence of str or None, optional
+        One verdict (or None) per row; rows whose status is not ``agree`` or None are
+        highlighted, so failures stand out in a long table.
+    caption : str
+        Shown above the table.
+    collapsed : bool
+        Fold the table away (an HTML ``<details>``) until clicked.
+    """
+
+    columns: Sequence[str]
+    rows: Sequence[Sequence]
+    status: Sequence[str | None] | None = None
+    caption: str = ""
+    collapsed: bool = False
+
+    def __post_init__(self):
+        width = len(self.columns)
+        for i, row in enumerate(self.rows):
+            if len(row) != width:
+                raise ValueError(f"rows: row {i} has {len(row)} cells, expected {width}")
+        if self.status is not None and len(self.status) != len(self.rows):
+            raise ValueError(
+                f"status: expected one per row ({len(self.rows)}), got {len(self.status)}"
+            )
+
+    @classmethod
+    def from_records(cls, records: Sequence[Mapping], **kwargs) -> Table:
+        """Build a table from dicts with the same keys (the columns, in first-row order)."""
+        if not records:
+            raise ValueError("records: need at least one row")
+        columns = list(records[0])
+        return cls(columns, [[record.get(c, "") for c in columns] for record in records], **kwargs)
+
+
+@dataclass
+class ReportFigure:
+    """A matplotlib figure to put in a report, with a file stem and a caption.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        Rendered to PNG (``figsize * 100`` pixels) and closed when added to a section.
+    name : str
+        Stem of the PNG file (made unique and file-safe by the report).
+    caption : str
+        Shown under the image.
+    """
+
+    figure: object
+    name: str = "figure"
+    caption: str = ""
+
+
+@dataclass
+class _Image:
+    filename: str
+    png: bytes
+    width: int
+    height: int
+    caption: str
+
+
+@dataclass
+class Section:
+    """A titled part of a report (built by :meth:`Report.add_section`)."""
+
+    title: str
+    anchor: str
+    paragraphs: list[str] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    images: list[_Image] = field(default_factory=list)
+    status: str | None = None
+
+
+def _slug(text: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+    return slug or "section"
+
+
+class Report:
+    """An HTML report under construction.
+
+    Parameters
+    ----------
+    title : str
+        Page title and top heading.
+    text : str, optional
+        Introductory paragraphs (blank lines separate them).
+    """
+
+    def __init__(self, title: str, *, text: str | None = None):
+        if not isinstance(title, str) or not title.strip():
+            raise ValueError(f"title: must be a non-empty string, got {title!r}")
+        self.title = title
+        self.intro = _paragraphs(text)
+        self.sections: list[Section] = []
+        self._names: set[str] = set()
+
+    def add_section(
+        self,
+        title: str,
+        *,
+        text: str | Sequence[str] | None = None,
+        table: Table | Sequence[Table] | None = None,
+        figures: Sequence[ReportFigure | object] = (),
+        status: str | None = None,
+    ) -> Section:
+        """Append a section; figures are rendered to PNG now and closed.
+
+        Parameters
+        ----------
+        title : str
+            Section heading (also listed in the contents at the top).
+        text : str or sequence of str, optional
+            Paragraphs of plain text (escaped; blank lines separate paragraphs).
+        table : Table or sequence of Table, optional
+        figures : sequence of ReportFigure or matplotlib Figure
+            A bare Figure gets the section title as file stem and no caption.
+        status : {"agree", "disagree", "inconclusive"}, optional
+            A coloured badge next to the heading.
+
+        Returns
+        -------
+        Section
+        """
+        if not isinstance(title, str) or not title.strip():
+            raise ValueError(f"title: must be a non-empty string, got {title!r}")
+        if status is not None and status not in VERDICTS:
+            raise ValueError(f"status: must be one of {VERDICTS} or None, got {status!r}")
+        tables = [] if table is None else [table] if isinstance(table, Table) else list(table)
+        for t in tables:
+            if not isinstance(t, Table):
+                raise ValueError(f"table: expected Table objects, got {type(t).__name__}")
+        anchor = self._unique(_slug(title))
+        section = Section(title, anchor, _paragraphs(text), tables, status=status)
+        for item in figures:
+            if not isinstance(item, ReportFigure):
+                item = ReportFigure(item, name=title)
+            section.images.append(self._render(item))
+        self.sections.append(section)
+        return section
+
+    def add_sbc_section(
+        self,
+        title: str,
+        ranks,
+        *,
+        max_rank: int,
+        grid,
+        lower,
+        upper,
+        quantities: Sequence[str] | None = None,
+        text: str | None = None,
+        max_panels: int = 12,
+    ) -> Section:
+        """Append a simulation-based calibration section: ECDF differences in their bands.
+
+        Parameters
+        ----------
+        title : str
+        ranks : array-like of int, shape (n_sims, n_quantities)
+            Rank of the true value among ``max_rank`` posterior draws, in ``0..max_rank``.
+        max_rank : int
+            ``L``: the number of (thinned) posterior draws each rank is taken among.
+        grid : array-like, shape (n_points,)
+            Points in [0, 1] where the bands are given (for example ``j / (L + 1)``).
+        lower, upper : array-like, shape (n_points,) or (n_points, n_quantities)
+            Simultaneous band for the ECDF of the fractional ranks ``(rank + 1) / (L + 1)``
+            at ``grid``, as ECDF values (not differences), computed by the SBC code.
+        quantities : sequence of str, optional
+            Names of the quantities (default ``q0, q1, ...``).
+        text : str, optional
+        max_panels : int
+            Quantities shown in the figure: those leaving their band first, then the
+            first ones; the table lists every quantity.
+
+        Returns
+        -------
+        Section
+            Status ``disagree`` when any ECDF leaves its band, else ``agree``.
+        """
+        from zoo.diagnostics.figures import sbc_ecdf_figure, sbc_outside
+
+        checked = sbc_outside(ranks, max_rank=max_rank, grid=grid, lower=lower, upper=upper)
+        names = checked["names"] if quantities is None else list(quantities)
+        if len(names) != len(checked["outside"]):
+            raise ValueError(
+                f"quantities: expected {len(checked['outside'])} names, got {len(names)}"
+            )
+        figure = sbc_ecdf_figure(
+            ranks,
+            max_rank=max_rank,
+            grid=grid,
+            lower=lower,
+            upper=upper,
+            quantities=names,
+            max_panels=max_panels,
+        )
+        rows, status = [], []
+        for name, outside, deviation in zip(
+            names, checked["outside"], checked["max_deviation"], strict=True
+        ):
+            verdict = "disagree" if outside else "agree"
+            rows.append([name, f"{deviation:.3f}", "yes" if outside else "no", verdict])
+            status.append(verdict)
+        table = Table(
+            ["quantity", "max |ECDF - uniform|", "leaves band", "verdict"],
+            rows,
+            status=status,
+            caption=f"{checked['n_sims']} simulations, ranks among {max_rank} draws",
+        )
+        return self.add_section(
+            title,
+            text=text,
+            table=table,
+            figures=[ReportFigure(figure, f"{title}-sbc-ecdf", figure.get_label())],
+            status="disagree" if any(checked["outside"]) else "agree",
+        )
+
+    def write(self, directory) -> Path:
+        """Write ``index.html`` and the PNG files into ``directory`` (created if needed).
+
+        Returns
+        -------
+        pathlib.Path
+            The path of ``index.html``.
+        """
+        directory = Path(directory)
+        if directory.exists() and not directory.is_dir():
+            raise ValueError(f"directory: {directory} exists and is not a directory")
+        directory.mkdir(parents=True, exist_ok=True)
+        for section in self.sections:
+            for image in section.images:
+                (directory / image.filename).write_bytes(image.png)
+        index = directory / "index.html"
+        index.write_text(self.html(), encoding="utf-8")
+        return index
+
+    def html(self) -> str:
+        """The page as a string (figures referenced by file name)."""
+        esc = html.escape
+        parts = [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>{esc(self.title)}</title>",
+            f"<style>{_CSS}</style></head><body>",
+            f"<h1>{esc(self.title)}</h1>",
+        ]
+        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        parts.append(f'<p class="meta">written {stamp} by bayes-zoo</p>')
+        parts += [f"<p>{esc(p)}</p>" for p in self.intro]
+        if len(self.sections) > 1:
+            parts.append('<nav><ul class="toc">')
+            for s in self.sections:
+                parts.append(
+                    f'<li><a href="#{s.anchor}">{esc(s.title)}</a>{_badge(s.status)}</li>'
+                )
+            parts.append("</ul></nav>")
+        for s in self.sections:
+            parts.append(f'<section id="{s.anchor}">')
+            parts.append(f"<h2>{esc(s.title)}{_badge(s.status)}</h2>")
+            parts += [f"<p>{esc(p)}</p>" for p in s.paragraphs]
+            parts += [_table_html(t) for t in s.tables]
+            for image in s.images:
+                parts.append(
+                    f'<figure><img src="{esc(image.filename)}" width="{image.width}" '
+                    f'height="{image.height}" alt="{esc(image.caption or image.filename)}">'
+                    f"<figcaption>{esc(image.caption)}</figcaption></figure>"
+                )
+            parts.append("</section>")
+        parts.append("</body></html>")
+        return "\n".join(parts)
+
+    def _unique(self, stem: str) -> str:
+        name, k = stem, 1
+        while name in self._names:
+            k += 1
+            name = f"{stem}-{k}"
+        self._names.add(name)
+        return name
+
+    def _render(self, item: ReportFigure) -> _Image:
+        import matplotlib.pyplot as plt
+
+        figure = item.figure
+        if not hasattr(figure, "savefig"):
+            raise ValueError(f"figures: expected a matplotlib Figure, got {type(figure).__name__}")
+        buffer = io.BytesIO()
+        # No bbox_inches="tight": the PNG then has exactly figsize * DPI pixels.
+        figure.savefig(buffer, format="png", dpi=DPI)
+        width, height = (round(v * DPI) for v in figure.get_size_inches())
+        plt.close(figure)
+        filename = self._unique(_slug(item.name)) + ".png"
+        return _Image(filename, buffer.getvalue(), width, height, item.caption)
+
+
+def _paragraphs(text) -> list[str]:
+    if text is None:
+        return []
+    if isinstance(text, str):
+        chunks = re.split(r"\n\s*\n", text)
+    else:
+        chunks = [str(t) for t in text]
+    return [" ".join(c.split()) for c in chunks if c.strip()]
+
+
+def _badge(status: str | None) -> str:
+    if status is None:
+        return ""
+    return f' <span class="badge {status}">{status}</span>'
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        text = f"{value:.4g}"
+    else:
+        text = str(value)
+    first, _, rest = text.partition(" ")
+    if first in VERDICTS:
+        return f'<span class="v {first}">{first}</span>' + (
+            " " + html.escape(rest) if rest else ""
+        )
+    return html.escape(text)
+
+
+def _table_html(table: Table) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
+    body = []
+    for i, row in enumerate(table.rows):
+        status = table.status[i] if table.status is not None else None
+        css = f' class="row-{status}"' if status in ("disagree", "inconclusive") else ""
+        body.append(f"<tr{css}>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>")
+    caption = f"<caption>{html.escape(table.caption)}</caption>" if table.caption else ""
+    markup = (
+        f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    )
+    if table.collapsed:
+        summary = html.escape(table.caption or "table")
+        return f"<details><summary>{summary}</summary>{markup}</details>"
+    return markup
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;
+max-width:1200px;padding:0 1em;color:#222;line-height:1.4}
+h1{margin-bottom:.2em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
+.meta{color:#777;font-size:.9em}
+table{border-collapse:collapse;margin:1em 0;font-size:.85em}
+caption{text-align:left;font-weight:600;padding:.3em 0}
+th,td{border:1px solid #ddd;padding:.25em .6em;text-align:right}
+th:first-child,td:first-child{text-align:left}
+thead th{background:#f3f3f3}
+tr.row-disagree td{background:#fde2e2}tr.row-inconclusive td{background:#fff6d6}
+.v{font-weight:600}.v.agree{color:#1a7f37}.v.disagree{color:#c62828}.v.inconclusive{color:#a66b00}
+.badge{font-size:.6em;vertical-align:middle;padding:.15em .5em;border-radius:.8em;color:#fff}
+.badge.agree{background:#1a7f37}.badge.disagree{background:#c62828}
+.badge.inconclusive{background:#c98a00}
+figure{margin:1em 0}img{max-width:100%;height:auto;border:1px solid #eee}
+figcaption{color:#555;font-size:.9em}
+details summary{cursor:pointer;margin:.5em 0}
+ul.toc{columns:2}
+"""

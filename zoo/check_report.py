@@ -1,0 +1,199 @@
+"""The report of ``zoo check`` and ``zoo report``: one section per model.
+
+Each section has the verdicts, the agreement table (failing rows highlighted; every
+quantity in a folded table below), each engine's marginal posteriors over the exact
+density, and per engine rank and trace plots. Figures show a bounded set of quantities:
+the failing ones first, then the first few of each variable (the section says which).
+"""
+
+from __future__ import annotations
+
+import math
+
+from zoo.check import COMPARISONS, ModelCheck, exact_mean, quantity_rows
+from zoo.diagnostics.report import Report, ReportFigure, Table
+
+__all__ = ["add_check_section", "check_report"]
+
+ENGINE_TITLES = {"gibbs": "Gibbs", "pymc": "PyMC"}
+
+
+def check_report(checks, *, title: str = "zoo check", text: str | None = None) -> Report:
+    """A report with one section per :class:`~zoo.check.ModelCheck`."""
+    report = Report(title, text=text)
+    for check in checks:
+        add_check_section(report, check)
+    return report
+
+
+def _fmt(value, mcse=None) -> str:
+    if value is None or not math.isfinite(value):
+        return "-"
+    if mcse is not None and math.isfinite(mcse) and mcse > 0:
+        digits = max(2, min(6, 2 - math.floor(math.log10(mcse))))
+        return f"{value:.{digits}f} ± {mcse:.1g}"
+    return f"{value:.4f}"
+
+
+def _comparison_cell(q) -> str:
+    if q is None:
+        return "-"
+    return f"{q['verdict']} max|z| {q['max_abs_z']:.1f}"
+
+
+def _row_cells(row) -> list:
+    mean = exact_mean(row)
+    cells = [row["element"], "infinite" if math.isinf(mean) else _fmt(mean)]
+    for key in ("gibbs", "pymc"):
+        q = row[key]
+        if q is None:
+            cells.append("-")
+        elif not math.isfinite(q["mean"]):
+            cells.append("(no mean)")
+        else:
+            cells.append(_fmt(q["mean"], q["mean_mcse"]))
+    cells += [_comparison_cell(row[key]) for key, _ in COMPARISONS]
+    summaries = [row[k] for k, _ in COMPARISONS if row[k] is not None]
+    rhat = max((q["rhat"] for q in summaries), default=math.nan)
+    ess = min((min(q["ess_bulk"], q["ess_tail"]) for q in summaries), default=math.nan)
+    cells += [_fmt(rhat) if math.isfinite(rhat) else "-", "-" if math.isnan(ess) else f"{ess:.0f}"]
+    return cells
+
+
+_COLUMNS = [
+    "quantity",
+    "exact mean",
+    "Gibbs mean",
+    "PyMC mean",
+    *(title for _, title in COMPARISONS),
+    "worst R-hat",
+    "min ESS",
+]
+
+
+def _tables(rows) -> list[Table]:
+    """The short table (scalars, failing rows, one folded row per agreeing vector) and all."""
+    short, status, folded = [], [], {}
+    for row in rows:
+        if "[" not in row["element"] or row["verdict"] != "agree":
+            short.append(_row_cells(row))
+            status.append(row["verdict"])
+        else:
+            folded.setdefault(row["variable"], []).append(row)
+    for variable, members in folded.items():
+        worst = {}
+        for key, _ in COMPARISONS:
+            zs = [m[key]["max_abs_z"] for m in members if m[key] is not None]
+            worst[key] = f"agree max|z| {max(zs):.1f}" if zs else "-"
+        short.append(
+            [f"{variable}[...] ({len(members)} elements, all agree)", "", "", ""]
+            + [worst[key] for key, _ in COMPARISONS]
+            + ["", ""]
+        )
+        status.append("agree")
+    tables = [Table(_COLUMNS, short, status=status, caption="Agreement by quantity")]
+    if folded:
+        tables.append(
+            Table(
+                _COLUMNS,
+                [_row_cells(r) for r in rows],
+                status=[r["verdict"] for r in rows],
+                caption=f"Every quantity ({len(rows)})",
+                collapsed=True,
+            )
+        )
+    return tables
+
+
+def add_check_section(report: Report, check: ModelCheck, *, per_variable: int = 2, total: int = 8):
+    """Add one model's check to ``report``.
+
+    Parameters
+    ----------
+    report : Report
+    check : ModelCheck
+        With its ``run`` (the draws); without it only the tables are shown.
+    per_variable, total : int
+        Quantities in the figures: the failing ones first, then the first
+        ``per_variable`` elements of each variable, at most ``total`` in all.
+    """
+    from zoo.diagnostics.figures import (
+        posterior_figure,
+        quantities,
+        rank_figure,
+        select_elements,
+        trace_figure,
+    )
+
+    rows = quantity_rows(check)
+    settings = check.settings
+    text = [
+        f"Verdict: {check.verdict}. "
+        + "; ".join(
+            f"{title}: {v}"
+            for (key, title), v in zip(COMPARISONS, check.verdicts().values(), strict=False)
+            if v is not None
+        )
+        + ".",
+        f"{settings.get('draws')} draws x {settings.get('chains')} chains after "
+        f"{settings.get('tune')} warm-up sweeps, seed {settings.get('seed')}, family-wise "
+        f"false-alarm rate {settings.get('alpha'):g} (Holm). Reference: {check.reference_note}.",
+    ]
+    run = check.run
+    if run is not None and run.interrupted:
+        drawn = {e: t["posterior"].sizes["draw"] for e, t in run.trees.items()}
+        text.append(
+            "Sampling was interrupted (Ctrl-C): these are the draws completed until then "
+            f"({', '.join(f'{e}: {n} per chain' for e, n in drawn.items()) or 'none'})."
+        )
+    missing = [ENGINE_TITLES[e] for e in ("gibbs", "pymc") if run is None or e not in run.trees]
+    if missing:
+        text.append(f"Not run: {', '.join(missing)}.")
+    figures = []
+    if run is not None and run.trees:
+        first = next(iter(run.trees.values()))
+        by_variable = quantities(first["posterior"].to_dataset(), check.reference)
+        # Disagreements first: they are what the reader came for.
+        failing = [r["element"] for r in rows if r["verdict"] == "disagree"]
+        failing += [r["element"] for r in rows if r["verdict"] == "inconclusive"]
+        chosen = select_elements(by_variable, failing, per_variable=per_variable, total=total)
+        shown_failing = [q.label for q in chosen if q.label in failing]
+        n_all = sum(len(v) for v in by_variable.values())
+        text.append(
+            f"Figures show {len(chosen)} of {n_all} quantities: "
+            + (f"the failing {', '.join(shown_failing)}; then " if shown_failing else "")
+            + f"the first {per_variable} of each variable "
+            f"({', '.join(q.label for q in chosen if q.label not in shown_failing)})."
+        )
+        engines = {ENGINE_TITLES[e]: t for e, t in run.trees.items()}
+        figures.append(
+            ReportFigure(
+                posterior_figure(engines, chosen, check.reference, title=check.model),
+                f"{check.model}-posterior",
+                "Marginal posteriors: each engine's draws (histogram, or ECDF for discrete "
+                "quantities) and the exact posterior (dashed black).",
+            )
+        )
+        for engine, tree in run.trees.items():
+            name = ENGINE_TITLES[engine]
+            figures.append(
+                ReportFigure(
+                    rank_figure(tree, chosen, title=f"{check.model}: {name} ranks"),
+                    f"{check.model}-{engine}-rank",
+                    f"{name}: fractional-rank ECDF differences per chain with their "
+                    "simultaneous envelope; chains that mix stay inside.",
+                )
+            )
+            figures.append(
+                ReportFigure(
+                    trace_figure(tree, chosen, title=f"{check.model}: {name} traces"),
+                    f"{check.model}-{engine}-trace",
+                    f"{name}: traces, one colour per chain.",
+                )
+            )
+    seconds = ", ".join(f"{k} {v:.1f} s" for k, v in check.seconds.items())
+    if seconds:
+        text.append(f"Time: {seconds}.")
+    return report.add_section(
+        check.model, text=text, table=_tables(rows), figures=figures, status=check.verdict
+    )

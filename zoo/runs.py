@@ -1,0 +1,317 @@
+"""Runs of ``zoo check``: sampling a model with both engines, saving, loading.
+
+A saved run is one ``xarray.DataTree`` in a NetCDF file (``.nc``, through h5netcdf) or
+a Zarr store (``.zarr``, for traces too large for one file)::
+
+    /                       attrs: format, created, versions (zoo, pymc, arviz-*, ...)
+    /<model>/               attrs: model, seed, draws, tune, chains, alpha, nuts_sampler,
+                                   interrupted, seconds, verdicts, versions
+    /<model>/problem/data   the model's Data  (zoo.stored: arrays as variables,
+    /<model>/problem/prior  the model's Prior  scalar fields as JSON in attrs)
+    /<model>/gibbs/...      posterior, sample_stats, observed_data, constant_data
+    /<model>/pymc/...       the same, as pymc.sample returned it
+
+so ``xarray.open_datatree(path)["rats/gibbs"]`` works with every ArviZ function, and
+:func:`load_runs` rebuilds ``Data`` and ``Prior`` to recompute the exact reference.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import platform
+import shutil
+import time
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from zoo.registry import get
+from zoo.stored import from_dataset, to_dataset
+
+__all__ = ["FORMAT", "ModelRun", "load_runs", "sample_model", "save_runs", "versions"]
+
+#: Version of the saved-run layout, in the root's ``format`` attribute.
+FORMAT = "bayes-zoo-run/1"
+ENGINES = ("gibbs", "pymc")
+_PACKAGES = (
+    "bayes-zoo",
+    "pymc",
+    "pytensor",
+    "arviz-base",
+    "arviz-stats",
+    "arviz-plots",
+    "numpy",
+    "scipy",
+    "xarray",
+    "numba",
+)
+
+
+@dataclass
+class ModelRun:
+    """The draws of one model's problem, by engine, with what is needed to judge them.
+
+    Attributes
+    ----------
+    model : str
+        Registry name.
+    data, prior
+        The model's ``Data`` and ``Prior``.
+    settings : dict
+        ``draws``, ``tune``, ``chains``, ``seed``, ``alpha`` and (after PyMC ran)
+        ``nuts_sampler``.
+    trees : dict of str to DataTree
+        Draws per engine (``gibbs``, ``pymc``); an engine that did not run is absent.
+    interrupted : bool
+        Sampling was stopped by Ctrl-C: ``trees`` holds what was drawn until then.
+    seconds : dict
+        Wall time of each stage.
+    stored_verdicts : dict
+        Verdicts recorded in a saved run (empty for a fresh one).
+    """
+
+    model: str
+    data: Any
+    prior: Any
+    settings: dict
+    trees: dict[str, xr.DataTree] = field(default_factory=dict)
+    interrupted: bool = False
+    seconds: dict = field(default_factory=dict)
+    stored_verdicts: dict = field(default_factory=dict)
+
+
+def versions() -> dict[str, str]:
+    """Versions of Python and of the packages a run depends on."""
+    found = {"python": platform.python_version()}
+    for package in _PACKAGES:
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            found[package] = "not installed"
+    return found
+
+
+def sample_model(
+    name,
+    *,
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 4,
+    seed: int = 0,
+    alpha: float = 0.01,
+    engines=ENGINES,
+    problem=None,
+    progress: bool | None = None,
+    status=None,
+) -> ModelRun:
+    """Sample a model's problem (default: ``default_problem()``) with each engine.
+
+    The engines get independent streams spawned from ``seed`` (Gibbs the first, PyMC
+    the second). Ctrl-C does not raise: the run comes back with ``interrupted=True``
+    and the draws completed so far (a Gibbs run keeps its completed sweeps; the engines
+    after it are skipped).
+
+    Parameters
+    ----------
+    name : str or Model
+    draws, tune, chains, seed
+        As for :func:`zoo.sample`.
+    alpha : float
+        Recorded in the settings for the agreement tests.
+    engines : sequence of {"gibbs", "pymc"}
+    problem : (data, prior), optional
+    progress : bool, optional
+        Progress displays (default: when standard error is a terminal).
+    status : callable, optional
+        Called with a short message before each stage.
+    """
+    from zoo.driver import sample
+
+    say = status or (lambda message: None)
+    spec = get(name)
+    unknown = [e for e in engines if e not in ENGINES]
+    if unknown or not engines:
+        raise ValueError(f"engines: must be a non-empty subset of {ENGINES}, got {engines!r}")
+    data, prior = spec.default_problem() if problem is None else problem
+    settings = {"draws": draws, "tune": tune, "chains": chains, "seed": seed, "alpha": alpha}
+    run = ModelRun(spec.name, data, prior, settings)
+    streams = dict(zip(ENGINES, np.random.SeedSequence(seed).spawn(len(ENGINES)), strict=True))
+    messages = {"gibbs": "sampling with the Gibbs kernel", "pymc": "sampling with PyMC (NUTS)"}
+    for engine in engines:
+        say(f"{spec.name}: {messages[engine]}")
+        started = time.perf_counter()
+        try:
+            tree = sample(
+                spec,
+                data,
+                prior,
+                engine=engine,
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                seed=streams[engine],
+                progress=progress,
+            )
+        except KeyboardInterrupt:
+            run.interrupted = True
+            break
+        run.seconds[engine] = time.perf_counter() - started
+        run.trees[engine] = tree
+        if "nuts_sampler" in tree["posterior"].attrs:
+            run.settings["nuts_sampler"] = tree["posterior"].attrs["nuts_sampler"]
+        if tree["posterior"].attrs.get("interrupted"):
+            run.interrupted = True
+            break
+    return run
+
+
+def _storable(value):
+    """An attribute value netCDF and Zarr both accept (no None, bool or dict)."""
+    if isinstance(value, bool | np.bool_):
+        return int(value)
+    if value is None:
+        return "None"
+    if isinstance(value, dict | list | tuple):
+        return json.dumps(value, default=str)
+    if isinstance(value, str | int | float | np.number | np.ndarray):
+        return value
+    return str(value)
+
+
+def _clean(node: xr.DataTree) -> xr.DataTree:
+    dataset = node.to_dataset(inherit=False)
+    dataset.attrs = {k: _storable(v) for k, v in dataset.attrs.items()}
+    for name in dataset.variables:
+        dataset[name].attrs = {k: _storable(v) for k, v in dataset[name].attrs.items()}
+    return dataset
+
+
+def _model_tree(run: ModelRun, verdicts: dict | None, found: dict) -> xr.DataTree:
+    nodes = {
+        "problem/data": to_dataset(run.data),
+        "problem/prior": to_dataset(run.prior),
+    }
+    for engine, tree in run.trees.items():
+        for node in tree.subtree:
+            relative = node.relative_to(tree)
+            nodes[engine if relative == "." else f"{engine}/{relative}"] = _clean(node)
+    attrs = {
+        "model": run.model,
+        **{k: run.settings[k] for k in ("draws", "tune", "chains", "seed", "alpha")},
+        "nuts_sampler": run.settings.get("nuts_sampler", "none"),
+        "engines": json.dumps(list(run.trees)),
+        "interrupted": int(run.interrupted),
+        "seconds": json.dumps(run.seconds),
+        "verdicts": json.dumps(verdicts or {}),
+        "versions": json.dumps(found),
+    }
+    return xr.DataTree.from_dict({"/": xr.Dataset(attrs=attrs), **nodes})
+
+
+def save_runs(path, runs, *, verdicts: dict | None = None, command: str = "") -> Path:
+    """Write runs to ``path``: NetCDF for a ``.nc`` path, Zarr for a ``.zarr`` path.
+
+    Parameters
+    ----------
+    path : str or Path
+        An existing file or store there is replaced.
+    runs : sequence of ModelRun
+    verdicts : dict, optional
+        ``{model: {"gibbs": ..., "pymc": ..., "cross": ..., "overall": ...}}``, kept so
+        that ``zoo report`` can confirm it reaches the same ones.
+    command : str
+        The command line that made the run.
+    """
+    path = Path(path)
+    if path.suffix not in (".nc", ".zarr"):
+        raise ValueError(f"path: must end in .nc (NetCDF) or .zarr (Zarr), got {path.name!r}")
+    runs = list(runs)
+    names = [r.model for r in runs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"runs: one run per model, got {names}")
+    found = versions()
+    root = xr.Dataset(
+        attrs={
+            "format": FORMAT,
+            "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            "command": command,
+            "models": json.dumps(names),
+            "interrupted": int(any(r.interrupted for r in runs)),
+            "versions": json.dumps(found),
+            **{f"version_{k}": v for k, v in found.items()},
+        }
+    )
+    tree = xr.DataTree(root)
+    for run in runs:
+        tree[run.model] = _model_tree(run, (verdicts or {}).get(run.model), found)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".zarr":
+        if path.exists():
+            shutil.rmtree(path)
+        # Zarr v3 does not specify consolidated metadata; write the plain store.
+        tree.to_zarr(path, consolidated=False)
+    else:
+        tree.to_netcdf(path, engine="h5netcdf")
+    return path
+
+
+def load_runs(path) -> list[ModelRun]:
+    """Read runs saved by :func:`save_runs`, rebuilding each model's Data and Prior."""
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"path: no saved run at {path}")
+    if path.suffix == ".zarr":
+        tree = xr.open_datatree(path, engine="zarr", consolidated=False)
+    elif path.suffix == ".nc":
+        tree = xr.open_datatree(path, engine="h5netcdf")
+    else:
+        raise ValueError(f"path: must end in .nc or .zarr, got {path.name!r}")
+    tree = tree.load()
+    if tree.attrs.get("format") != FORMAT:
+        raise ValueError(
+            f"path: {path} is not a saved zoo run (format {tree.attrs.get('format')!r}, "
+            f"expected {FORMAT!r})"
+        )
+    runs = []
+    for name in json.loads(tree.attrs["models"]):
+        node = tree[name]
+        spec = get(str(node.attrs["model"]))
+        data = from_dataset(spec.Data, node["problem/data"].to_dataset())
+        prior = from_dataset(spec.Prior, node["problem/prior"].to_dataset())
+        settings = {
+            k: int(node.attrs[k]) for k in ("draws", "tune", "chains", "seed") if k in node.attrs
+        }
+        settings["alpha"] = float(node.attrs["alpha"])
+        if node.attrs.get("nuts_sampler", "none") != "none":
+            settings["nuts_sampler"] = str(node.attrs["nuts_sampler"])
+        trees = {}
+        for engine in json.loads(node.attrs["engines"]):
+            # A detached copy: ArviZ expects the engine's groups at the top of the tree.
+            top = node[engine]
+            trees[engine] = xr.DataTree.from_dict(
+                {
+                    "/" if child is top else child.relative_to(top): child.to_dataset(
+                        inherit=False
+                    )
+                    for child in top.subtree
+                }
+            )
+        runs.append(
+            ModelRun(
+                spec.name,
+                data,
+                prior,
+                settings,
+                trees,
+                interrupted=bool(int(node.attrs.get("interrupted", 0))),
+                seconds=json.loads(node.attrs.get("seconds", "{}")),
+                stored_verdicts=json.loads(node.attrs.get("verdicts", "{}")),
+            )
+        )
+    tree.close()
+    return runs
