@@ -1,4 +1,4 @@
-"""The ``zoo`` command: ``zoo list`` and ``zoo check [MODEL ...]``."""
+"""The ``zoo`` command: ``zoo list``, ``zoo check [MODEL ...]`` and ``zoo report FILE``."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import sys
+from pathlib import Path
 
 from zoo.registry import get, names
 
@@ -37,22 +38,68 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the results as JSON")
     check.add_argument("--full", action="store_true", help="one row per element of vectors")
     check.add_argument("--quiet", action="store_true", help="no progress display")
+    check.add_argument(
+        "--report",
+        metavar="DIR",
+        help="write an HTML report (index.html and PNG figures) into DIR",
+    )
+    check.add_argument(
+        "--out",
+        metavar="FILE",
+        help="save the run (draws, data, prior, settings, versions) to FILE.nc (NetCDF) "
+        "or FILE.zarr (Zarr); an interrupted run (Ctrl-C) saves what it drew",
+    )
+    check.set_defaults(title="zoo check")
+    report = commands.add_parser(
+        "report",
+        help="judge a run saved by `zoo check --out` again (exact reference recomputed, "
+        "no sampling) and write its HTML report",
+    )
+    report.add_argument("file", metavar="FILE", help="a saved run (.nc or .zarr)")
+    report.add_argument(
+        "--report", metavar="DIR", default="report", help="report folder (default: report)"
+    )
+    report.add_argument("--json", action="store_true", help="print the results as JSON")
+    report.add_argument("--full", action="store_true", help="one row per element of vectors")
+    report.add_argument("--quiet", action="store_true", help="no status lines")
+    report.set_defaults(title=None)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``zoo`` command; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = _parser().parse_args(argv)
     if args.command == "list":
         for name in names():
             print(f"{name:16s} {get(name).summary}")
         return 0
+    args.command_line = " ".join(["zoo", *argv])
+    if args.command == "report":
+        return _report(args)
     return _check(args)
 
 
-def _check(args) -> int:
+def _consoles(args):
     from rich.console import Console
 
+    err = Console(stderr=True)
+    # Progress and status lines only on a terminal, and never with --quiet; the same
+    # rule for sampling, judging, saving and writing the report.
+    interactive = err.is_terminal and not args.quiet
+    # Piped output is read in full (logs, CI): do not wrap it at 80 columns.
+    out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+
+    def say(message):
+        # Plain status lines, not a live display: the Gibbs and PyMC progress bars are
+        # live displays of their own, and only one may run at a time.
+        if interactive:
+            err.print(f"[dim]{message}[/]")
+
+    return out, interactive, say
+
+
+def _check(args) -> int:
     unknown = [m for m in args.models if m not in names()]
     if unknown:
         print(
@@ -67,46 +114,125 @@ def _check(args) -> int:
     if args.tune < 0 or not 0 < args.alpha < 1:
         print("zoo check: --tune must be >= 0 and --alpha in (0, 1)", file=sys.stderr)
         return 2
-    from zoo.check import run_check
+    if args.out is not None and Path(args.out).suffix not in (".nc", ".zarr"):
+        print("zoo check: --out must end in .nc (NetCDF) or .zarr (Zarr)", file=sys.stderr)
+        return 2
+    from zoo.check import judge
+    from zoo.progress import quiet_logs
+    from zoo.runs import sample_model
 
-    err = Console(stderr=True)
-    interactive = err.is_terminal and not args.quiet
-    # Piped output is read in full (logs, CI): do not wrap it at 80 columns.
-    out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
-    results = []
-    for name in args.models or names():
+    out, interactive, say = _consoles(args)
+    runs, checks = [], []
+    with quiet_logs(not interactive):
+        try:
+            for name in args.models or names():
+                run = sample_model(
+                    name,
+                    draws=args.draws,
+                    tune=args.tune,
+                    chains=args.chains,
+                    seed=args.seed,
+                    alpha=args.alpha,
+                    progress=interactive,
+                    status=say,
+                )
+                runs.append(run)
+                if run.interrupted:
+                    raise KeyboardInterrupt
+                check = judge(run, alpha=args.alpha, status=say)
+                checks.append(check)
+                if not args.json:
+                    _print_table(out, check, full=args.full)
+        except KeyboardInterrupt:
+            return _interrupted(args, runs, checks, say)
+        if args.out is not None:
+            _save(args, runs, checks, say)
+    return _finish(args, checks, say)
 
-        def say(message):
-            # Plain status lines, not a live display: the Gibbs and PyMC progress bars
-            # are live displays of their own, and only one may run at a time.
-            if interactive:
-                err.print(f"[dim]{message}[/]")
 
-        result = run_check(
-            name,
-            draws=args.draws,
-            tune=args.tune,
-            chains=args.chains,
-            seed=args.seed,
-            alpha=args.alpha,
-            progress=interactive,
-            status=say,
+def _save(args, runs, checks, say) -> None:
+    from zoo.runs import save_runs
+
+    say(f"saving the run to {args.out}")
+    save_runs(
+        args.out,
+        runs,
+        verdicts={c.model: c.verdicts() for c in checks},
+        command=args.command_line,
+    )
+
+
+def _interrupted(args, runs, checks, say) -> int:
+    drawn = []
+    for run in runs:
+        engines = ", ".join(
+            f"{engine} {tree['posterior'].sizes['draw']} draws per chain"
+            for engine, tree in run.trees.items()
         )
-        results.append(result)
-        if not args.json:
-            _print_table(out, result, full=args.full)
-    verdicts = {r.verdict for r in results}
+        drawn.append(f"{run.model}: {engines or 'no draws'}")
+    summary = "; ".join(drawn) or "nothing sampled"
+    if args.out is None:
+        print(
+            f"zoo check: interrupted ({summary}); nothing saved (pass --out FILE to keep "
+            "the draws of an interrupted run)",
+            file=sys.stderr,
+        )
+        return 130
+    _save(args, runs, checks, say)
+    print(
+        f"zoo check: interrupted; saved what was drawn ({summary}) to {args.out}. "
+        f"Judge it and write its report with: zoo report {args.out}",
+        file=sys.stderr,
+    )
+    return 130
+
+
+def _finish(args, checks, say) -> int:
+    if args.report is not None:
+        from zoo.check_report import check_report
+
+        say(f"writing the report to {args.report}")
+        index = check_report(checks, title=args.title).write(args.report)
+        say(f"report: {index}")
+    verdicts = {c.verdict for c in checks}
     verdict = next((v for v in ("disagree", "inconclusive") if v in verdicts), "agree")
     if args.json:
         print(
             json.dumps(
-                {"verdict": verdict, "models": [r.to_dict() for r in results]},
+                {"verdict": verdict, "models": [c.to_dict() for c in checks]},
                 indent=2,
                 allow_nan=False,
                 default=_jsonable,
             )
         )
     return 0 if verdict == "agree" else 1
+
+
+def _report(args) -> int:
+    from zoo.check import judge
+    from zoo.runs import load_runs
+
+    out, _, say = _consoles(args)
+    say(f"reading {args.file}")
+    try:
+        runs = load_runs(args.file)
+    except (ValueError, OSError) as error:
+        print(f"zoo report: {error}", file=sys.stderr)
+        return 2
+    checks = []
+    for run in runs:
+        check = judge(run, status=say)
+        checks.append(check)
+        if run.stored_verdicts and check.verdicts() != run.stored_verdicts:
+            print(
+                f"zoo report: {run.model}: verdicts {check.verdicts()} differ from those "
+                f"recorded when it was sampled {run.stored_verdicts}",
+                file=sys.stderr,
+            )
+        if not args.json:
+            _print_table(out, check, full=args.full)
+    args.title = args.title or f"zoo report {Path(args.file).name}"
+    return _finish(args, checks, say)
 
 
 def _jsonable(value):
@@ -130,91 +256,58 @@ def _print_table(console, result, *, full: bool) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    per_engine = {
-        "gibbs": {q["element"]: q for q in result.gibbs.quantities()}
-        if result.gibbs is not None
-        else {},
-        "pymc": {q["element"]: q for q in result.pymc.quantities()}
-        if result.pymc is not None
-        else {},
-        "cross": {q["element"]: q for q in result.cross.quantities()},
-    }
-    elements = list(per_engine["cross"])
-    for engine in ("gibbs", "pymc"):
-        elements += [e for e in per_engine[engine] if e not in elements]
+    from zoo.check import COMPARISONS, exact_mean, quantity_rows
+
     title = (
         f"{result.model}: {result.verdict.upper()}   "
         f"(draws {result.settings['draws']} x {result.settings['chains']} chains, "
         f"seed {result.settings['seed']}, family-wise rate {result.settings['alpha']:g})"
     )
     table = Table(title=title, title_justify="left")
-    for column in (
-        "quantity",
-        "exact mean",
-        "Gibbs mean",
-        "PyMC mean",
-        "Gibbs vs exact",
-        "PyMC vs exact",
-        "Gibbs vs PyMC",
-    ):
+    for column in ("quantity", "exact mean", "Gibbs mean", "PyMC mean"):
         table.add_column(column, justify="left" if column == "quantity" else "right")
+    for _, column in COMPARISONS:
+        table.add_column(column, justify="right")
 
-    def cell(engine, element):
-        q = per_engine[engine].get(element)
+    def cell(q):
         if q is None:
             return "-"
-        style = _STYLE[q["verdict"]]
-        detail = f"max|z| {q['max_abs_z']:.1f}"
-        return f"[{style}]{q['verdict']}[/] {detail}"
+        return f"[{_STYLE[q['verdict']]}]{q['verdict']}[/] max|z| {q['max_abs_z']:.1f}"
 
-    def mean_cell(engine, element):
-        q = per_engine[engine].get(element)
+    def mean_cell(q):
         if q is None:
             return "-"
         if not math.isfinite(q["mean"]):
             return "(no mean)"
         return _fmt(q["mean"], q["mean_mcse"])
 
-    def exact_cell(element):
-        for engine in ("gibbs", "pymc"):
-            q = per_engine[engine].get(element)
-            if q is not None:
-                return (
-                    "infinite"
-                    if not math.isfinite(q["mean_reference"])
-                    else _fmt(q["mean_reference"])
-                )
-        return "-"
+    def exact_cell(row):
+        mean = exact_mean(row)
+        if math.isinf(mean):
+            return "infinite"
+        return _fmt(mean) if any(row[k] for k in ("gibbs", "pymc")) else "-"
 
     shown, folded = [], {}
-    for element in elements:
-        variable = element.split("[")[0]
-        is_vector = "[" in element
-        bad = any(
-            per_engine[e].get(element, {"verdict": "agree"})["verdict"] != "agree"
-            for e in per_engine
-        )
-        if full or not is_vector or bad:
-            shown.append(element)
+    for row in quantity_rows(result):
+        if full or "[" not in row["element"] or row["verdict"] != "agree":
+            shown.append(row)
         else:
-            folded.setdefault(variable, []).append(element)
-    for element in shown:
+            folded.setdefault(row["variable"], []).append(row)
+    for row in shown:
         table.add_row(
-            escape(element),
-            exact_cell(element),
-            mean_cell("gibbs", element),
-            mean_cell("pymc", element),
-            cell("gibbs", element),
-            cell("pymc", element),
-            cell("cross", element),
+            escape(row["element"]),
+            exact_cell(row),
+            mean_cell(row["gibbs"]),
+            mean_cell(row["pymc"]),
+            *(cell(row[key]) for key, _ in COMPARISONS),
         )
     for variable, members in folded.items():
         worst = {
-            engine: max(
-                (per_engine[engine][m]["max_abs_z"] for m in members if m in per_engine[engine]),
+            key: max(
+                (m[key]["max_abs_z"] for m in members if m[key] is not None),
                 default=float("nan"),
             )
-            for engine in per_engine
+            for key, _ in COMPARISONS
         }
         table.add_row(
             escape(f"{variable}[...] ({len(members)} elements)"),
@@ -222,13 +315,16 @@ def _print_table(console, result, *, full: bool) -> None:
             "",
             "",
             *(
-                f"[green]agree[/] max|z| {worst[e]:.1f}" if math.isfinite(worst[e]) else "-"
-                for e in ("gibbs", "pymc", "cross")
+                f"[green]agree[/] max|z| {worst[key]:.1f}" if math.isfinite(worst[key]) else "-"
+                for key, _ in COMPARISONS
             ),
         )
     console.print(table)
     seconds = ", ".join(f"{k} {v:.1f} s" for k, v in result.seconds.items())
-    console.print(f"reference: {result.reference_note}\ntime: {seconds}\n")
+    interrupted = ""
+    if result.run is not None and result.run.interrupted:
+        interrupted = "\ninterrupted: these are the draws completed before Ctrl-C"
+    console.print(f"reference: {result.reference_note}\ntime: {seconds}{interrupted}\n")
 
 
 if __name__ == "__main__":
