@@ -147,7 +147,8 @@ class Report:
         self.title = title
         self.intro = _paragraphs(text)
         self.sections: list[Section] = []
-        self._names: set[str] = set()
+        # Anchors and file stems, each made unique in its own namespace.
+        self._names: dict[str, set[str]] = {"anchor": set(), "file": set()}
 
     def add_section(
         self,
@@ -184,7 +185,7 @@ class Report:
         for t in tables:
             if not isinstance(t, Table):
                 raise ValueError(f"table: expected Table objects, got {type(t).__name__}")
-        anchor = self._unique(_slug(title))
+        anchor = self._unique(_slug(title), "anchor")
         section = Section(title, anchor, _paragraphs(text), tables, status=status)
         for item in figures:
             if not isinstance(item, ReportFigure):
@@ -325,12 +326,13 @@ class Report:
         parts.append("</body></html>")
         return "\n".join(parts)
 
-    def _unique(self, stem: str) -> str:
+    def _unique(self, stem: str, kind: str) -> str:
+        taken = self._names[kind]
         name, k = stem, 1
-        while name in self._names:
+        while name in taken:
             k += 1
             name = f"{stem}-{k}"
-        self._names.add(name)
+        taken.add(name)
         return name
 
     def _render(self, item: ReportFigure) -> _Image:
@@ -344,7 +346,7 @@ class Report:
         figure.savefig(buffer, format="png", dpi=DPI)
         width, height = (round(v * DPI) for v in figure.get_size_inches())
         plt.close(figure)
-        filename = self._unique(_slug(item.name)) + ".png"
+        filename = self._unique(_slug(item.name), "file") + ".png"
         return _Image(filename, buffer.getvalue(), width, height, item.caption)
 
 

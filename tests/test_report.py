@@ -1,0 +1,175 @@
+"""The HTML report: self-contained page, PNGs of the stated size, verdicts coloured."""
+
+from html.parser import HTMLParser
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.image as mpimg
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from report_problems import gibbs_check, register_broken, unregister_broken
+
+from zoo.check_report import check_report
+from zoo.diagnostics.figures import sbc_outside, select_elements
+from zoo.diagnostics.report import Report, ReportFigure, Table
+
+
+class _Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.images, self.links, self.ids, self.rows = [], [], set(), []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        if tag == "img":
+            self.images.append(attrs)
+        if tag in ("a", "link") and "href" in attrs:
+            self.links.append(attrs["href"])
+        if tag == "script" and "src" in attrs:
+            self.links.append(attrs["src"])
+        if tag == "tr":
+            self.rows.append(attrs.get("class", ""))
+
+
+def _check_page(index: Path) -> _Page:
+    text = index.read_text(encoding="utf-8")
+    assert "http://" not in text and "https://" not in text  # self-contained
+    assert "<style>" in text
+    page = _Page()
+    page.feed(text)
+    for link in page.links:
+        if link.startswith("#"):
+            assert link[1:] in page.ids, link
+        else:
+            assert (index.parent / link).is_file(), link
+    for image in page.images:
+        path = index.parent / image["src"]
+        assert path.is_file(), image["src"]
+        pixels = mpimg.imread(path)
+        assert pixels.ndim == 3 and pixels.shape[2] in (3, 4)
+        assert pixels.shape[:2] == (int(image["height"]), int(image["width"])), image["src"]
+    return page
+
+
+@pytest.fixture(scope="module")
+def checks():
+    good = gibbs_check()
+    broken = gibbs_check(register_broken())
+    yield good, broken
+    unregister_broken()
+
+
+def test_check_report_is_self_contained_with_images_of_stated_size(checks, tmp_path):
+    good, broken = checks
+    assert good.verdict == "agree" and broken.verdict == "disagree"
+    index = check_report([good, broken]).write(tmp_path / "report")
+    page = _check_page(index)
+    # Per model: posterior + rank + trace for the one engine that ran.
+    assert len(page.images) == 6
+    text = index.read_text()
+    assert 'class="row-disagree"' in text  # failing rows highlighted
+    assert '<span class="v disagree">disagree</span>' in text
+    assert '<span class="v agree">agree</span>' in text
+    assert "Not run: PyMC" in text  # a missing engine is said, not hidden
+    assert "Figures show" in text and "the failing theta[group=" in text
+
+
+def test_report_api_sections_tables_and_figures(tmp_path):
+    report = Report("API", text="intro")
+    figure = plt.figure(figsize=(3, 2))
+    figure.add_subplot().plot([0, 1], [1, 0])
+    table = Table(["quantity", "verdict"], [["x", "agree"], ["y", "inconclusive"]])
+    report.add_section("One", text="a\n\nb", table=table, figures=[figure])
+    report.add_section(
+        "One",  # same title twice: distinct anchors and file names
+        table=Table.from_records([{"q": "z", "v": "disagree"}], status=["disagree"]),
+        figures=[ReportFigure(plt.figure(figsize=(2, 2)), "One", "caption")],
+        status="disagree",
+    )
+    index = report.write(tmp_path)
+    page = _check_page(index)
+    assert [int(i["width"]) for i in page.images] == [300, 200]
+    assert len({i["src"] for i in page.images}) == 2
+    assert {"one", "one-2"} <= page.ids
+    assert "row-disagree" in page.rows
+    assert plt.get_fignums() == []  # figures are closed once rendered
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"columns": ["a"], "rows": [["x", "y"]]}, "rows"),
+        ({"columns": ["a"], "rows": [["x"]], "status": []}, "status"),
+    ],
+)
+def test_table_checks_its_shape(kwargs, field):
+    with pytest.raises(ValueError, match=field):
+        Table(**kwargs)
+
+
+def test_report_rejects_bad_inputs(tmp_path):
+    with pytest.raises(ValueError, match="title"):
+        Report("")
+    report = Report("x")
+    with pytest.raises(ValueError, match="status"):
+        report.add_section("s", status="fine")
+    with pytest.raises(ValueError, match="figures"):
+        report.add_section("s", figures=["not a figure"])
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ValueError, match="directory"):
+        report.write(tmp_path / "file")
+
+
+def _band(n_sims, grid):
+    # A crude pointwise binomial band: the test only needs arrays of the right shape.
+    half = 3.5 * np.sqrt(grid * (1 - grid) / n_sims)
+    return grid - half, grid + half
+
+
+def test_sbc_section_plots_ecdf_differences_and_flags_leavers(tmp_path):
+    rng = np.random.default_rng(0)
+    max_rank, n_sims = 99, 200
+    ranks = rng.integers(0, max_rank + 1, size=(n_sims, 3))
+    ranks[:, 2] = rng.integers(0, 30, size=n_sims)  # a miscalibrated quantity
+    grid = np.arange(1, max_rank + 1) / (max_rank + 1)
+    lower, upper = _band(n_sims, grid)
+    outside = sbc_outside(ranks, max_rank=max_rank, grid=grid, lower=lower, upper=upper)
+    assert outside["outside"] == [False, False, True]
+    report = Report("validate")
+    section = report.add_sbc_section(
+        "SBC: beta-binomial",
+        ranks,
+        max_rank=max_rank,
+        grid=grid,
+        lower=lower,
+        upper=upper,
+        quantities=["a", "b", "theta[0]"],
+    )
+    assert section.status == "disagree"
+    page = _check_page(report.write(tmp_path))
+    assert len(page.images) == 1
+    assert page.rows.count("row-disagree") == 1
+
+
+def test_sbc_inputs_are_checked():
+    grid = np.linspace(0.1, 0.9, 5)
+    with pytest.raises(ValueError, match="ranks"):
+        sbc_outside([[5]], max_rank=3, grid=grid, lower=grid, upper=grid)
+    with pytest.raises(ValueError, match="lower"):
+        sbc_outside([[1]], max_rank=3, grid=grid, lower=grid[:2], upper=grid)
+
+
+def test_selection_is_bounded_and_puts_failures_first(checks):
+    from zoo.diagnostics.figures import quantities
+
+    good, _ = checks
+    by_variable = quantities(good.run.trees["gibbs"]["posterior"].to_dataset(), good.reference)
+    labels = [q.label for q in by_variable["theta"]]
+    chosen = select_elements(by_variable, [labels[4]], per_variable=2, total=3)
+    assert [q.label for q in chosen] == [labels[4], labels[0], labels[1]]

@@ -1,0 +1,207 @@
+"""Saved runs: Data/Prior round trips, the DataTree layout, `zoo report`, Ctrl-C."""
+
+import dataclasses
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import xarray as xr
+from report_problems import PROBLEM, SPEC, gibbs_check
+
+import zoo
+from zoo import registry
+from zoo.check import judge
+from zoo.cli import main
+from zoo.runs import FORMAT, load_runs, save_runs
+from zoo.stored import from_dataset, to_dataset
+
+
+def _same_fields(a, b):
+    assert type(a) is type(b)
+    for f in dataclasses.fields(a):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if isinstance(x, list | tuple):
+            assert len(x) == len(y)
+            for u, v in zip(x, y, strict=True):
+                np.testing.assert_array_equal(u, v)
+        elif x is None or isinstance(x, str | bool | int | float):
+            assert x == y, f.name
+        else:
+            assert np.asarray(x).dtype == np.asarray(y).dtype, f.name
+            np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("name", zoo.names())
+def test_every_model_problem_round_trips_through_netcdf(name, tmp_path):
+    spec = zoo.get(name)
+    data, prior = spec.default_problem()
+    for obj in (data, prior):
+        path = tmp_path / f"{type(obj).__name__}.nc"
+        xr.DataTree(to_dataset(obj)).to_netcdf(path, engine="h5netcdf")
+        back = from_dataset(type(obj), xr.open_datatree(path, engine="h5netcdf").load().dataset)
+        _same_fields(obj, back)
+
+
+def test_storing_rejects_what_it_cannot_rebuild():
+    @dataclasses.dataclass(frozen=True)
+    class Odd:
+        table: dict
+
+    with pytest.raises(ValueError, match=r"Odd\.table"):
+        to_dataset(Odd({"a": 1}))
+    with pytest.raises(ValueError, match="dataclass"):
+        to_dataset({"a": 1})
+    with pytest.raises(ValueError, match="holds a"):
+        from_dataset(SPEC.Prior, to_dataset(PROBLEM[0]))
+
+
+def test_ragged_fields_round_trip():
+    @dataclasses.dataclass(frozen=True)
+    class Corpus:
+        documents: tuple
+        vocabulary: np.ndarray
+        name: str = "c"
+
+    corpus = Corpus((np.array([1, 2, 3]), np.array([0]), np.array([4, 4])), np.array(["a", "b"]))
+    back = from_dataset(Corpus, to_dataset(corpus))
+    _same_fields(corpus, Corpus(tuple(back.documents), back.vocabulary, back.name))
+
+
+@pytest.fixture(scope="module")
+def check():
+    return gibbs_check()
+
+
+@pytest.mark.parametrize("suffix", [".nc", ".zarr"])
+def test_saved_run_layout_and_verdicts_round_trip(check, suffix, tmp_path):
+    path = save_runs(
+        tmp_path / f"run{suffix}",
+        [check.run],
+        verdicts={check.model: check.verdicts()},
+        command="zoo check beta-binomial",
+    )
+    if suffix == ".zarr":
+        tree = xr.open_datatree(path, engine="zarr", consolidated=False)
+    else:
+        tree = xr.open_datatree(path, engine="h5netcdf")
+    assert tree.attrs["format"] == FORMAT
+    versions = json.loads(tree.attrs["versions"])
+    for package in ("python", "bayes-zoo", "pymc", "pytensor", "arviz-base", "numpy", "numba"):
+        assert package in versions
+    node = tree["beta-binomial"]
+    assert node.attrs["model"] == "beta-binomial"
+    for key in ("seed", "draws", "tune", "chains", "alpha", "nuts_sampler", "versions"):
+        assert key in node.attrs
+    assert set(node["gibbs"].children) >= {"posterior", "sample_stats", "observed_data"}
+    assert set(node["problem"].children) == {"data", "prior"}
+    np.testing.assert_array_equal(
+        node["gibbs/posterior"]["theta"].values,
+        check.run.trees["gibbs"]["posterior"]["theta"].values,
+    )
+    (run,) = load_runs(path)
+    _same_fields(run.data, check.run.data)
+    _same_fields(run.prior, check.run.prior)
+    assert run.settings == check.run.settings
+    assert run.stored_verdicts == check.verdicts()
+    again = judge(run)
+    assert again.verdicts() == check.verdicts()
+    assert again.gibbs.to_dict() == check.gibbs.to_dict()
+
+
+def test_zoo_report_rebuilds_verdicts_and_report(check, tmp_path, capsys):
+    path = save_runs(tmp_path / "run.nc", [check.run], verdicts={check.model: check.verdicts()})
+    status = main(["report", str(path), "--report", str(tmp_path / "html"), "--json"])
+    captured = capsys.readouterr()
+    payload = json.loads(captured.out)
+    assert status == 0 and captured.err == ""
+    (model,) = payload["models"]
+    assert model["gibbs_vs_exact"] == json.loads(json.dumps(check.gibbs.to_dict()))
+    assert (tmp_path / "html" / "index.html").is_file()
+
+
+def test_zoo_report_on_a_missing_or_foreign_file_exits_2(tmp_path, capsys):
+    assert main(["report", str(tmp_path / "none.nc")]) == 2
+    xr.DataTree(xr.Dataset({"x": ("a", [1.0])})).to_netcdf(tmp_path / "x.nc", engine="h5netcdf")
+    assert main(["report", str(tmp_path / "x.nc")]) == 2
+    assert "not a saved zoo run" in capsys.readouterr().err
+
+
+@pytest.fixture
+def interrupting_model():
+    """A Beta-Binomial whose kernel is interrupted (Ctrl-C) during its 30th sweep."""
+    calls = {"n": 0}
+
+    def step(state, data, prior, rng):
+        calls["n"] += 1
+        if calls["n"] == 2 * 29 + 1:  # 2 chains: first chain of sweep 30
+            raise KeyboardInterrupt
+        return SPEC.kernel.step(state, data, prior, rng)
+
+    spec = dataclasses.replace(
+        SPEC,
+        name="beta-binomial-interrupted",
+        kernel=SPEC.kernel._replace(step=step),
+        default_problem=lambda: PROBLEM,
+    )
+    zoo.register(spec)
+    yield spec
+    registry._registered.pop(spec.name)
+
+
+def test_ctrl_c_saves_the_partial_run_and_says_so(interrupting_model, tmp_path, capsys):
+    out = tmp_path / "partial.nc"
+    args = ["check", interrupting_model.name, "--draws", "100", "--tune", "10"]
+    with pytest.warns(RuntimeWarning, match="interrupted"):
+        status = main([*args, "--chains", "2", "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 130
+    assert "interrupted" in err and str(out) in err and "zoo report" in err
+    (run,) = load_runs(out)
+    assert run.interrupted
+    assert list(run.trees) == ["gibbs"]  # PyMC never started
+    assert run.trees["gibbs"]["posterior"].sizes["draw"] == 29 - 10
+    # The partial run can be judged and reported (too few draws: inconclusive).
+    assert main(["report", str(out), "--report", str(tmp_path / "html"), "--quiet"]) == 1
+    assert "interrupted" in (tmp_path / "html" / "index.html").read_text()
+
+
+def test_ctrl_c_without_out_says_nothing_was_saved(interrupting_model, capsys):
+    with pytest.warns(RuntimeWarning):
+        status = main(["check", interrupting_model.name, "--chains", "2", "--tune", "10"])
+    assert status == 130
+    assert "nothing saved" in capsys.readouterr().err
+
+
+def test_out_must_be_nc_or_zarr(capsys):
+    assert main(["check", "beta-binomial", "--out", "run.txt"]) == 2
+    assert "--out" in capsys.readouterr().err
+
+
+@pytest.mark.pymc
+def test_check_out_and_report_in_a_pipe_are_quiet_and_agree(tmp_path):
+    # Not a terminal: no progress, no PyMC log lines, nothing on standard error.
+    out, html = tmp_path / "run.nc", tmp_path / "html"
+    command = [sys.executable, "-m", "zoo.cli", "check", "beta-binomial", "--json"]
+    settings = ["--draws", "150", "--tune", "150", "--chains", "2", "--seed", "3"]
+    result = subprocess.run(
+        [*command, *settings, "--out", str(out), "--report", str(html)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.stderr == ""
+    checked = json.loads(result.stdout)
+    assert (html / "index.html").is_file()
+    again = subprocess.run(
+        [sys.executable, "-m", "zoo.cli", "report", str(out), "--json", "--report", str(html)],
+        capture_output=True,
+        text=True,
+    )
+    assert again.stderr == ""
+    assert again.returncode == result.returncode
+    rejudged = json.loads(again.stdout)
+    for key in ("gibbs_vs_exact", "pymc_vs_exact", "gibbs_vs_pymc"):
+        assert rejudged["models"][0][key] == checked["models"][0][key]
+    images = list(html.glob("*.png"))
+    assert len(images) == 5  # posterior, and rank and trace per engine
