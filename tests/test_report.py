@@ -77,7 +77,7 @@ def test_check_report_is_self_contained_with_images_of_stated_size(checks, tmp_p
     assert '<span class="v disagree">disagree</span>' in text
     assert '<span class="v agree">agree</span>' in text
     assert "Not run: PyMC" in text  # a missing engine is said, not hidden
-    assert "Figures show" in text and "the failing theta[group=" in text
+    assert "Figures show" in text and "(disagree)" in text
 
 
 def test_report_api_sections_tables_and_figures(tmp_path):
@@ -173,3 +173,37 @@ def test_selection_is_bounded_and_puts_failures_first(checks):
     labels = [q.label for q in by_variable["theta"]]
     chosen = select_elements(by_variable, [labels[4]], per_variable=2, total=3)
     assert [q.label for q in chosen] == [labels[4], labels[0], labels[1]]
+
+
+def test_posterior_figure_handles_discrete_and_missing_references(tmp_path):
+    from arviz_base import from_dict
+    from scipy import stats
+
+    from zoo.diagnostics import Marginal, Reference
+    from zoo.diagnostics.figures import posterior_figure, quantities
+
+    rng = np.random.default_rng(1)
+    counts = stats.poisson([2.0, 7.0])
+    tree = from_dict(
+        {
+            "posterior": {
+                "k": rng.poisson([2.0, 7.0], size=(2, 300, 2)).astype(float),
+                "free": rng.normal(size=(2, 300)),  # no exact marginal: engines only
+            }
+        },
+        dims={"k": ["site"]},
+        coords={"site": ["a", "b"]},
+    )
+    reference = Reference(
+        {"k": Marginal.from_scipy(counts, ("site",), discrete=True)},
+        coords={"site": np.array(["a", "b"])},
+    )
+    chosen = [
+        q for qs in quantities(tree["posterior"].to_dataset(), reference).values() for q in qs
+    ]
+    assert [q.label for q in chosen] == ["k[site=a]", "k[site=b]", "free"]
+    figure = posterior_figure({"Gibbs": tree}, chosen, reference, title="discrete")
+    report = Report("discrete")
+    report.add_section("discrete", figures=[figure])
+    (image,) = _check_page(report.write(tmp_path)).images
+    assert (int(image["width"]), int(image["height"])) == (1200, 340)

@@ -157,13 +157,13 @@ def add_check_section(report: Report, check: ModelCheck, *, per_variable: int = 
         failing = [r["element"] for r in rows if r["verdict"] == "disagree"]
         failing += [r["element"] for r in rows if r["verdict"] == "inconclusive"]
         chosen = select_elements(by_variable, failing, per_variable=per_variable, total=total)
-        shown_failing = [q.label for q in chosen if q.label in failing]
+        verdict_of = {r["element"]: r["verdict"] for r in rows}
         n_all = sum(len(v) for v in by_variable.values())
         text.append(
-            f"Figures show {len(chosen)} of {n_all} quantities: "
-            + (f"the failing {', '.join(shown_failing)}; then " if shown_failing else "")
-            + f"the first {per_variable} of each variable "
-            f"({', '.join(q.label for q in chosen if q.label not in shown_failing)})."
+            f"Figures show {len(chosen)} of {n_all} quantities, those that do not agree "
+            f"first, then the first {per_variable} elements of each variable: "
+            + ", ".join(f"{q.label} ({verdict_of.get(q.label, 'not tested')})" for q in chosen)
+            + "."
         )
         engines = {ENGINE_TITLES[e]: t for e, t in run.trees.items()}
         figures.append(
