@@ -78,14 +78,11 @@ def quantities(posterior: xr.Dataset, reference=None) -> dict[str, list[Quantity
     for name in posterior.data_vars:
         name = str(name)
         array = posterior[name]
-        if name in marginals:
-            dims = tuple(marginals[name].dims)
-            coords = reference.coords
+        own = tuple(d for d in array.dims if d not in SAMPLE_DIMS)
+        if name in marginals and set(marginals[name].dims) == set(own):
+            dims, coords = tuple(marginals[name].dims), reference.coords
         else:
-            dims = tuple(d for d in array.dims if d not in SAMPLE_DIMS)
-            coords = {d: array[d].values for d in dims if d in array.coords}
-        if set(dims) != {d for d in array.dims if d not in SAMPLE_DIMS}:
-            dims = tuple(d for d in array.dims if d not in SAMPLE_DIMS)
+            dims = own
             coords = {d: array[d].values for d in dims if d in array.coords}
         shape = tuple(array.sizes[d] for d in dims)
         labels = element_labels(name, dims, shape, coords)
@@ -142,9 +139,7 @@ def _size(panels: int) -> tuple[float, float]:
 
 
 def _figure(pc):
-    figure = pc.viz["figure"].item()
-    figure.set_size_inches(*figure.get_size_inches())
-    return figure
+    return pc.viz["figure"].item()
 
 
 def _exact_curves(engines: Mapping[str, xr.DataTree], reference, chosen, points: int = 400):

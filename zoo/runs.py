@@ -6,8 +6,8 @@ a Zarr store (``.zarr``, for traces too large for one file)::
     /                       attrs: format, created, versions (zoo, pymc, arviz-*, ...)
     /<model>/               attrs: model, seed, draws, tune, chains, alpha, nuts_sampler,
                                    interrupted, seconds, verdicts, versions
-    /<model>/problem/data   the model's Data  (zoo.stored: arrays as variables,
-    /<model>/problem/prior  the model's Prior  scalar fields as JSON in attrs)
+    /<model>/problem/data   the model's Data  (zoo.stored: array arguments as variables,
+    /<model>/problem/prior  the model's Prior  scalar ones as JSON in attrs)
     /<model>/gibbs/...      posterior, sample_stats, observed_data, constant_data
     /<model>/pymc/...       the same, as pymc.sample returned it
 
