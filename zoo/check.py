@@ -106,10 +106,14 @@ def judge(run: ModelRun, *, alpha: float | None = None, status=None) -> ModelChe
     say(f"{spec.name}: agreement tests")
     started = time.perf_counter()
     results = {}
+    compared = _compared(spec, run.prior)
     if reference.available:
+        judged = [name for name in compared if name in reference.marginals]
         for engine in ("gibbs", "pymc"):
             if engine in run.trees:
-                results[engine] = agreement(run.trees[engine], reference, alpha=alpha)
+                results[engine] = agreement(
+                    run.trees[engine], reference, var_names=judged, alpha=alpha
+                )
         note = reference.note
     else:
         note = f"no exact reference: {reference.reason}"
@@ -118,7 +122,7 @@ def judge(run: ModelRun, *, alpha: float | None = None, status=None) -> ModelChe
         cross = compare(
             run.trees["gibbs"],
             run.trees["pymc"],
-            var_names=list(spec.variables(run.prior)),
+            var_names=compared,
             alpha=alpha,
         )
     seconds["diagnostics"] = time.perf_counter() - started
@@ -134,6 +138,14 @@ def judge(run: ModelRun, *, alpha: float | None = None, status=None) -> ModelChe
         run=run,
         reference=reference,
     )
+
+
+def _compared(spec, prior) -> list[str]:
+    # Models whose labels are exchangeable (mixtures, topics) name the identified
+    # variables to compare on (Model.comparable_variables, where the contract has it);
+    # otherwise every variable.
+    chosen = getattr(spec, "comparable_variables", None)
+    return list(chosen(prior)) if callable(chosen) else list(spec.variables(prior))
 
 
 def run_check(

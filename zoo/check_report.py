@@ -153,6 +153,9 @@ def add_check_section(report: Report, check: ModelCheck, *, per_variable: int = 
     if run is not None and run.trees:
         first = next(iter(run.trees.values()))
         by_variable = quantities(first["posterior"].to_dataset(), check.reference)
+        # Plot what was judged: label-switching variables of a mixture are left out.
+        judged = {r["variable"] for r in rows}
+        by_variable = {k: v for k, v in by_variable.items() if k in judged} or by_variable
         # Disagreements first: they are what the reader came for.
         failing = [r["element"] for r in rows if r["verdict"] == "disagree"]
         failing += [r["element"] for r in rows if r["verdict"] == "inconclusive"]
