@@ -80,8 +80,9 @@ def sample(
     Returns
     -------
     xarray.DataTree
-        Interrupting a Gibbs run with Ctrl-C returns the draws completed so far (every
-        chain cut to the same length), with ``attrs["interrupted"] = True``.
+        Interrupting a run with Ctrl-C returns the draws completed so far (Gibbs: every
+        chain cut to the same length; PyMC: as ``pm.sample`` keeps them), with
+        ``attrs["interrupted"] = True`` on the ``posterior`` and ``sample_stats`` groups.
     """
     spec = get(model)
     if engine not in ENGINES:
@@ -245,6 +246,10 @@ def _sample_pymc(spec, data, prior, draws, tune, chains, root, progress, attrs):
         "pymc_seed": random_seed,
         "wall_time": time.perf_counter() - started,
     }
+    kept = tree["posterior"].sizes["draw"]
+    if kept < draws:
+        # pm.sample swallows Ctrl-C and returns the draws so far: say so, as for Gibbs.
+        attrs.update(interrupted=True, draws=kept)
     for group in ("posterior", "sample_stats"):
         tree[group].attrs.update(attrs)
     return tree
