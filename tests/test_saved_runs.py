@@ -187,8 +187,7 @@ def interrupting_model():
 def test_ctrl_c_saves_the_partial_run_and_says_so(interrupting_model, tmp_path, capsys):
     out = tmp_path / "partial.nc"
     args = ["check", interrupting_model.name, "--draws", "100", "--tune", "10"]
-    with pytest.warns(RuntimeWarning, match="interrupted"):
-        status = main([*args, "--chains", "2", "--out", str(out), "--quiet"])
+    status = main([*args, "--chains", "2", "--out", str(out), "--quiet"])
     err = capsys.readouterr().err
     assert status == 130
     assert "interrupted" in err and str(out) in err and "zoo report" in err
@@ -202,10 +201,17 @@ def test_ctrl_c_saves_the_partial_run_and_says_so(interrupting_model, tmp_path, 
 
 
 def test_ctrl_c_without_out_says_nothing_was_saved(interrupting_model, capsys):
-    with pytest.warns(RuntimeWarning):
-        status = main(["check", interrupting_model.name, "--chains", "2", "--tune", "10"])
+    status = main(["check", interrupting_model.name, "--chains", "2", "--tune", "10"])
     assert status == 130
-    assert "nothing saved" in capsys.readouterr().err
+    assert "nothing saved (pass --out" in capsys.readouterr().err
+
+
+def test_ctrl_c_before_the_first_draw_saves_nothing(interrupting_model, tmp_path, capsys):
+    out = tmp_path / "none.nc"
+    args = ["check", interrupting_model.name, "--chains", "2", "--tune", "50"]
+    assert main([*args, "--out", str(out)]) == 130  # interrupted while tuning
+    assert "before any draw" in capsys.readouterr().err
+    assert not out.exists()
 
 
 def test_out_must_be_nc_or_zarr(capsys):

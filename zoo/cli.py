@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import sys
+import warnings
 from pathlib import Path
 
 from zoo.registry import get, names
@@ -123,7 +124,9 @@ def _check(args) -> int:
 
     out, interactive, say = _consoles(args)
     runs, checks = [], []
-    with quiet_logs(not interactive):
+    with quiet_logs(not interactive), warnings.catch_warnings():
+        # The driver's warning on Ctrl-C is for library users; here _interrupted says it.
+        warnings.filterwarnings("ignore", message="interrupted:", category=RuntimeWarning)
         try:
             for name in args.models or names():
                 run = sample_model(
@@ -171,6 +174,9 @@ def _interrupted(args, runs, checks, say) -> int:
         )
         drawn.append(f"{run.model}: {engines or 'no draws'}")
     summary = "; ".join(drawn) or "nothing sampled"
+    if not any(run.trees for run in runs):
+        print("zoo check: interrupted before any draw was made; nothing saved", file=sys.stderr)
+        return 130
     if args.out is None:
         print(
             f"zoo check: interrupted ({summary}); nothing saved (pass --out FILE to keep "
