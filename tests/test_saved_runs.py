@@ -245,3 +245,10 @@ def test_check_out_and_report_in_a_pipe_are_quiet_and_agree(tmp_path):
         assert rejudged["models"][0][key] == checked["models"][0][key]
     images = list(html.glob("*.png"))
     assert len(images) == 5  # posterior, and rank and trace per engine
+
+
+def test_zoo_report_says_when_verdicts_differ_from_the_recorded_ones(check, tmp_path, capsys):
+    recorded = {**check.verdicts(), "gibbs": "disagree", "overall": "disagree"}
+    path = save_runs(tmp_path / "run.nc", [check.run], verdicts={check.model: recorded})
+    assert main(["report", str(path), "--report", str(tmp_path / "html"), "--quiet"]) == 0
+    assert "differ from those recorded" in capsys.readouterr().err
