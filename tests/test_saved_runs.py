@@ -214,9 +214,12 @@ def test_ctrl_c_before_the_first_draw_saves_nothing(interrupting_model, tmp_path
     assert not out.exists()
 
 
-def test_out_must_be_nc_or_zarr(capsys):
+def test_out_must_be_nc_or_zarr_and_report_a_folder(tmp_path, capsys):
     assert main(["check", "beta-binomial", "--out", "run.txt"]) == 2
     assert "--out" in capsys.readouterr().err
+    (tmp_path / "file").write_text("")
+    assert main(["check", "beta-binomial", "--report", str(tmp_path / "file")]) == 2
+    assert "not a folder" in capsys.readouterr().err
 
 
 @pytest.mark.pymc

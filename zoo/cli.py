@@ -118,6 +118,8 @@ def _check(args) -> int:
     if args.out is not None and Path(args.out).suffix not in (".nc", ".zarr"):
         print("zoo check: --out must end in .nc (NetCDF) or .zarr (Zarr)", file=sys.stderr)
         return 2
+    if not _report_dir_usable(args, "zoo check"):
+        return 2
     from zoo.check import judge
     from zoo.progress import quiet_logs
     from zoo.runs import sample_model
@@ -214,9 +216,20 @@ def _finish(args, checks, say) -> int:
     return 0 if verdict == "agree" else 1
 
 
+def _report_dir_usable(args, command: str) -> bool:
+    # Checked before sampling: a long run should not end on a path that cannot be used.
+    if args.report is not None and Path(args.report).exists() and not Path(args.report).is_dir():
+        print(f"{command}: --report {args.report} exists and is not a folder", file=sys.stderr)
+        return False
+    return True
+
+
 def _report(args) -> int:
     from zoo.check import judge
     from zoo.runs import load_runs
+
+    if not _report_dir_usable(args, "zoo report"):
+        return 2
 
     out, _, say = _consoles(args)
     say(f"reading {args.file}")
