@@ -19,6 +19,22 @@ from zoo.runs import FORMAT, load_runs, save_runs
 from zoo.stored import from_dataset, to_dataset
 
 
+def _same_judgement(a: dict, b: dict):
+    """Same verdicts, row by row, and the same statistics up to rounding.
+
+    Rebuilt from a file, the draws are bit-identical, but ArviZ's FFT-based ESS can
+    differ in the last bits with the arrays' memory alignment.
+    """
+    assert a["verdict"] == b["verdict"]
+    assert len(a["rows"]) == len(b["rows"])
+    for x, y in zip(a["rows"], b["rows"], strict=True):
+        for key, value in x.items():
+            if isinstance(value, float):
+                assert y[key] == pytest.approx(value, rel=1e-9, abs=1e-12), (x["element"], key)
+            else:
+                assert y[key] == value, (x["element"], key)
+
+
 def _same_fields(a, b):
     assert type(a) is type(b)
     for f in dataclasses.fields(a):
@@ -141,7 +157,7 @@ def test_saved_run_layout_and_verdicts_round_trip(check, suffix, tmp_path):
     assert run.stored_verdicts == check.verdicts()
     again = judge(run)
     assert again.verdicts() == check.verdicts()
-    assert again.gibbs.to_dict() == check.gibbs.to_dict()
+    _same_judgement(again.gibbs.to_dict(), check.gibbs.to_dict())
 
 
 def test_zoo_report_rebuilds_verdicts_and_report(check, tmp_path, capsys):
@@ -151,7 +167,7 @@ def test_zoo_report_rebuilds_verdicts_and_report(check, tmp_path, capsys):
     payload = json.loads(captured.out)
     assert status == 0 and captured.err == ""
     (model,) = payload["models"]
-    assert model["gibbs_vs_exact"] == json.loads(json.dumps(check.gibbs.to_dict()))
+    _same_judgement(model["gibbs_vs_exact"], json.loads(json.dumps(check.gibbs.to_dict())))
     assert (tmp_path / "html" / "index.html").is_file()
 
 
@@ -226,7 +242,7 @@ def test_out_must_be_nc_or_zarr_and_report_a_folder(tmp_path, capsys):
 def test_check_out_and_report_in_a_pipe_are_quiet_and_agree(tmp_path):
     # Not a terminal: no progress, no PyMC log lines, nothing on standard error.
     out, html = tmp_path / "run.nc", tmp_path / "html"
-    command = [sys.executable, "-m", "zoo.cli", "check", "beta-binomial", "--json"]
+    command = [sys.executable, "-m", "zoo.cli", "check", "gda", "--json"]
     settings = ["--draws", "150", "--tune", "150", "--chains", "2", "--seed", "3"]
     result = subprocess.run(
         [*command, *settings, "--out", str(out), "--report", str(html)],
@@ -244,8 +260,9 @@ def test_check_out_and_report_in_a_pipe_are_quiet_and_agree(tmp_path):
     assert again.stderr == ""
     assert again.returncode == result.returncode
     rejudged = json.loads(again.stdout)
+    assert rejudged["verdict"] == checked["verdict"]
     for key in ("gibbs_vs_exact", "pymc_vs_exact", "gibbs_vs_pymc"):
-        assert rejudged["models"][0][key] == checked["models"][0][key]
+        _same_judgement(rejudged["models"][0][key], checked["models"][0][key])
     images = list(html.glob("*.png"))
     assert len(images) == 5  # posterior, and rank and trace per engine
 
