@@ -92,7 +92,7 @@ class TaskProgress:
     ...         progress.advance()
     """
 
-    def __init__(self, total: int, description: str, *, enabled: bool | None = None, console=None):
+    def __init__(self, total: int, description: str, enabled: bool | None = None, *, console=None):
         if isinstance(total, bool) or not isinstance(total, int) or total < 0:
             raise ValueError(f"total: must be an integer >= 0, got {total!r}")
         self.total, self.description = total, description
