@@ -15,10 +15,21 @@ import numpy as np
 
 from zoo.contract import Model
 from zoo.models.gda.gibbs import kernel, make_kernel
+from zoo.models.gda.loglik import log_likelihood
 from zoo.models.gda.posterior import posterior
 from zoo.models.gda.spec import MISSING, Data, Prior, simulate
 
-__all__ = ["MISSING", "MODEL", "Data", "Prior", "kernel", "posterior", "program", "simulate"]
+__all__ = [
+    "MISSING",
+    "MODEL",
+    "Data",
+    "Prior",
+    "kernel",
+    "log_likelihood",
+    "posterior",
+    "program",
+    "simulate",
+]
 
 
 def program(data: Data, prior: Prior):
@@ -86,6 +97,7 @@ MODEL = Model(
     default_problem=default_problem,
     variables=variables,
     simulation_setup=simulation_setup,
+    log_likelihood=log_likelihood,
     summary="x | y=k ~ N(mu_k, Sigma), shared Sigma ~ InvWishart (LDA); labels may be missing",
     faults={
         "nu-off-by-one": make_kernel(nu_offset=1),
