@@ -1,4 +1,4 @@
-"""The ``zoo`` command: ``zoo list`` and ``zoo check [MODEL ...]``."""
+"""The ``zoo`` command: ``zoo list``, ``zoo check [MODEL ...]`` and ``zoo validate MODEL``."""
 
 from __future__ import annotations
 
@@ -20,7 +20,10 @@ def _parser() -> argparse.ArgumentParser:
         description="Conjugate models three times over: PyMC, collapsed Gibbs, exact.",
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("list", help="list the registered models")
+    listing = commands.add_parser("list", help="list the registered models")
+    listing.add_argument(
+        "--faults", action="store_true", help="also list each model's catalogued wrong kernels"
+    )
     check = commands.add_parser(
         "check",
         help="run both engines on each model's default data and test them against the "
@@ -37,6 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the results as JSON")
     check.add_argument("--full", action="store_true", help="one row per element of vectors")
     check.add_argument("--quiet", action="store_true", help="no progress display")
+    from zoo.cli_validate import add_parser as add_validate
+
+    add_validate(commands)
     return parser
 
 
@@ -45,8 +51,16 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "list":
         for name in names():
-            print(f"{name:16s} {get(name).summary}")
+            spec = get(name)
+            print(f"{name:16s} {spec.summary}")
+            if args.faults:
+                for fault in spec.faults:
+                    print(f"{'':16s}   fault: {fault}")
         return 0
+    if args.command == "validate":
+        from zoo.cli_validate import run
+
+        return run(args)
     return _check(args)
 
 
