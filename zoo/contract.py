@@ -77,6 +77,11 @@ class Model:
         ``log_likelihood(data, params) -> float``: ``log p(data | params)`` for one draw
         ``params`` (a mapping of the variables' values), latent labels summed out. A test
         quantity of simulation-based calibration and Geweke's test.
+    validation_problems : callable, optional
+        ``validation_problems() -> [(name, data, prior), ...]``: small data sets with
+        exact references, chosen to be sensitive (informative and asymmetric priors,
+        unbalanced classes), on which ``zoo validate`` checks a sampler. Default: the
+        default problem.
     """
 
     name: str
@@ -92,3 +97,4 @@ class Model:
     summary: str = ""
     faults: Mapping[str, Kernel] = field(default_factory=dict)
     log_likelihood: Callable[[Any, Mapping[str, np.ndarray]], float] | None = None
+    validation_problems: Callable[[], list[tuple[str, Any, Any]]] | None = None

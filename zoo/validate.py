@@ -210,7 +210,10 @@ def _exact_check(model, sampler, pool, *, draws, chains, seed, alpha) -> CheckOu
         results[name] = result
         verdicts.append({"agree": "pass", "disagree": "fail"}.get(result.verdict, "inconclusive"))
         if result.verdict != "agree":
-            rows = sorted(result.failing(), key=lambda q: q.get("min_p", 1.0))
+            rows = sorted(
+                result.failing(),
+                key=lambda q: (q["verdict"] != "disagree", q["min_p_adjusted"]),
+            )
             failing.extend(f"{name}: {q['element']} ({q['verdict']})" for q in rows)
             if not rows:
                 failing.append(f"{name}: {result.verdict}")

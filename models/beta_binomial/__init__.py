@@ -12,6 +12,7 @@ from zoo.models.beta_binomial.gibbs import kernel, make_kernel
 from zoo.models.beta_binomial.loglik import log_likelihood
 from zoo.models.beta_binomial.posterior import posterior
 from zoo.models.beta_binomial.spec import Data, Prior, simulate
+from zoo.models.beta_binomial.validation import validation_problems
 
 __all__ = [
     "MODEL",
@@ -68,6 +69,7 @@ MODEL = Model(
     variables=variables,
     simulation_setup=simulation_setup,
     log_likelihood=log_likelihood,
+    validation_problems=validation_problems,
     summary="theta_j ~ Beta(a, b), y_j ~ Binomial(n_j, theta_j); fixed or BDA3 hyperprior",
     faults={
         "swapped-a-b": make_kernel(swap_ab=True),

@@ -18,6 +18,7 @@ from zoo.models.gda.gibbs import kernel, make_kernel
 from zoo.models.gda.loglik import log_likelihood
 from zoo.models.gda.posterior import posterior
 from zoo.models.gda.spec import MISSING, Data, Prior, simulate
+from zoo.models.gda.validation import validation_problems
 
 __all__ = [
     "MISSING",
@@ -98,6 +99,7 @@ MODEL = Model(
     variables=variables,
     simulation_setup=simulation_setup,
     log_likelihood=log_likelihood,
+    validation_problems=validation_problems,
     summary="x | y=k ~ N(mu_k, Sigma), shared Sigma ~ InvWishart (LDA); labels may be missing",
     faults={
         "nu-off-by-one": make_kernel(nu_offset=1),

@@ -15,6 +15,7 @@ from zoo.models.naive_bayes.gibbs import kernel, make_kernel
 from zoo.models.naive_bayes.loglik import log_likelihood
 from zoo.models.naive_bayes.posterior import posterior
 from zoo.models.naive_bayes.spec import MISSING, Data, Prior, simulate
+from zoo.models.naive_bayes.validation import validation_problems
 
 __all__ = [
     "MISSING",
@@ -81,6 +82,7 @@ MODEL = Model(
     variables=variables,
     simulation_setup=simulation_setup,
     log_likelihood=log_likelihood,
+    validation_problems=validation_problems,
     summary="pi ~ Dir(alpha), phi ~ Dir(beta) or Beta; multinomial/Bernoulli NB, missing labels",
     faults={
         "document-not-removed": make_kernel(remove_document=False),
