@@ -45,7 +45,7 @@ def add_parser(commands) -> None:
     )
     parser.add_argument("--draws", type=int, default=1000, help="draws per chain, exact check")
     parser.add_argument("--chains", type=int, default=4, help="chains, exact check")
-    parser.add_argument("--simulations", type=int, default=200, help="SBC simulations")
+    parser.add_argument("--simulations", type=int, default=100, help="SBC simulations")
     parser.add_argument("--sbc-draws", type=int, default=200, help="draws per chain per SBC fit")
     parser.add_argument("--sbc-chains", type=int, default=2, help="chains per SBC fit")
     parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")

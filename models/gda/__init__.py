@@ -80,11 +80,18 @@ def variables(prior: Prior) -> dict[str, tuple[str, ...]]:
 
 
 def simulation_setup() -> tuple[Prior, dict]:
-    """The default prior, 40 points in 2-D, 2 classes, a fifth of the labels hidden.
+    """A fully specified prior, 40 points in 2-D, 2 classes, a fifth of the labels hidden.
 
-    With no data to derive them from, ``simulate`` takes ``m0 = 0`` and ``Psi0 = I``.
+    ``m0 = 0``, ``Psi0 = I``, ``nu0 = d + 2 = 4``, ``kappa0 = 0.5``. Every hyperparameter
+    is given: the default prior takes ``m0`` and ``Psi0`` from the data, which is fine
+    for an analysis but not for simulation-based calibration, where the data must be
+    drawn from the very prior the sampler conditions on (a data-dependent prior showed
+    up as non-uniform ranks of Sigma at once). ``kappa0 = 0.5`` rather than the default
+    0.01 keeps simulated class means within a few Sigma of each other, so that the
+    classes overlap and the hidden labels stay uncertain.
     """
-    return Prior(), {"points": 40, "classes": 2, "features": 2, "unlabelled": 0.2}
+    prior = Prior(m0=np.zeros(2), kappa0=0.5, nu0=4.0, psi0=np.eye(2))
+    return prior, {"points": 40, "classes": 2, "features": 2, "unlabelled": 0.2}
 
 
 MODEL = Model(
