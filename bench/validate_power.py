@@ -93,7 +93,7 @@ def summary(path: Path) -> str:
         record = json.loads(line)
         by_run[(record["model"], record["sampler"], record["seed"])][record["check"]] = record
     groups = defaultdict(list)
-    for (model, sampler, seed), checks in by_run.items():
+    for (model, sampler, _), checks in by_run.items():
         groups[(model, sampler)].append(checks)
     lines = [
         "| model | sampler | checks | seeds | battery fails | rate [95% CI] | per check "
