@@ -251,12 +251,23 @@ def _exact_check(model, sampler, pool, *, draws, chains, seed, alpha) -> CheckOu
 
 
 def _sbc_check(
-    model, sampler, pool, *, simulations, draws, chains, seed, alpha, store, on_simulation
+    model,
+    sampler,
+    pool,
+    *,
+    simulations,
+    draws,
+    chains,
+    seed,
+    alpha,
+    store,
+    on_simulation,
+    setup=None,
 ) -> CheckOutcome:
     from zoo.diagnostics.sbc import summarise
 
     started = time.perf_counter()
-    if model.simulation_setup is None:
+    if setup is None and model.simulation_setup is None:
         return CheckOutcome(
             "sbc",
             "inconclusive",
@@ -264,7 +275,7 @@ def _sbc_check(
             [],
             alpha,
         )
-    prior, size = model.simulation_setup()
+    prior, size = setup if setup is not None else model.simulation_setup()
     settings = {
         "kind": "zoo-sbc",
         "model": model.name,
@@ -328,6 +339,7 @@ def validate(
     simulations: int = 100,
     sbc_draws: int = 200,
     sbc_chains: int = 2,
+    sbc_setup: tuple | None = None,
     seed: int = 0,
     alpha: float = 0.01,
     workers: int | None = None,
@@ -361,6 +373,9 @@ def validate(
         Per fit of the exact check.
     simulations, sbc_draws, sbc_chains : int
         SBC: number of simulated data sets, and draws and chains per fit.
+    sbc_setup : (prior, size), optional
+        The proper prior and ``simulate`` sizes for SBC (default:
+        ``model.simulation_setup()``).
     seed : int
         Root seed: the whole battery is reproducible from it.
     alpha : float
@@ -458,6 +473,7 @@ def validate(
                     alpha=share,
                     store=store,
                     on_simulation=on_simulation,
+                    setup=sbc_setup,
                 )
             else:
                 outcome = _kernel_check(check, spec, tested_kernel, pool, seed=seed, alpha=share)
