@@ -43,7 +43,7 @@ def _done(path: Path) -> set[tuple]:
 
 def run(models, seeds, checks, path: Path, workers: int) -> None:
     import zoo
-    from zoo.validate import validate
+    from zoo.validation import validate
 
     done = _done(path)
     path.parent.mkdir(parents=True, exist_ok=True)

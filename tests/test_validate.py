@@ -15,7 +15,7 @@ from zoo.cli import main
 from zoo.diagnostics.sbc import simulation_ranks, summarise
 from zoo.parallel import FitPool, Task
 from zoo.samplers import EngineSampler
-from zoo.validate import validate
+from zoo.validation import validate
 
 # The fault whose detection matters most per model: the one that moves the posterior
 # least on the model's own data (judged from the exact-check z-scores).
@@ -146,7 +146,7 @@ def test_cli_user_sampler_right_and_wrong(capsys, monkeypatch):
     # informative-fixed only: the conjugate sampler is right for fixed (a, b) only.
     common = ["--checks", "exact", "--workers", "0", "--json"]
     monkeypatch.setattr(
-        "zoo.validate.problems",
+        "zoo.validation.problems",
         lambda model: [p for p in model.validation_problems() if p[0] == "informative-fixed"],
     )
     status = main(
@@ -209,3 +209,17 @@ def test_cli_refuses_bad_arguments(capsys):
     assert "--sampler: expected 'package.module:name'" in capsys.readouterr().err
     assert main(["validate", "gda", "--fault", "nope", "--workers", "0"]) == 2
     assert "fault: gda has no fault" in capsys.readouterr().err
+
+
+def test_python_api_takes_a_function(monkeypatch):
+    from zoo.samplers import load_object
+
+    monkeypatch.setattr(
+        "zoo.validation.problems",
+        lambda model: [p for p in model.validation_problems() if p[0] == "informative-fixed"],
+    )
+    right = load_object("tests.user_samplers:beta_binomial_conjugate")
+    result = zoo.validate("beta-binomial", right, checks=("exact",), workers=0)
+    assert result.verdict == "pass"
+    assert result.sampler == "tests.user_samplers:beta_binomial_conjugate"
+    assert result.to_dict()["checks"][0]["check"] == "exact"

@@ -1,4 +1,4 @@
-"""``zoo validate``: is a sampler for a zoo model right? A battery of checks, with numbers.
+"""``zoo validate`` and ``zoo.validate(...)``: a battery of checks of a sampler, with numbers.
 
 The battery, each check at its share of one stated family-wise false-alarm rate:
 
