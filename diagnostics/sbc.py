@@ -107,10 +107,10 @@ def simulation_ranks(
         truths.append(np.asarray(truth[name], dtype=float).ravel())
     if model.log_likelihood is not None:
         log_lik = np.empty((chains, draws, 1))
-        names = list(posterior.data_vars)
+        arrays = {name: posterior[name].values for name in posterior.data_vars}
         for c in range(chains):
             for d in range(draws):
-                params = {name: posterior[name].values[c, d] for name in names}
+                params = {name: array[c, d] for name, array in arrays.items()}
                 log_lik[c, d, 0] = model.log_likelihood(data, params)
         columns.append(log_lik)
         truths.append(np.array([model.log_likelihood(data, truth)]))
