@@ -41,7 +41,7 @@ def _done(path: Path) -> set[tuple]:
     return keys
 
 
-def run(models, seeds, checks, path: Path, workers: int) -> None:
+def run(models, seeds, checks, path: Path, workers: int, samplers: str = "all") -> None:
     import zoo
     from zoo.validation import validate
 
@@ -49,7 +49,8 @@ def run(models, seeds, checks, path: Path, workers: int) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     for name in models:
         spec = zoo.get(name)
-        for sampler in ["correct", *spec.faults]:
+        chosen = {"all": ["correct", *spec.faults], "correct": ["correct"]}
+        for sampler in chosen.get(samplers, list(spec.faults)):
             for seed in range(seeds):
                 todo = tuple(c for c in checks if (name, sampler, seed, c) not in done)
                 if not todo:
@@ -128,6 +129,12 @@ def main(argv=None) -> int:
     parser.add_argument("--checks", default="exact,sbc")
     parser.add_argument("--workers", type=int, default=0, help="0: fits in this process")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--samplers",
+        choices=("all", "correct", "faults"),
+        default="all",
+        help="the correct kernel, the catalogued faults, or both",
+    )
     parser.add_argument("--summary", action="store_true")
     args = parser.parse_args(argv)
     if args.summary:
@@ -136,7 +143,7 @@ def main(argv=None) -> int:
     import zoo
 
     models = args.models or zoo.names()
-    run(models, args.seeds, tuple(args.checks.split(",")), args.out, args.workers)
+    run(models, args.seeds, tuple(args.checks.split(",")), args.out, args.workers, args.samplers)
     print(summary(args.out))
     return 0
 
