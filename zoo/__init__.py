@@ -4,7 +4,7 @@ from zoo.contract import Kernel, Model
 from zoo.registry import get, names, register
 
 __version__ = "0.1.0"
-__all__ = ["Kernel", "Model", "get", "names", "register", "sample"]
+__all__ = ["Kernel", "Model", "get", "names", "register", "sample", "validate"]
 
 
 def __getattr__(name):
@@ -13,4 +13,8 @@ def __getattr__(name):
         from zoo.driver import sample
 
         return sample
+    if name == "validate":
+        from zoo.validation import validate
+
+        return validate
     raise AttributeError(f"module 'zoo' has no attribute {name!r}")

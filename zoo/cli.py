@@ -1,4 +1,4 @@
-"""The ``zoo`` command: ``zoo list``, ``zoo check [MODEL ...]`` and ``zoo report FILE``."""
+"""The ``zoo`` command: ``zoo list``, ``zoo check``, ``zoo report`` and ``zoo validate``."""
 
 from __future__ import annotations
 
@@ -22,7 +22,10 @@ def _parser() -> argparse.ArgumentParser:
         description="Conjugate models three times over: PyMC, collapsed Gibbs, exact.",
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("list", help="list the registered models")
+    listing = commands.add_parser("list", help="list the registered models")
+    listing.add_argument(
+        "--faults", action="store_true", help="also list each model's catalogued wrong kernels"
+    )
     check = commands.add_parser(
         "check",
         help="run both engines on each model's default data and test them against the "
@@ -64,6 +67,9 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--full", action="store_true", help="one row per element of vectors")
     report.add_argument("--quiet", action="store_true", help="no status lines")
     report.set_defaults(title=None)
+    from zoo.cli_validate import add_parser as add_validate
+
+    add_validate(commands)
     return parser
 
 
@@ -73,11 +79,19 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "list":
         for name in names():
-            print(f"{name:16s} {get(name).summary}")
+            spec = get(name)
+            print(f"{name:16s} {spec.summary}")
+            if args.faults:
+                for fault in spec.faults:
+                    print(f"{'':16s}   fault: {fault}")
         return 0
     args.command_line = " ".join(["zoo", *argv])
     if args.command == "report":
         return _report(args)
+    if args.command == "validate":
+        from zoo.cli_validate import run
+
+        return run(args)
     return _check(args)
 
 

@@ -73,6 +73,15 @@ class Model:
     faults : mapping of str to Kernel
         Deliberately wrong kernels (classic derivation bugs), named: the negative
         controls that the diagnostics must catch.
+    log_likelihood : callable, optional
+        ``log_likelihood(data, params) -> float``: ``log p(data | params)`` for one draw
+        ``params`` (a mapping of the variables' values), latent labels summed out. A test
+        quantity of simulation-based calibration and Geweke's test.
+    validation_problems : callable, optional
+        ``validation_problems() -> [(name, data, prior), ...]``: small data sets with
+        exact references, chosen to be sensitive (informative and asymmetric priors,
+        unbalanced classes), on which ``zoo validate`` checks a sampler. Default: the
+        default problem.
     """
 
     name: str
@@ -87,3 +96,5 @@ class Model:
     simulation_setup: Callable[[], tuple[Any, dict]] | None = None
     summary: str = ""
     faults: Mapping[str, Kernel] = field(default_factory=dict)
+    log_likelihood: Callable[[Any, Mapping[str, np.ndarray]], float] | None = None
+    validation_problems: Callable[[], list[tuple[str, Any, Any]]] | None = None

@@ -9,10 +9,21 @@ from __future__ import annotations
 from zoo.contract import Model
 from zoo.datasets import rat_tumours
 from zoo.models.beta_binomial.gibbs import kernel, make_kernel
+from zoo.models.beta_binomial.loglik import log_likelihood
 from zoo.models.beta_binomial.posterior import posterior
 from zoo.models.beta_binomial.spec import Data, Prior, simulate
+from zoo.models.beta_binomial.validation import validation_problems
 
-__all__ = ["MODEL", "Data", "Prior", "kernel", "posterior", "program", "simulate"]
+__all__ = [
+    "MODEL",
+    "Data",
+    "Prior",
+    "kernel",
+    "log_likelihood",
+    "posterior",
+    "program",
+    "simulate",
+]
 
 
 def program(data: Data, prior: Prior):
@@ -57,6 +68,8 @@ MODEL = Model(
     default_problem=default_problem,
     variables=variables,
     simulation_setup=simulation_setup,
+    log_likelihood=log_likelihood,
+    validation_problems=validation_problems,
     summary="theta_j ~ Beta(a, b), y_j ~ Binomial(n_j, theta_j); fixed or BDA3 hyperprior",
     faults={
         "swapped-a-b": make_kernel(swap_ab=True),

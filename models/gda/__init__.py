@@ -15,10 +15,22 @@ import numpy as np
 
 from zoo.contract import Model
 from zoo.models.gda.gibbs import kernel, make_kernel
+from zoo.models.gda.loglik import log_likelihood
 from zoo.models.gda.posterior import posterior
 from zoo.models.gda.spec import MISSING, Data, Prior, simulate
+from zoo.models.gda.validation import validation_problems
 
-__all__ = ["MISSING", "MODEL", "Data", "Prior", "kernel", "posterior", "program", "simulate"]
+__all__ = [
+    "MISSING",
+    "MODEL",
+    "Data",
+    "Prior",
+    "kernel",
+    "log_likelihood",
+    "posterior",
+    "program",
+    "simulate",
+]
 
 
 def program(data: Data, prior: Prior):
@@ -68,11 +80,18 @@ def variables(prior: Prior) -> dict[str, tuple[str, ...]]:
 
 
 def simulation_setup() -> tuple[Prior, dict]:
-    """The default prior, 40 points in 2-D, 2 classes, a fifth of the labels hidden.
+    """A fully specified prior, 40 points in 2-D, 2 classes, a fifth of the labels hidden.
 
-    With no data to derive them from, ``simulate`` takes ``m0 = 0`` and ``Psi0 = I``.
+    ``m0 = 0``, ``Psi0 = I``, ``nu0 = d + 2 = 4``, ``kappa0 = 0.5``. Every hyperparameter
+    is given: the default prior takes ``m0`` and ``Psi0`` from the data, which is fine
+    for an analysis but not for simulation-based calibration, where the data must be
+    drawn from the very prior the sampler conditions on (a data-dependent prior showed
+    up as non-uniform ranks of Sigma at once). ``kappa0 = 0.5`` rather than the default
+    0.01 keeps simulated class means within a few Sigma of each other, so that the
+    classes overlap and the hidden labels stay uncertain.
     """
-    return Prior(), {"points": 40, "classes": 2, "features": 2, "unlabelled": 0.2}
+    prior = Prior(m0=np.zeros(2), kappa0=0.5, nu0=4.0, psi0=np.eye(2))
+    return prior, {"points": 40, "classes": 2, "features": 2, "unlabelled": 0.2}
 
 
 MODEL = Model(
@@ -86,6 +105,8 @@ MODEL = Model(
     default_problem=default_problem,
     variables=variables,
     simulation_setup=simulation_setup,
+    log_likelihood=log_likelihood,
+    validation_problems=validation_problems,
     summary="x | y=k ~ N(mu_k, Sigma), shared Sigma ~ InvWishart (LDA); labels may be missing",
     faults={
         "nu-off-by-one": make_kernel(nu_offset=1),

@@ -12,10 +12,22 @@ from __future__ import annotations
 from zoo.contract import Model
 from zoo.models.naive_bayes.datasets import digits_problem
 from zoo.models.naive_bayes.gibbs import kernel, make_kernel
+from zoo.models.naive_bayes.loglik import log_likelihood
 from zoo.models.naive_bayes.posterior import posterior
 from zoo.models.naive_bayes.spec import MISSING, Data, Prior, simulate
+from zoo.models.naive_bayes.validation import validation_problems
 
-__all__ = ["MISSING", "MODEL", "Data", "Prior", "kernel", "posterior", "program", "simulate"]
+__all__ = [
+    "MISSING",
+    "MODEL",
+    "Data",
+    "Prior",
+    "kernel",
+    "log_likelihood",
+    "posterior",
+    "program",
+    "simulate",
+]
 
 
 def program(data: Data, prior: Prior):
@@ -69,6 +81,8 @@ MODEL = Model(
     default_problem=default_problem,
     variables=variables,
     simulation_setup=simulation_setup,
+    log_likelihood=log_likelihood,
+    validation_problems=validation_problems,
     summary="pi ~ Dir(alpha), phi ~ Dir(beta) or Beta; multinomial/Bernoulli NB, missing labels",
     faults={
         "document-not-removed": make_kernel(remove_document=False),

@@ -1,0 +1,308 @@
+"""Simulation-based calibration (Talts et al. 2018; Modrák et al. 2023).
+
+One simulation: draw parameters and data from the prior predictive
+(``model.simulate``), fit the data with the sampler under test, thin the posterior
+draws to near independence, and record, for every test quantity, where the truth falls
+among the draws. If the sampler draws from the exact posterior, each such normalised
+rank is uniform on (0, 1) across simulations (Talts et al., "Validating Bayesian
+inference algorithms with simulation-based calibration", arXiv:1804.06788, thm. 1).
+
+Choices, and why:
+
+- Test quantities: every scalar element of every variable (label-invariant ones only
+  where the model declares its labels unidentified), plus the log-likelihood of the
+  simulated data, ``log p(y_sim | draw)`` against ``log p(y_sim | truth)``: a
+  data-dependent quantity, which Modrák et al. ("Simulation-based calibration checking
+  for Bayesian computation: the choice of test quantities shapes sensitivity", Bayesian
+  Analysis 2023, sec. 3) show detects errors that no parameter's marginal sees.
+- Thinning: to ``ceil(n / ESS)`` with ESS the smallest bulk or tail ESS (ArviZ) over all
+  quantities, by ``arviz_stats.thin``: ranks among autocorrelated draws are not uniform.
+- Ties (discrete quantities; a sampler that repeats a value): broken at random, then the
+  rank ``r`` in ``0..L`` is spread uniformly over its cell, ``u = (r + U) / (L + 1)``, so
+  that ``u`` is exactly uniform on (0, 1) for every ``L``; simulations may then thin by
+  different factors and still be pooled.
+- Uniformity: :mod:`zoo.diagnostics.uniformity` (simultaneous ECDF bands, Säilynoja,
+  Bürkner & Vehtari 2022), one p-value per quantity, Holm over quantities.
+- Seeds: simulation ``i`` draws from ``SeedSequence(seed, spawn_key=(i,))``, so a result
+  depends on ``(seed, i)`` only, not on which worker ran it or in which order.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import xarray as xr
+
+from zoo.diagnostics.agreement import holm
+from zoo.diagnostics.draws import element_labels
+from zoo.diagnostics.uniformity import EcdfBand, ecdf_band, uniformity_pvalue
+
+__all__ = ["SBCResult", "quantity_labels", "simulation_ranks", "summarise", "tested_variables"]
+
+LOG_LIKELIHOOD = "log_likelihood"
+# Fewer usable simulations than this and the ECDF test has almost no power: say so.
+_MIN_SIMULATIONS = 20
+
+
+def tested_variables(model, prior) -> dict[str, tuple[str, ...]]:
+    """Variables SBC ranks: all, or the model's label-invariant ones when it names them."""
+    variables = dict(model.variables(prior))
+    comparable = getattr(model, "comparable", None)
+    if comparable is not None:
+        keep = set(comparable(prior))
+        variables = {name: dims for name, dims in variables.items() if name in keep}
+    return variables
+
+
+def quantity_labels(model, prior, data) -> list[str]:
+    """Names of the test quantities for one simulated data set, in the order ranked.
+
+    Elements are named by position (``class_probability[unlabelled=0,class=1]``), not by
+    coordinate value: which items are unlabelled changes from one simulated data set to
+    the next, and the i-th of them is as good a test quantity in every simulation.
+    """
+    labels = []
+    for name, dims in tested_variables(model, prior).items():
+        shape = tuple(len(data.coords[d]) for d in dims)
+        labels.extend(element_labels(name, dims, shape, None))
+    if model.log_likelihood is not None:
+        labels.append(LOG_LIKELIHOOD)
+    return labels
+
+
+def _seeds(seed: int, index: int) -> tuple[np.random.Generator, int, np.random.Generator]:
+    simulate_seq, fit_seq, ties_seq = np.random.SeedSequence(seed, spawn_key=(index,)).spawn(3)
+    fit_seed = int(fit_seq.generate_state(1, np.uint32)[0])
+    return np.random.default_rng(simulate_seq), fit_seed, np.random.default_rng(ties_seq)
+
+
+def simulation_ranks(
+    model, sampler, index: int, *, seed: int, prior, size: Mapping, draws: int, chains: int
+) -> dict:
+    """Run simulation ``index``: simulate, fit, thin, rank. Returns a JSON-ready record.
+
+    Raises whatever the sampler raises, and
+    :class:`zoo.samplers.SamplerOutputError` for output of the wrong shape or with NaNs;
+    the caller records those as failed fits.
+    """
+    import arviz_stats as azs
+
+    from zoo.samplers import checked_draws
+
+    started = time.perf_counter()
+    simulate_rng, fit_seed, ties_rng = _seeds(seed, index)
+    truth, data = model.simulate(prior, simulate_rng, **size)
+    output = sampler(data, prior, draws=draws, chains=chains, seed=fit_seed)
+    posterior = checked_draws(output, model, data, prior, chains=chains, draws=draws)
+
+    variables = tested_variables(model, prior)
+    columns, truths = [], []
+    for name in variables:
+        values = posterior[name].values
+        columns.append(values.reshape(chains, draws, -1))
+        truths.append(np.asarray(truth[name], dtype=float).ravel())
+    if model.log_likelihood is not None:
+        log_lik = np.empty((chains, draws, 1))
+        arrays = {name: posterior[name].values for name in posterior.data_vars}
+        for c in range(chains):
+            for d in range(draws):
+                params = {name: array[c, d] for name, array in arrays.items()}
+                log_lik[c, d, 0] = model.log_likelihood(data, params)
+        columns.append(log_lik)
+        truths.append(np.array([model.log_likelihood(data, truth)]))
+    values = np.concatenate(columns, axis=2)
+    truth_values = np.concatenate(truths)
+
+    stacked = xr.Dataset({"q": (("chain", "draw", "quantity"), values)})
+    ess = np.concatenate(
+        [np.asarray(azs.ess(stacked, method=m)["q"].values).ravel() for m in ("bulk", "tail")]
+    )
+    # A quantity constant over the draws has no ESS (NaN); it does not limit thinning.
+    ess = ess[np.isfinite(ess)]
+    total = chains * draws
+    min_ess = float(min(ess.min(), total)) if ess.size else float(total)
+    factor = max(1, math.ceil(total / max(min_ess, 1.0)))
+    thinned = np.asarray(azs.thin(stacked, factor=factor)["q"].values).reshape(-1, values.shape[2])
+    n_kept = thinned.shape[0]
+
+    below = np.count_nonzero(thinned < truth_values, axis=0)
+    equal = np.count_nonzero(thinned == truth_values, axis=0)
+    rank = below + ties_rng.integers(0, equal + 1)
+    normalised = (rank + ties_rng.random(rank.shape)) / (n_kept + 1)
+    labels = quantity_labels(model, prior, data)
+    return {
+        "index": index,
+        "status": "ok",
+        "ranks": {label: float(u) for label, u in zip(labels, normalised, strict=True)},
+        "thinned": int(n_kept),
+        "min_ess": min_ess,
+        "seconds": time.perf_counter() - started,
+    }
+
+
+@dataclass
+class SBCResult:
+    """Simulation-based calibration of one sampler on one model.
+
+    Attributes
+    ----------
+    quantities : list of str
+        Quantities present in every simulation (a simulated data set may have, say, a
+        different number of unlabelled items; positions beyond the smallest count are
+        left out and counted in ``dropped``).
+    ranks : ndarray, shape (simulations, quantities)
+        Normalised ranks (uniform on (0, 1) under a correct sampler).
+    p_values, p_adjusted : ndarray, shape (quantities,)
+        Uniformity p-values and their Holm adjustment.
+    alpha : float
+        Family-wise false-alarm rate over the quantities.
+    failures : list of dict
+        Simulations whose fit raised, timed out or returned bad output.
+    thinned : ndarray
+        Draws kept per simulation after thinning.
+    settings : dict
+    """
+
+    quantities: list[str]
+    ranks: np.ndarray
+    p_values: np.ndarray
+    p_adjusted: np.ndarray
+    alpha: float
+    failures: list[dict] = field(default_factory=list)
+    thinned: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    settings: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    dropped: list[str] = field(default_factory=list)
+
+    @property
+    def n_simulations(self) -> int:
+        """Simulations whose ranks were used."""
+        return int(self.ranks.shape[0])
+
+    @property
+    def verdict(self) -> str:
+        """``fail``, ``inconclusive`` or ``pass``.
+
+        ``fail`` on any failed fit or non-uniform quantity; ``inconclusive`` when too few
+        simulations ran to judge.
+        """
+        if self.failures or (self.p_adjusted.size and np.any(self.p_adjusted < self.alpha)):
+            return "fail"
+        if self.n_simulations < _MIN_SIMULATIONS:
+            return "inconclusive"
+        return "pass"
+
+    def failing(self) -> list[str]:
+        """Quantities whose ranks are not uniform, most significant first."""
+        order = np.argsort(self.p_adjusted)
+        return [self.quantities[i] for i in order if self.p_adjusted[i] < self.alpha]
+
+    def band(self) -> EcdfBand:
+        """The simultaneous band a quantity's ECDF must stay in.
+
+        Bonferroni over the quantities: the band of Holm's first, strictest step.
+        """
+        return ecdf_band(self.n_simulations, self.alpha / max(len(self.quantities), 1))
+
+    @property
+    def table(self) -> xr.Dataset:
+        """Per quantity: p-value, Holm-adjusted p-value, verdict."""
+        verdicts = np.where(self.p_adjusted < self.alpha, "fail", "pass")
+        return xr.Dataset(
+            {
+                "p": ("quantity", self.p_values),
+                "p_adjusted": ("quantity", self.p_adjusted),
+                "verdict": ("quantity", verdicts),
+            },
+            coords={"quantity": self.quantities},
+        )
+
+    def summary(self) -> str:
+        """One line: what ran and what was found."""
+        head = (
+            f"{self.n_simulations} simulations, {len(self.quantities)} quantities, "
+            f"median {int(np.median(self.thinned)) if self.thinned.size else 0} thinned draws"
+        )
+        parts = [head]
+        if self.failures:
+            first = self.failures[0]
+            parts.append(
+                f"{len(self.failures)} fit(s) failed (simulation {first['index']}: "
+                f"{first['status']}: {first.get('message', '')})"
+            )
+        failing = self.failing()
+        if failing:
+            shown = ", ".join(
+                f"{q} (p={self.p_adjusted[self.quantities.index(q)]:.2g})" for q in failing[:5]
+            )
+            more = f" and {len(failing) - 5} more" if len(failing) > 5 else ""
+            parts.append(f"ranks not uniform: {shown}{more}")
+        if self.dropped:
+            parts.append(f"{len(self.dropped)} quantities not in every simulation, left out")
+        if self.n_simulations < _MIN_SIMULATIONS and not self.failures:
+            parts.append(f"fewer than {_MIN_SIMULATIONS} simulations: cannot judge")
+        return "; ".join(parts)
+
+    def to_dict(self) -> dict:
+        """JSON-ready form."""
+        return {
+            "verdict": self.verdict,
+            "alpha": self.alpha,
+            "simulations": self.n_simulations,
+            "failures": self.failures,
+            "failing": self.failing(),
+            "quantities": {
+                q: {"p": float(p), "p_adjusted": float(pa)}
+                for q, p, pa in zip(self.quantities, self.p_values, self.p_adjusted, strict=True)
+            },
+            "settings": self.settings,
+            "seconds": self.seconds,
+        }
+
+    def __str__(self) -> str:
+        return f"SBC: {self.verdict.upper()}: {self.summary()}"
+
+
+def summarise(records: Sequence[Mapping], *, alpha: float, settings=None) -> SBCResult:
+    """Pool simulation records into an :class:`SBCResult`."""
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha: must lie in (0, 1), got {alpha}")
+    good = sorted((r for r in records if r["status"] == "ok"), key=lambda r: r["index"])
+    failures = sorted(
+        (
+            {"index": r["index"], "status": r["status"], "message": r.get("message", "")}
+            for r in records
+            if r["status"] != "ok"
+        ),
+        key=lambda r: r["index"],
+    )
+    seen: dict[str, int] = {}
+    for record in good:
+        for label in record["ranks"]:
+            seen[label] = seen.get(label, 0) + 1
+    quantities = [label for label, count in seen.items() if count == len(good)]
+    dropped = [label for label, count in seen.items() if count < len(good)]
+    ranks = np.array([[r["ranks"][q] for q in quantities] for r in good], dtype=float).reshape(
+        len(good), len(quantities)
+    )
+    if len(good):
+        p_values = np.array([uniformity_pvalue(ranks[:, j]) for j in range(len(quantities))])
+        p_adjusted = holm(p_values)
+    else:
+        p_values = p_adjusted = np.full(len(quantities), np.nan)
+    return SBCResult(
+        quantities=quantities,
+        ranks=ranks,
+        p_values=p_values,
+        p_adjusted=p_adjusted,
+        alpha=alpha,
+        failures=failures,
+        thinned=np.array([r["thinned"] for r in good], dtype=int),
+        settings=dict(settings or {}),
+        seconds=float(sum(r.get("seconds", 0.0) for r in records)),
+        dropped=dropped,
+    )

@@ -1,0 +1,64 @@
+"""Naive Bayes: the data sets ``zoo validate`` checks a sampler on, against exact answers."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from zoo.models.naive_bayes.spec import MISSING, Data, Prior
+
+__all__ = ["validation_problems"]
+
+
+def validation_problems() -> list[tuple[str, Data, Prior]]:
+    """Three problems: real digits, then two small ones built to be sensitive.
+
+    - ``digits``: the default problem (digits 5 and 9, 8 unlabelled images).
+    - ``unbalanced-asymmetric``: 3 classes with 3, 2 and 2 labelled documents and 5
+      unlabelled ones (243 labelings), an asymmetric ``alpha = (4, 2, 1)`` and a
+      per-word ``beta = (0.5, 0.5, 1, 2)``: a sampler that mishandles the label prior,
+      the class counts or the per-word pseudo-counts moves ``pi`` or ``phi``.
+    - ``bernoulli``: binary features, 2 classes, 4 unlabelled documents, Beta(0.7, 1.5)
+      per feature: the two-outcome update, where 0s count as much as 1s.
+    """
+    from zoo.models.naive_bayes import default_problem
+
+    digits, digits_prior = default_problem()
+    m = MISSING
+    counts = np.array(
+        [
+            [5, 1, 0, 2],
+            [4, 2, 1, 0],
+            [6, 0, 1, 1],
+            [0, 3, 4, 1],
+            [1, 2, 5, 0],
+            [0, 0, 2, 6],
+            [1, 1, 0, 5],
+            [3, 1, 2, 1],
+            [1, 2, 3, 2],
+            [0, 1, 2, 4],
+            [4, 1, 0, 1],
+            [2, 2, 2, 2],
+        ]
+    )
+    labels = [0, 0, 0, 1, 1, 2, 2, m, m, m, m, m]
+    unbalanced = Data(counts, labels, classes=3)
+    binary = np.array(
+        [
+            [1, 1, 0, 1, 0, 0],
+            [1, 0, 0, 1, 0, 1],
+            [1, 1, 1, 0, 0, 0],
+            [0, 0, 1, 0, 1, 1],
+            [0, 1, 1, 0, 1, 1],
+            [0, 0, 1, 1, 1, 0],
+            [1, 1, 0, 0, 0, 1],
+            [0, 0, 1, 0, 1, 0],
+            [1, 0, 1, 1, 0, 1],
+            [0, 1, 0, 0, 1, 1],
+        ]
+    )
+    bernoulli = Data(binary, [0, 0, 0, 1, 1, 1, m, m, m, m], event_model="bernoulli")
+    return [
+        ("digits", digits, digits_prior),
+        ("unbalanced-asymmetric", unbalanced, Prior(alpha=[4.0, 2.0, 1.0], beta=[0.5, 0.5, 1, 2])),
+        ("bernoulli", bernoulli, Prior(alpha=1.0, beta=0.7, beta0=1.5)),
+    ]

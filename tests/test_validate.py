@@ -1,0 +1,225 @@
+"""``zoo validate``: each model's worst catalogued bug is caught, its correct sampler passes.
+
+Seeds are fixed so the suite is deterministic, but every verdict comes from tolerances
+set by the stated false-alarm rate (alpha = 0.01 for the battery); the measured rates
+over many seeds are in bench/results (bench/validate_power.py).
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+import zoo
+from zoo.cli import main
+from zoo.diagnostics.sbc import simulation_ranks, summarise
+from zoo.parallel import FitPool, Task
+from zoo.samplers import EngineSampler
+from zoo.validation import validate
+
+# The fault whose detection matters most per model: the one that moves the posterior
+# least on the model's own data (judged from the exact-check z-scores).
+WORST = {
+    "beta-binomial": "failures-as-trials",
+    "naive-bayes": "document-not-removed",
+    "gda": "nu-off-by-one",
+}
+# Enough simulations for SBC to judge (>= 20), few enough for the default test run.
+FAST = {"simulations": 40, "sbc_draws": 100, "workers": 0}
+
+
+@pytest.mark.parametrize("name", sorted(WORST))
+def test_correct_kernel_passes_and_worst_bug_fails(name):
+    right = validate(name, checks=("exact", "sbc"), seed=1, **FAST)
+    assert right.verdict == "pass", str(right)
+    wrong = validate(name, fault=WORST[name], checks=("exact", "sbc"), seed=1, **FAST)
+    assert wrong.verdict == "fail", str(wrong)
+    assert any(check.failing for check in wrong.checks)
+
+
+def test_sbc_is_reproducible_and_independent_of_order():
+    spec = zoo.get("beta-binomial")
+    prior, size = spec.simulation_setup()
+    sampler = EngineSampler("beta-binomial")
+
+    def run(index):
+        return simulation_ranks(
+            spec, sampler, index, seed=3, prior=prior, size=size, draws=50, chains=2
+        )
+
+    first, second = run(4), run(4)
+    assert first["ranks"] == second["ranks"]
+    assert run(5)["ranks"] != first["ranks"]
+    assert set(first["ranks"]) == {
+        "a",
+        "b",
+        "logit_mean",
+        "log_concentration",
+        "log_likelihood",
+        *(f"theta[group={j}]" for j in range(size["groups"])),
+    }
+    assert all(0.0 < u < 1.0 for u in first["ranks"].values())
+
+
+def test_sbc_summary_drops_quantities_missing_from_some_simulations():
+    records = [
+        {
+            "index": i,
+            "status": "ok",
+            "ranks": {"a": (i + 0.5) / 30, **({"b": 0.5} if i else {})},
+            "thinned": 10,
+        }
+        for i in range(30)
+    ]
+    result = summarise(records, alpha=0.01)
+    assert result.quantities == ["a"] and result.dropped == ["b"]
+    assert result.verdict == "pass"
+    failed = summarise(
+        [*records, {"index": 30, "status": "timeout", "message": "slow"}], alpha=0.01
+    )
+    assert failed.verdict == "fail" and "timeout" in failed.summary()
+    few = [{**r, "ranks": {"a": (r["index"] + 0.5) / 10}} for r in records[:10]]
+    assert summarise(few, alpha=0.01).verdict == "inconclusive"
+
+
+def test_store_resumes_without_refitting(tmp_path):
+    store = tmp_path / "sbc.jsonl"
+    options = {"checks": ("sbc",), "simulations": 24, "sbc_draws": 60, "workers": 0}
+    first = validate("beta-binomial", store=store, **options)
+    lines = store.read_text().splitlines()
+    assert len(lines) == 1 + 24
+    again = validate("beta-binomial", store=store, **options)
+    assert store.read_text().splitlines() == lines, "nothing was refitted"
+    np.testing.assert_array_equal(first.checks[0].details.ranks, again.checks[0].details.ranks)
+    more = validate("beta-binomial", store=store, **{**options, "simulations": 26})
+    assert len(store.read_text().splitlines()) == 1 + 26
+    assert more.checks[0].details.n_simulations == 26
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"alpha": 0.0}, "alpha"),
+        ({"draws": 0}, "draws"),
+        ({"seed": -1}, "seed"),
+        ({"engine": "stan"}, "engine"),
+        ({"fault": "nope"}, "fault: beta-binomial has no fault 'nope'"),
+        ({"checks": ("exact", "psis")}, "checks: unknown"),
+        ({"checks": ("geweke",), "sampler": print}, "need a kernel"),
+        ({"sampler": 3}, "sampler: must be callable"),
+        ({"kernel": object()}, "kernel: needs init, step and draw"),
+    ],
+)
+def test_bad_arguments_are_refused_before_any_fit(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        validate("beta-binomial", **kwargs)
+
+
+def test_dask_pool_reports_errors_and_stops_a_hung_fit():
+    from zoo.samplers import load_object
+
+    raises = load_object("tests.user_samplers:raises")  # a user's module, by reference
+    tasks = [
+        Task("ok", sum, ((1, 2),)),
+        Task("raises", raises, (None, None)),
+        Task("hangs", _hang),
+    ]
+    with FitPool(workers=1, timeout=3.0) as pool:
+        outcomes = {o.key: o for o in pool.run(tasks)}
+        # The pool is usable after the restart.
+        (after,) = pool.run([Task("after", sum, ((3, 4),))])
+    assert outcomes["ok"].status == "ok" and outcomes["ok"].value == 3
+    assert outcomes["raises"].status == "error"
+    assert (
+        "TypeError" in outcomes["raises"].message or "RuntimeError" in outcomes["raises"].message
+    )
+    assert outcomes["hangs"].status == "timeout" and "per-fit timeout" in outcomes["hangs"].message
+    assert after.status == "ok" and after.value == 7
+
+
+def _hang():
+    while True:
+        pass
+
+
+def test_cli_user_sampler_right_and_wrong(capsys, monkeypatch):
+    # informative-fixed only: the conjugate sampler is right for fixed (a, b) only.
+    common = ["--checks", "exact", "--workers", "0", "--json"]
+    monkeypatch.setattr(
+        "zoo.validation.problems",
+        lambda model: [p for p in model.validation_problems() if p[0] == "informative-fixed"],
+    )
+    status = main(
+        [
+            "validate",
+            "beta-binomial",
+            "--sampler",
+            "tests.user_samplers:beta_binomial_conjugate",
+            *common,
+        ]
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert status == 0, report
+    assert report["verdict"] == "pass"
+    status = main(
+        [
+            "validate",
+            "beta-binomial",
+            "--sampler",
+            "tests.user_samplers:beta_binomial_swapped",
+            *common,
+        ]
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert status == 1 and report["verdict"] == "fail"
+    assert any("theta" in item for item in report["checks"][0]["failing"])
+
+
+@pytest.mark.parametrize(
+    ("sampler", "message"),
+    [
+        ("wrong_name", "missing variable(s) ['theta']"),
+        ("with_nan", "NaN or infinite"),
+        ("raises", "RuntimeError: my sampler broke"),
+    ],
+)
+def test_cli_bad_samplers_get_clear_messages(sampler, message, capsys):
+    status = main(
+        [
+            "validate",
+            "beta-binomial",
+            "--sampler",
+            f"tests.user_samplers:{sampler}",
+            "--checks",
+            "exact",
+            "--workers",
+            "0",
+            "--json",
+        ]
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert status == 1
+    assert message in report["checks"][0]["summary"]
+
+
+def test_cli_refuses_bad_arguments(capsys):
+    assert main(["validate", "nope"]) == 2
+    assert "unknown model" in capsys.readouterr().err
+    assert main(["validate", "gda", "--sampler", "nocolon"]) == 2
+    assert "--sampler: expected 'package.module:name'" in capsys.readouterr().err
+    assert main(["validate", "gda", "--fault", "nope", "--workers", "0"]) == 2
+    assert "fault: gda has no fault" in capsys.readouterr().err
+
+
+def test_python_api_takes_a_function(monkeypatch):
+    from zoo.samplers import load_object
+
+    monkeypatch.setattr(
+        "zoo.validation.problems",
+        lambda model: [p for p in model.validation_problems() if p[0] == "informative-fixed"],
+    )
+    right = load_object("tests.user_samplers:beta_binomial_conjugate")
+    result = zoo.validate("beta-binomial", right, checks=("exact",), workers=0)
+    assert result.verdict == "pass"
+    assert result.sampler == "tests.user_samplers:beta_binomial_conjugate"
+    assert result.to_dict()["checks"][0]["check"] == "exact"

@@ -1,0 +1,64 @@
+"""Samplers as a user would write them, for the tests of ``zoo validate``.
+
+Importable by Dask workers (tests/ is on their path): each is a plain module-level
+function with the sampler protocol ``(data, prior, *, draws, chains, seed)``.
+"""
+
+import time
+
+import numpy as np
+
+import zoo
+
+
+def beta_binomial_conjugate(data, prior, *, draws, chains, seed):
+    """Right for fixed (a, b): theta_j | y ~ Beta(a + y_j, b + n_j - y_j), as a dict."""
+    rng = np.random.default_rng(seed)
+    a = prior.a + data.successes
+    b = prior.b + data.trials - data.successes
+    return {"theta": rng.beta(a, b, size=(chains, draws, a.size))}
+
+
+def beta_binomial_swapped(data, prior, *, draws, chains, seed):
+    """The classic bug: Beta(a + n - y, b + y)."""
+    rng = np.random.default_rng(seed)
+    a = prior.a + data.trials - data.successes
+    b = prior.b + data.successes
+    return {"theta": rng.beta(a, b, size=(chains, draws, a.size))}
+
+
+def zoo_gibbs(data, prior, *, draws, chains, seed):
+    """The zoo's own Gibbs engine, called the way a user's wrapper would call it."""
+    return zoo.sample(
+        "beta-binomial",
+        data,
+        prior,
+        draws=draws,
+        tune=draws,
+        chains=chains,
+        seed=seed,
+        progress=False,
+    )
+
+
+def wrong_name(data, prior, *, draws, chains, seed):
+    """Returns the variable under a name the model does not have."""
+    return {"p": np.full((chains, draws, data.successes.size), 0.5)}
+
+
+def with_nan(data, prior, *, draws, chains, seed):
+    """Returns a NaN among the draws."""
+    theta = np.full((chains, draws, data.successes.size), 0.5)
+    theta[0, 0, 0] = np.nan
+    return {"theta": theta}
+
+
+def raises(data, prior, *, draws, chains, seed):
+    """Raises, as a sampler with a bug in its set-up would."""
+    raise RuntimeError("my sampler broke")
+
+
+def hangs(data, prior, *, draws, chains, seed):
+    """Never returns."""
+    while True:
+        time.sleep(0.1)

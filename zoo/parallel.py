@@ -1,0 +1,223 @@
+"""Run many independent fits, in this process or on a Dask cluster, with a per-fit timeout.
+
+Simulation-based calibration and ``zoo validate`` call a sampler hundreds of times. The
+fits are independent, so they run as Dask tasks: on a local cluster of worker processes
+by default, or on an existing scheduler given by address. A fit that hangs must not hang
+the run, and a numba loop that holds the GIL cannot be interrupted from a thread, so the
+timeout is enforced from outside: every worker runs one fit at a time (tasks are pinned
+to idle workers by this module rather than queued by the scheduler, so the start time of
+each fit is known), and a fit that overruns has its worker process restarted by its
+nanny. The fit is reported as timed out; the run goes on.
+
+``workers=0`` runs the fits one after the other in this process (no timeout: nothing can
+stop code that holds the GIL from inside the process); useful for debugging.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["FitPool", "Outcome", "Task", "default_workers", "run_tasks"]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One call ``function(*args)`` identified by ``key`` (a string unique in the run)."""
+
+    key: str
+    function: Callable[..., Any]
+    args: tuple = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of a task: ``status`` is ``ok``, ``error`` or ``timeout``."""
+
+    key: str
+    status: str
+    value: Any = None
+    message: str = ""
+    seconds: float = 0.0
+
+
+def _call(task: Task) -> Outcome:
+    started = time.perf_counter()
+    try:
+        value = task.function(*task.args)
+    except KeyboardInterrupt:
+        raise
+    except Exception as error:  # a user's sampler may raise anything; report it, go on
+        message = f"{type(error).__name__}: {error}"
+        return Outcome(task.key, "error", None, message, time.perf_counter() - started)
+    return Outcome(task.key, "ok", value, "", time.perf_counter() - started)
+
+
+def default_workers() -> int:
+    """One worker per core the process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class FitPool:
+    """Where fits run: this process, a local Dask cluster, or a remote scheduler.
+
+    A context manager; the cluster (if any) starts on entry and stops on exit, so the
+    several batteries of one ``zoo validate`` share it.
+
+    Parameters
+    ----------
+    workers : int, optional
+        Worker processes of the local Dask cluster (default: one per core); ``0`` runs
+        the tasks in this process, one after the other, without a timeout.
+    scheduler : str, optional
+        Address of a running Dask scheduler (``tcp://host:8786``); ``workers`` is then
+        ignored. Its workers should run one thread each under a nanny (``dask worker
+        --nthreads 1``), so that a timed-out fit can be stopped by a restart.
+    timeout : float, optional
+        Seconds a single task may run before its worker is restarted and the task is
+        reported with status ``timeout``.
+    """
+
+    def __init__(
+        self,
+        *,
+        workers: int | None = None,
+        scheduler: str | None = None,
+        timeout: float | None = None,
+    ):
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"timeout: must be positive seconds, got {timeout}")
+        if workers is not None and (isinstance(workers, bool) or workers < 0):
+            raise ValueError(f"workers: must be an integer >= 0, got {workers}")
+        self.workers = workers
+        self.scheduler = scheduler
+        self.timeout = timeout
+        self._client = None
+        self._cluster = None
+
+    @property
+    def in_process(self) -> bool:
+        """True when fits run here, one after the other."""
+        return self.scheduler is None and self.workers == 0
+
+    def __enter__(self) -> FitPool:
+        if self.in_process:
+            return self
+        from distributed import Client, LocalCluster
+
+        if self.scheduler is None:
+            self._cluster = LocalCluster(
+                n_workers=self.workers or default_workers(),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+            self._client = Client(self._cluster)
+        else:
+            self._client = Client(self.scheduler)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._client is not None:
+            self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+        self._client = self._cluster = None
+
+    def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
+        """Run ``tasks``; yield their outcomes as they complete (not in order)."""
+        tasks = list(tasks)
+        if self.in_process:
+            for task in tasks:
+                yield _call(task)
+            return
+        if self._client is None:
+            raise RuntimeError("FitPool.run: use the pool as a context manager (with ...)")
+        yield from _run_on_dask(self._client, tasks, self.timeout)
+
+
+def run_tasks(
+    tasks: Iterable[Task],
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    timeout: float | None = None,
+) -> Iterator[Outcome]:
+    """Run ``tasks`` on a :class:`FitPool` of their own; yield outcomes as they complete."""
+    with FitPool(workers=workers, scheduler=scheduler, timeout=timeout) as pool:
+        yield from pool.run(tasks)
+
+
+def _run_on_dask(client, tasks, timeout):
+    from distributed import wait
+
+    pending = list(reversed(tasks))
+    running = {}  # future -> (task, worker address, start time)
+    try:
+        while pending or running:
+            busy = {worker for _, worker, _ in running.values()}
+            idle = sorted(set(client.scheduler_info()["workers"]) - busy)
+            while pending and idle:
+                task = pending.pop()
+                worker = idle.pop()
+                future = client.submit(
+                    _call,
+                    task,
+                    key=f"zoo-{task.key}-{time.monotonic_ns()}",
+                    workers=[worker],
+                    allow_other_workers=False,
+                    pure=False,
+                )
+                running[future] = (task, worker, time.monotonic())
+            if not running:
+                # Every worker is gone (restarting, or a remote cluster shrank): wait.
+                client.wait_for_workers(1, timeout=120)
+                continue
+            wait_for = None
+            if timeout is not None:
+                oldest = min(start for _, _, start in running.values())
+                wait_for = max(0.05, oldest + timeout - time.monotonic())
+            try:
+                done, _ = wait(list(running), timeout=wait_for, return_when="FIRST_COMPLETED")
+            except TimeoutError:  # distributed raises where concurrent.futures returns
+                done = set()
+            for future in done:
+                task, _, _ = running.pop(future)
+                try:
+                    yield future.result()
+                except Exception as error:  # lost worker, unpicklable result...
+                    yield Outcome(task.key, "error", None, f"{type(error).__name__}: {error}")
+            if timeout is None:
+                continue
+            now = time.monotonic()
+            for future, (task, worker, start) in list(running.items()):
+                if now - start < timeout:
+                    continue
+                del running[future]
+                future.cancel()
+                _restart(client, worker)
+                yield Outcome(
+                    task.key,
+                    "timeout",
+                    None,
+                    f"stopped after {timeout:g} s (per-fit timeout); its worker was restarted",
+                    now - start,
+                )
+    finally:
+        for future in running:
+            future.cancel()
+
+
+def _restart(client, worker: str) -> None:
+    try:
+        client.restart_workers([worker], timeout=60, raise_for_error=False)
+    except Exception as error:  # a worker without a nanny cannot be restarted
+        logging.getLogger(__name__).warning("could not restart worker %s: %s", worker, error)

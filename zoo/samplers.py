@@ -1,0 +1,206 @@
+"""Samplers under test: loading them by name, wrapping the zoo's engines, checking output.
+
+A sampler is any callable ``sampler(data, prior, *, draws, chains, seed)`` returning an
+``xarray.DataTree`` (with a ``posterior`` group), an ``xarray.Dataset`` or a dict of
+arrays whose leading axes are ``(chain, draw)``, holding the model's variables under
+their names (``zoo list`` and the README give them per model). ``seed`` is an integer;
+the same seed must give the same draws.
+
+:func:`checked_draws` turns that output into a Dataset with the model's dims and
+coordinates, or raises :class:`SamplerOutputError` saying what was expected.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import xarray as xr
+
+from zoo.contract import Kernel, Model
+from zoo.registry import get
+
+__all__ = ["EngineSampler", "SamplerOutputError", "checked_draws", "load_object"]
+
+
+class SamplerOutputError(ValueError):
+    """The sampler's output does not have the variables, shapes or values expected."""
+
+
+def load_object(spec: str, *, field: str = "sampler"):
+    """Import ``package.module:attribute`` (the attribute may be dotted).
+
+    The current directory goes first on the path, as ``python -m`` would have it.
+    """
+    module_name, colon, attribute = spec.partition(":")
+    if not colon or not module_name or not attribute:
+        raise ValueError(f"{field}: expected 'package.module:name', got {spec!r}")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"{field}: cannot import module {module_name!r}: {error}") from error
+    value = module
+    for part in attribute.split("."):
+        if not hasattr(value, part):
+            raise ValueError(f"{field}: module {module_name!r} has no attribute {attribute!r}")
+        value = getattr(value, part)
+    return value
+
+
+@dataclass(frozen=True)
+class EngineSampler:
+    """The zoo's own engines as a sampler: Gibbs (optionally with another kernel) or PyMC.
+
+    Picklable (the model travels by registry name when it is a built-in one), so it can
+    run on Dask workers. Warm-up: ``tune = draws`` for both engines.
+    """
+
+    model: str | Model
+    engine: str = "gibbs"
+    kernel: Kernel | None = None
+    fault: str | None = None
+
+    def __call__(self, data, prior, *, draws: int, chains: int, seed: int) -> xr.DataTree:
+        """Sample ``data`` under ``prior``: the sampler protocol."""
+        from zoo.driver import sample
+
+        spec = get(self.model)
+        kernel = self.kernel
+        if self.fault is not None:
+            if self.fault not in spec.faults:
+                raise ValueError(
+                    f"fault: {spec.name} has no fault {self.fault!r}; "
+                    f"known: {', '.join(spec.faults) or 'none'}"
+                )
+            kernel = spec.faults[self.fault]
+        return sample(
+            spec,
+            data,
+            prior,
+            engine=self.engine,
+            draws=draws,
+            tune=draws,
+            chains=chains,
+            seed=seed,
+            kernel=kernel,
+            progress=False,
+        )
+
+    @property
+    def label(self) -> str:
+        """How the sampler is named in reports."""
+        if self.fault is not None:
+            return f"zoo gibbs kernel with fault {self.fault!r}"
+        if self.kernel is not None:
+            return f"zoo gibbs driver with kernel {_describe(self.kernel)}"
+        return f"zoo {self.engine} engine"
+
+
+def _describe(value) -> str:
+    module = getattr(value, "__module__", None) or type(value).__module__
+    name = getattr(value, "__qualname__", None) or type(value).__qualname__
+    return f"{module}:{name}"
+
+
+def describe(sampler) -> str:
+    """A readable name for any sampler."""
+    return sampler.label if isinstance(sampler, EngineSampler) else _describe(sampler)
+
+
+def checked_draws(
+    output, model: Model, data, prior, *, chains: int | None = None, draws: int | None = None
+) -> xr.Dataset:
+    """The sampler's output as a Dataset with the model's dims and coordinates.
+
+    Raises
+    ------
+    SamplerOutputError
+        When the output is of the wrong type, lacks a variable, has the wrong dims or
+        shape per draw, the wrong number of chains or draws, or NaN / infinite values.
+    """
+    expected = dict(model.variables(prior))
+    sizes = {dim: len(values) for dim, values in data.coords.items()}
+    wanted = ", ".join(
+        f"{name}{('(chain, draw, ' + ', '.join(dims) + ')') if dims else '(chain, draw)'}"
+        for name, dims in expected.items()
+    )
+    if isinstance(output, xr.DataTree):
+        if "posterior" not in output.children:
+            raise SamplerOutputError(
+                f"sampler output: a DataTree needs a 'posterior' group; it has "
+                f"{sorted(output.children)}. Expected variables: {wanted}"
+            )
+        output = output["posterior"].to_dataset()
+    if isinstance(output, xr.Dataset):
+        arrays = {name: output[name] for name in output.data_vars}
+    elif isinstance(output, Mapping):
+        arrays = dict(output)
+    else:
+        raise SamplerOutputError(
+            "sampler output: expected an xarray.DataTree, an xarray.Dataset or a dict of "
+            f"arrays with leading (chain, draw) axes, got {type(output).__name__}. "
+            f"Expected variables: {wanted}"
+        )
+    missing = [name for name in expected if name not in arrays]
+    if missing:
+        raise SamplerOutputError(
+            f"sampler output: missing variable(s) {missing}; got {sorted(map(str, arrays))}. "
+            f"Expected variables: {wanted}"
+        )
+    variables = {}
+    shape_seen = None
+    for name, dims in expected.items():
+        value = arrays[name]
+        shape = tuple(sizes[d] for d in dims)
+        if isinstance(value, xr.DataArray):
+            own = tuple(d for d in value.dims if d not in ("chain", "draw"))
+            if value.dims[:2] != ("chain", "draw"):
+                raise SamplerOutputError(
+                    f"sampler output: {name} has dims {value.dims}; expected "
+                    f"('chain', 'draw', {', '.join(map(repr, dims))})"
+                )
+            if set(own) == set(dims):
+                value = value.transpose("chain", "draw", *dims)
+            elif own and not set(own) <= {f"{name}_dim_{i}" for i in range(len(dims))}:
+                raise SamplerOutputError(
+                    f"sampler output: {name} has dims {value.dims}; expected "
+                    f"('chain', 'draw'{''.join(', ' + repr(d) for d in dims)})"
+                )
+            value = value.values
+        try:
+            value = np.asarray(value, dtype=float)
+        except (TypeError, ValueError) as error:
+            raise SamplerOutputError(f"sampler output: {name} is not numeric: {error}") from None
+        if value.ndim < 2 or value.shape[2:] != shape:
+            raise SamplerOutputError(
+                f"sampler output: {name} has shape {value.shape}; expected (chain, draw"
+                f"{''.join(f', {n}' for n in shape)}) with dims (chain, draw"
+                f"{''.join(', ' + d for d in dims)})"
+            )
+        if shape_seen is not None and value.shape[:2] != shape_seen:
+            raise SamplerOutputError(
+                f"sampler output: {name} has {value.shape[:2]} (chain, draw) but other "
+                f"variables have {shape_seen}"
+            )
+        shape_seen = value.shape[:2]
+        if not np.all(np.isfinite(value)):
+            bad = int(np.count_nonzero(~np.isfinite(value)))
+            raise SamplerOutputError(
+                f"sampler output: {name} has {bad} NaN or infinite value(s) of {value.size}"
+            )
+        variables[name] = (("chain", "draw", *dims), value)
+    if chains is not None and shape_seen[0] != chains:
+        raise SamplerOutputError(
+            f"sampler output: {shape_seen[0]} chain(s); {chains} were asked for"
+        )
+    if draws is not None and shape_seen[1] != draws:
+        raise SamplerOutputError(f"sampler output: {shape_seen[1]} draws; {draws} were asked for")
+    coords = {d: data.coords[d] for dims in expected.values() for d in dims}
+    coords |= {"chain": np.arange(shape_seen[0]), "draw": np.arange(shape_seen[1])}
+    return xr.Dataset(variables, coords=coords)
