@@ -296,14 +296,17 @@ def trace_figure(tree: xr.DataTree, chosen: Sequence[Quantity], *, title: str = 
 
 
 def _sbc_inputs(ranks, max_rank, grid, lower, upper):
-    ranks = np.asarray(ranks)
+    ranks = np.asarray(ranks, dtype=float)
     if ranks.ndim == 1:
         ranks = ranks[:, np.newaxis]
     if ranks.ndim != 2 or ranks.shape[0] < 1:
         raise ValueError(f"ranks: expected shape (n_sims, n_quantities), got {ranks.shape}")
-    if isinstance(max_rank, bool) or not isinstance(max_rank, int | np.integer) or max_rank < 1:
-        raise ValueError(f"max_rank: must be an integer >= 1, got {max_rank!r}")
-    if not np.all(ranks == np.floor(ranks)) or ranks.min() < 0 or ranks.max() > max_rank:
+    if max_rank is None:
+        if not np.all((ranks >= 0) & (ranks <= 1)):
+            raise ValueError("ranks: normalised ranks (max_rank=None) must lie in [0, 1]")
+    elif isinstance(max_rank, bool) or not isinstance(max_rank, int | np.integer) or max_rank < 1:
+        raise ValueError(f"max_rank: must be an integer >= 1 or None, got {max_rank!r}")
+    elif not np.all(ranks == np.floor(ranks)) or ranks.min() < 0 or ranks.max() > max_rank:
         raise ValueError(f"ranks: must be integers in 0..{max_rank}")
     grid = np.asarray(grid, dtype=float)
     if grid.ndim != 1 or grid.size < 2 or grid.min() < 0 or grid.max() > 1:
@@ -320,13 +323,13 @@ def _sbc_inputs(ranks, max_rank, grid, lower, upper):
             )
         bands.append(band)
     # ECDF of the fractional ranks u = (rank + 1) / (L + 1) at the grid points: uniform
-    # ranks give E[ECDF(z)] = z at z = j / (L + 1).
-    fractional = (ranks + 1.0) / (max_rank + 1.0)
+    # ranks give E[ECDF(z)] = z at z = j / (L + 1). Normalised ranks are used as given.
+    fractional = ranks if max_rank is None else (ranks + 1.0) / (max_rank + 1.0)
     ecdf = (fractional[np.newaxis, :, :] <= grid[:, np.newaxis, np.newaxis] + 1e-12).mean(axis=1)
     return ranks, grid, bands[0], bands[1], ecdf
 
 
-def sbc_outside(ranks, *, max_rank: int, grid, lower, upper) -> dict:
+def sbc_outside(ranks, *, max_rank: int | None, grid, lower, upper) -> dict:
     """Whether each quantity's rank ECDF leaves its simultaneous band.
 
     Parameters are those of :func:`sbc_ecdf_figure`.
@@ -351,7 +354,7 @@ def sbc_outside(ranks, *, max_rank: int, grid, lower, upper) -> dict:
 def sbc_ecdf_figure(
     ranks,
     *,
-    max_rank: int,
+    max_rank: int | None,
     grid,
     lower,
     upper,
@@ -366,14 +369,17 @@ def sbc_ecdf_figure(
 
     Parameters
     ----------
-    ranks : array-like of int, shape (n_sims, n_quantities)
-        Ranks in ``0..max_rank``.
-    max_rank : int
-        ``L``, the number of posterior draws each rank was taken among.
+    ranks : array-like, shape (n_sims, n_quantities)
+        Integer ranks in ``0..max_rank``, or normalised ranks in [0, 1] when
+        ``max_rank`` is None.
+    max_rank : int or None
+        ``L``, the number of posterior draws each rank was taken among; None for ranks
+        already normalised (``zoo.diagnostics.sbc.SBCResult.ranks``).
     grid : array-like, shape (n_points,)
         Points in [0, 1] where the band is given.
     lower, upper : array-like, shape (n_points,) or (n_points, n_quantities)
-        The band on the ECDF of ``(rank + 1) / (L + 1)`` (ECDF values, not differences).
+        The band on the ECDF of ``(rank + 1) / (L + 1)``, or of the normalised ranks
+        (ECDF values, not differences).
     quantities : sequence of str, optional
         Panel titles.
     max_panels : int

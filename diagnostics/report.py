@@ -31,8 +31,16 @@ from pathlib import Path
 
 __all__ = ["VERDICTS", "Report", "ReportFigure", "Section", "Table"]
 
-#: Verdict words coloured wherever they start a table cell.
-VERDICTS = ("agree", "disagree", "inconclusive")
+#: Verdict words coloured wherever they start a table cell (``zoo check`` says agree or
+#: disagree, ``zoo validate`` pass or fail), and the colour class each takes.
+VERDICTS = ("agree", "disagree", "inconclusive", "pass", "fail")
+_CLASS = {
+    "agree": "agree",
+    "pass": "agree",
+    "disagree": "disagree",
+    "fail": "disagree",
+    "inconclusive": "inconclusive",
+}
 
 # Dots per inch of every PNG: with no tight bounding box the pixel size is exactly
 # figsize * DPI, which the HTML states as width and height.
@@ -52,8 +60,8 @@ class Table:
         ``str`` (floats with 4 significant digits). A cell whose text starts with a
         verdict word (``agree``, ``disagree``, ``inconclusive``) has that word coloured.
     status : sequence of str or None, optional
-        One verdict (or None) per row; rows whose status is not ``agree`` or None are
-        highlighted, so failures stand out in a long table.
+        One verdict (or None) per row; rows whose status is ``disagree``, ``fail`` or
+        ``inconclusive`` are highlighted, so failures stand out in a long table.
     caption : str
         Shown above the table.
     collapsed : bool
@@ -170,7 +178,7 @@ class Report:
         table : Table or sequence of Table, optional
         figures : sequence of ReportFigure or matplotlib Figure
             A bare Figure gets the section title as file stem and no caption.
-        status : {"agree", "disagree", "inconclusive"}, optional
+        status : {"agree", "disagree", "inconclusive", "pass", "fail"}, optional
             A coloured badge next to the heading.
 
         Returns
@@ -199,7 +207,7 @@ class Report:
         title: str,
         ranks,
         *,
-        max_rank: int,
+        max_rank: int | None,
         grid,
         lower,
         upper,
@@ -212,15 +220,18 @@ class Report:
         Parameters
         ----------
         title : str
-        ranks : array-like of int, shape (n_sims, n_quantities)
-            Rank of the true value among ``max_rank`` posterior draws, in ``0..max_rank``.
-        max_rank : int
+        ranks : array-like, shape (n_sims, n_quantities)
+            Rank of the true value among ``max_rank`` posterior draws, in
+            ``0..max_rank``; or, with ``max_rank=None``, normalised ranks in [0, 1]
+            (``zoo.diagnostics.sbc.SBCResult.ranks``).
+        max_rank : int or None
             ``L``: the number of (thinned) posterior draws each rank is taken among.
         grid : array-like, shape (n_points,)
             Points in [0, 1] where the bands are given (for example ``j / (L + 1)``).
         lower, upper : array-like, shape (n_points,) or (n_points, n_quantities)
             Simultaneous band for the ECDF of the fractional ranks ``(rank + 1) / (L + 1)``
-            at ``grid``, as ECDF values (not differences), computed by the SBC code.
+            (or of the normalised ranks) at ``grid``, as ECDF values (not differences),
+            computed by the SBC code (``zoo.diagnostics.uniformity.ecdf_band``).
         quantities : sequence of str, optional
             Names of the quantities (default ``q0, q1, ...``).
         text : str, optional
@@ -261,7 +272,8 @@ class Report:
             ["quantity", "max |ECDF - uniform|", "leaves band", "verdict"],
             rows,
             status=status,
-            caption=f"{checked['n_sims']} simulations, ranks among {max_rank} draws",
+            caption=f"{checked['n_sims']} simulations"
+            + ("" if max_rank is None else f", ranks among {max_rank} draws"),
         )
         return self.add_section(
             title,
@@ -363,7 +375,7 @@ def _paragraphs(text) -> list[str]:
 def _badge(status: str | None) -> str:
     if status is None:
         return ""
-    return f' <span class="badge {status}">{status}</span>'
+    return f' <span class="badge {_CLASS[status]}">{status}</span>'
 
 
 def _cell(value) -> str:
@@ -373,7 +385,7 @@ def _cell(value) -> str:
         text = str(value)
     first, _, rest = text.partition(" ")
     if first in VERDICTS:
-        return f'<span class="v {first}">{first}</span>' + (
+        return f'<span class="v {_CLASS[first]}">{first}</span>' + (
             " " + html.escape(rest) if rest else ""
         )
     return html.escape(text)
@@ -384,7 +396,9 @@ def _table_html(table: Table) -> str:
     body = []
     for i, row in enumerate(table.rows):
         status = table.status[i] if table.status is not None else None
-        css = f' class="row-{status}"' if status in ("disagree", "inconclusive") else ""
+        css = ""
+        if status in VERDICTS and _CLASS[status] != "agree":
+            css = f' class="row-{_CLASS[status]}"'
         body.append(f"<tr{css}>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>")
     caption = f"<caption>{html.escape(table.caption)}</caption>" if table.caption else ""
     markup = (

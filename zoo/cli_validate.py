@@ -67,6 +67,11 @@ def add_parser(commands) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress display")
+    parser.add_argument(
+        "--report",
+        metavar="DIR",
+        help="write an HTML report (index.html, SBC ECDF figure) into DIR",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -138,6 +143,11 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), indent=2, default=_jsonable))
     else:
         _print(result)
+    if args.report:
+        from zoo.validate_report import validation_report
+
+        say(f"writing the report to {args.report}")
+        validation_report(result).write(args.report)
     return 0 if result.verdict == "pass" else 1
 
 

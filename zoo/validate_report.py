@@ -1,0 +1,91 @@
+"""The report of ``zoo validate --report DIR``: the battery, its agreement tables, SBC.
+
+Built with :class:`zoo.diagnostics.report.Report`: a summary of the checks, one table
+per exact-agreement problem (failing quantities highlighted), and the simulation-based
+calibration as ECDF differences of the normalised ranks in their simultaneous band.
+"""
+
+from __future__ import annotations
+
+from zoo.diagnostics.report import Report, Table
+
+__all__ = ["validation_report"]
+
+
+def _agreement_table(name: str, result) -> Table:
+    rows, status = [], []
+    for q in result.quantities():
+        rows.append(
+            [
+                q["element"],
+                f"{q['verdict']} max|z| {q['max_abs_z']:.1f}",
+                f"{q['min_p_adjusted']:.3g}",
+                f"{q['rhat']:.3f}",
+                f"{min(q['ess_bulk'], q['ess_tail']):.0f}",
+            ]
+        )
+        status.append(q["verdict"])
+    return Table(
+        ["quantity", "verdict", "smallest Holm p", "R-hat", "min ESS"],
+        rows,
+        status=status,
+        caption=f"{name}: {result.verdict} ({len(rows)} quantities)",
+        # Long tables fold away unless something in them failed.
+        collapsed=result.verdict == "agree" and len(rows) > 12,
+    )
+
+
+def validation_report(result, *, title: str | None = None) -> Report:
+    """A report of a :class:`zoo.validation.ValidationResult`."""
+    report = Report(
+        title or f"zoo validate {result.model}",
+        text=f"Sampler: {result.sampler}. Family-wise false-alarm rate {result.alpha:g}, "
+        "split over the checks.",
+    )
+    summary = Table(
+        ["check", "verdict", "alpha", "seconds", "what was found"],
+        [
+            [c.name, c.verdict, f"{c.alpha:.2g}", f"{c.seconds:.1f}", c.summary]
+            for c in result.checks
+        ],
+        status=[c.verdict for c in result.checks],
+    )
+    report.add_section("Summary", table=summary, status=result.verdict)
+    for check in result.checks:
+        details = check.details
+        if check.name == "exact" and isinstance(details, dict):
+            tables = [
+                _agreement_table(name, value)
+                for name, value in details.items()
+                if hasattr(value, "quantities")
+            ]
+            notes = [
+                f"{name}: {value}" for name, value in details.items() if isinstance(value, str)
+            ]
+            report.add_section(
+                "Agreement with exact posteriors",
+                text=[check.summary, *notes],
+                table=tables,
+                status=check.verdict,
+            )
+        elif check.name == "sbc" and getattr(details, "ranks", None) is not None:
+            if details.ranks.size == 0:
+                report.add_section("Simulation-based calibration", text=check.summary)
+                continue
+            band = details.band()
+            section = report.add_sbc_section(
+                "Simulation-based calibration",
+                details.ranks,
+                max_rank=None,
+                grid=band.grid,
+                lower=band.lower,
+                upper=band.upper,
+                quantities=details.quantities,
+                text=f"{check.summary}. The grey band is simultaneous at "
+                f"{band.level:.3g} for each quantity (Bonferroni over the quantities: the "
+                "band of Holm's strictest step).",
+            )
+            section.status = check.verdict
+        else:
+            report.add_section(check.name, text=check.summary, status=check.verdict)
+    return report
