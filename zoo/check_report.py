@@ -116,6 +116,10 @@ def add_check_section(report: Report, check: ModelCheck, *, per_variable: int = 
     per_variable, total : int
         Quantities in the figures: the failing ones first, then the first
         ``per_variable`` elements of each variable, at most ``total`` in all.
+
+    Returns
+    -------
+    Section
     """
     from zoo.diagnostics.figures import (
         posterior_figure,
@@ -127,12 +131,11 @@ def add_check_section(report: Report, check: ModelCheck, *, per_variable: int = 
 
     rows = quantity_rows(check)
     settings = check.settings
+    verdicts = check.verdicts()
     text = [
         f"Verdict: {check.verdict}. "
         + "; ".join(
-            f"{title}: {v}"
-            for (key, title), v in zip(COMPARISONS, check.verdicts().values(), strict=False)
-            if v is not None
+            f"{title}: {verdicts[key]}" for key, title in COMPARISONS if verdicts[key] is not None
         )
         + ".",
         f"{settings.get('draws')} draws x {settings.get('chains')} chains after "
