@@ -46,3 +46,5 @@ def test_validate_my_sampler_passes_the_correct_kernel_and_catches_the_bug():
     assert "  swapped a, b kernel: disagree" in lines
     assert any(line.startswith("  correct kernel: agree (0 of 71") for line in lines)
     assert any(line.startswith("  swapped a, b kernel: disagree (") for line in lines)
+    assert "  correct sampler: pass" in lines
+    assert "  swapped a, b sampler: fail" in lines

@@ -142,13 +142,9 @@ def _hang():
         pass
 
 
-def test_cli_user_sampler_right_and_wrong(capsys, monkeypatch):
+def test_cli_user_sampler_right_and_wrong(capsys):
     # informative-fixed only: the conjugate sampler is right for fixed (a, b) only.
-    common = ["--checks", "exact", "--workers", "0", "--json"]
-    monkeypatch.setattr(
-        "zoo.validation.problems",
-        lambda model: [p for p in model.validation_problems() if p[0] == "informative-fixed"],
-    )
+    common = ["--checks", "exact", "--problems", "informative-fixed", "--workers", "0", "--json"]
     status = main(
         [
             "validate",
@@ -211,15 +207,26 @@ def test_cli_refuses_bad_arguments(capsys):
     assert "fault: gda has no fault" in capsys.readouterr().err
 
 
-def test_python_api_takes_a_function(monkeypatch):
+def test_python_api_takes_a_function():
     from zoo.samplers import load_object
 
-    monkeypatch.setattr(
-        "zoo.validation.problems",
-        lambda model: [p for p in model.validation_problems() if p[0] == "informative-fixed"],
-    )
+    spec = zoo.get("beta-binomial")
+    mine = spec.Data([2, 7, 4], [10, 12, 9])
     right = load_object("tests.user_samplers:beta_binomial_conjugate")
-    result = zoo.validate("beta-binomial", right, checks=("exact",), workers=0)
+    result = zoo.validate(
+        spec,
+        right,
+        checks=("exact", "sbc"),
+        problems=["informative-fixed", ("mine", mine, spec.Prior(a=0.5, b=3.0))],
+        sbc_setup=(spec.Prior(a=0.5, b=3.0), {"groups": 4, "trials": 20}),
+        simulations=30,
+        workers=0,
+    )
     assert result.verdict == "pass"
     assert result.sampler == "tests.user_samplers:beta_binomial_conjugate"
     assert result.to_dict()["checks"][0]["check"] == "exact"
+    assert "informative-fixed, mine" in result.checks[0].summary
+    with pytest.raises(ValueError, match="has no validation problem 'nope'"):
+        zoo.validate(spec, right, problems=["nope"])
+    with pytest.raises(ValueError, match="must be a problem name or a"):
+        zoo.validate(spec, right, problems=[("x", 1, 2)])

@@ -43,6 +43,12 @@ def add_parser(commands) -> None:
         metavar="LIST",
         help="comma-separated subset of exact,sbc,geweke,invariance (default: all that apply)",
     )
+    parser.add_argument(
+        "--problems",
+        metavar="LIST",
+        help="comma-separated names of the model's validation problems for the exact "
+        "check (default: all; a sampler for one kind of prior picks its own)",
+    )
     parser.add_argument("--draws", type=int, default=1000, help="draws per chain, exact check")
     parser.add_argument("--chains", type=int, default=4, help="chains, exact check")
     parser.add_argument("--simulations", type=int, default=100, help="SBC simulations")
@@ -100,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
             options["engine"] = args.engine
     except ValueError as error:
         return refuse(str(error))
+    if args.problems:
+        options["problems"] = [p.strip() for p in args.problems.split(",") if p.strip()]
     if args.checks:
         options["checks"] = tuple(c.strip() for c in args.checks.split(",") if c.strip())
 

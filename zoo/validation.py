@@ -195,11 +195,43 @@ def _reference(model: Model, problem: str, data, prior):
     return _REFERENCES[key]
 
 
-def _exact_check(model, sampler, pool, *, draws, chains, seed, alpha) -> CheckOutcome:
+def _choose_problems(model: Model, chosen) -> list[tuple[str, object, object]]:
+    """The exact check's data sets: all, some by name, or the caller's own (validated)."""
+    known = problems(model)
+    if chosen is None:
+        return known
+    if isinstance(chosen, str) or not len(chosen):
+        raise ValueError("problems: expected a non-empty list of names or (name, data, prior)")
+    out = []
+    by_name = {name: (name, data, prior) for name, data, prior in known}
+    for item in chosen:
+        if isinstance(item, str):
+            if item not in by_name:
+                raise ValueError(
+                    f"problems: {model.name} has no validation problem {item!r}; "
+                    f"known: {', '.join(by_name)}"
+                )
+            out.append(by_name[item])
+        elif (
+            isinstance(item, tuple)
+            and len(item) == 3
+            and isinstance(item[1], model.Data)
+            and isinstance(item[2], model.Prior)
+        ):
+            out.append(item)
+        else:
+            raise ValueError(
+                f"problems: each item must be a problem name or a (name, {model.name} Data, "
+                f"{model.name} Prior) tuple, got {item!r:.80}"
+            )
+    return out
+
+
+def _exact_check(model, sampler, pool, *, draws, chains, seed, alpha, chosen=None) -> CheckOutcome:
     from zoo.diagnostics import agreement
 
     started = time.perf_counter()
-    chosen = problems(model)
+    chosen = problems(model) if chosen is None else chosen
     fit_seeds = np.random.SeedSequence(seed, spawn_key=(0x5EED,)).generate_state(len(chosen))
     tasks = [
         Task(
@@ -340,6 +372,7 @@ def validate(
     sbc_draws: int = 200,
     sbc_chains: int = 2,
     sbc_setup: tuple | None = None,
+    problems: list | None = None,
     seed: int = 0,
     alpha: float = 0.01,
     workers: int | None = None,
@@ -375,7 +408,12 @@ def validate(
         SBC: number of simulated data sets, and draws and chains per fit.
     sbc_setup : (prior, size), optional
         The proper prior and ``simulate`` sizes for SBC (default:
-        ``model.simulation_setup()``).
+        ``model.simulation_setup()``). A sampler written for one kind of prior only
+        (say fixed hyperparameters) is validated under that kind with this and
+        ``problems``.
+    problems : list of (name, data, prior) or of str, optional
+        Data sets of the exact check: the model's ``validation_problems`` (default), a
+        selection of them by name, or your own (with exact references).
     seed : int
         Root seed: the whole battery is reproducible from it.
     alpha : float
@@ -441,6 +479,7 @@ def validate(
     missing_kernel = [c for c in checks if c in KERNEL_CHECKS and tested_kernel is None]
     if missing_kernel:
         raise ValueError(f"checks: {missing_kernel} need a kernel (--kernel)")
+    chosen = _choose_problems(spec, problems)
     share = alpha / len(checks)
     say = status or (lambda message: None)
     settings = {
@@ -459,7 +498,14 @@ def validate(
             say(f"{spec.name}: {check}")
             if check == "exact":
                 outcome = _exact_check(
-                    spec, sampler, pool, draws=draws, chains=chains, seed=seed, alpha=share
+                    spec,
+                    sampler,
+                    pool,
+                    draws=draws,
+                    chains=chains,
+                    seed=seed,
+                    alpha=share,
+                    chosen=chosen,
                 )
             elif check == "sbc":
                 outcome = _sbc_check(
