@@ -192,40 +192,22 @@ def _print(result) -> None:
 
 
 class _SimulationProgress:
-    """A bar over SBC simulations with ETA, on a terminal only."""
+    """Adapts ``validate``'s ``on_simulation(done, total)`` callback to a TaskProgress."""
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
-        self._progress = None
+        self._bar = None
 
     def update(self, done: int, total: int) -> None:
         if not self.enabled:
             return
-        if self._progress is None:
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
+        if self._bar is None:
+            from zoo.progress import TaskProgress
 
-            self._progress = Progress(
-                TextColumn("SBC simulations"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                TextColumn("eta"),
-                TimeRemainingColumn(),
-                transient=True,
-                console=None,
-            )
-            self._progress.start()
-            self._task = self._progress.add_task("sbc", total=total)
-        self._progress.update(self._task, completed=done, total=total)
+            self._bar = TaskProgress(total, "SBC simulations", enabled=True).__enter__()
+        self._bar.advance(done - self._bar.completed)
 
     def stop(self) -> None:
-        if self._progress is not None:
-            self._progress.stop()
-            self._progress = None
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
