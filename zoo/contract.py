@@ -73,6 +73,12 @@ class Model:
     faults : mapping of str to Kernel
         Deliberately wrong kernels (classic derivation bugs), named: the negative
         controls that the diagnostics must catch.
+    comparable : callable, optional
+        ``comparable(prior) -> [name, ...]``: the variables on which two samplers (or a
+        sampler and the exact reference) can be compared, because their posterior is
+        identified. Default: every variable. A mixture or topic model whose labels are
+        exchangeable under ``prior`` lists only its label-invariant variables: chains
+        that each stay near one labeling are correct yet disagree on the others.
     """
 
     name: str
@@ -87,3 +93,15 @@ class Model:
     simulation_setup: Callable[[], tuple[Any, dict]] | None = None
     summary: str = ""
     faults: Mapping[str, Kernel] = field(default_factory=dict)
+    comparable: Callable[[Any], list[str]] | None = None
+
+    def comparable_variables(self, prior) -> list[str]:
+        """Variables that engines are compared on under ``prior`` (default: all)."""
+        names = list(self.variables(prior))
+        if self.comparable is None:
+            return names
+        chosen = list(self.comparable(prior))
+        unknown = [name for name in chosen if name not in names]
+        if unknown:
+            raise ValueError(f"comparable: {unknown} are not variables of {self.name!r}")
+        return chosen
