@@ -229,8 +229,10 @@ def beta_mixture_marginal(dims, mean, sd, weights, a, b, with_cdf: bool) -> Marg
     dims : tuple of str
     mean, sd : ndarray
         Exact moments of the mixture (computed by the caller from every component).
-    weights : ndarray, shape (C,)
-        Mixture weights of the components kept for the CDF (summing to 1).
+    weights : ndarray, shape (C,) or (C, *shape)
+        Mixture weights of the components kept for the CDF (summing to 1), shared by
+        every element or one set per element (a component of weight 0 must still have
+        valid parameters).
     a, b : ndarray, shape (C, *shape)
         Beta parameters of each element in each component.
     with_cdf : bool
@@ -239,10 +241,19 @@ def beta_mixture_marginal(dims, mean, sd, weights, a, b, with_cdf: bool) -> Marg
     """
     if not with_cdf:
         return Marginal(tuple(dims), mean, sd)
+    if np.ndim(weights) > 1:
+
+        def mix(values):
+            return np.sum(weights * values, axis=0)
+
+    else:
+
+        def mix(values):
+            return np.tensordot(weights, values, axes=1)
 
     def cdf(x):
         x = np.asarray(x, dtype=float)
-        return np.stack([np.tensordot(weights, special.betainc(a, b, row), axes=1) for row in x])
+        return np.stack([mix(special.betainc(a, b, row)) for row in x])
 
     def pdf(x):
         x = np.asarray(x, dtype=float)
@@ -252,7 +263,7 @@ def beta_mixture_marginal(dims, mean, sd, weights, a, b, with_cdf: bool) -> Marg
                 log_density = (
                     (a - 1.0) * np.log(row) + (b - 1.0) * np.log1p(-row) - special.betaln(a, b)
                 )
-            out.append(np.tensordot(weights, np.exp(log_density), axes=1))
+            out.append(mix(np.exp(log_density)))
         return np.stack(out)
 
     zeros, ones = np.zeros_like(mean), np.ones_like(mean)

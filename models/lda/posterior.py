@@ -45,9 +45,6 @@ MAX_ASSIGNMENTS = 2**16
 # is then heavy-tailed (rare draws far from the bulk) and 10^3-10^4 draws underestimate
 # its mean and MCSE (the same rule and reason as Naive Bayes' class probabilities).
 _UNTESTABLE_PROBABILITY = 0.02
-# Components kept for the CDFs of theta and phi: all but this much posterior mass.
-_NEGLIGIBLE_MASS = 1e-12
-_MAX_COMPONENTS = 4096
 # CDF tabulation costs (nodes + bisection steps) x components x elements incomplete
 # beta functions; beyond this many component-elements it is not cheap.
 _CDF_BUDGET = 250_000
@@ -266,6 +263,13 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
     for name, shape in (("theta", (data.n_documents, k)), ("phi", (k, data.n_words))):
         for suffix in ("", "2", "_var"):
             sums[name + suffix] = np.zeros(shape)
+    if identified:
+        longest = int(data.lengths.max())
+        frequent = int(data.word_frequency.max())
+        # Posterior mass of each count value: n_dk (D, K, L + 1) and (n_kw, n_k) for
+        # phi (K, V, f + 1, N + 1).
+        sums["theta_weight"] = np.zeros((data.n_documents, k, longest + 1))
+        sums["phi_weight"] = np.zeros((k, data.n_words, frequent + 1, n + 1))
     # First the mixture means, then the spread of the component means about them (law
     # of total variance, without the cancellation of E[x^2] - E[x]^2).
     component_means = []
@@ -281,6 +285,26 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
         same = (topic[:, :, None] == topic[:, None, :]).astype(float)
         sums["coassignment"] += np.tensordot(w, same, axes=1)
         if identified:
+            np.add.at(
+                sums["theta_weight"],
+                (
+                    np.arange(data.n_documents)[None, :, None],
+                    np.arange(k)[None, None, :],
+                    np.rint(doc_alpha - hyper.alpha).astype(np.int64),
+                ),
+                np.broadcast_to(w[:, None, None], doc_alpha.shape),
+            )
+            word_count = np.rint(topic_beta - hyper.beta).astype(np.int64)  # (C, K, V)
+            np.add.at(
+                sums["phi_weight"],
+                (
+                    np.arange(k)[None, :, None],
+                    np.arange(data.n_words)[None, None, :],
+                    word_count,
+                    word_count.sum(axis=2, keepdims=True),
+                ),
+                np.broadcast_to(w[:, None, None], word_count.shape),
+            )
             for name, (a, b) in (
                 ("theta", _theta_beta(doc_alpha)),
                 ("phi", _phi_beta(topic_beta)),
@@ -310,25 +334,22 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
     }
     note = f"exact mixture over all {assignments} topic assignments of {n} tokens"
     if identified:
-        order = np.argsort(weights)[::-1]
-        kept = order[: int(np.searchsorted(np.cumsum(weights[order]), 1.0 - _NEGLIGIBLE_MASS)) + 1]
-        kept = np.sort(kept[:_MAX_COMPONENTS])
-        _, _, doc_alpha, topic_beta = statistics(kept)
-        kept_weights = weights[kept] / weights[kept].sum()
-        elements = data.n_documents * k + k * data.n_words
-        cheap = kept.size * elements <= _CDF_BUDGET
-        for name, dims, (a, b) in (
-            ("theta", ("document", "topic"), _theta_beta(doc_alpha)),
-            ("phi", ("topic", "word"), _phi_beta(topic_beta)),
+        # theta_dk | z is Beta(alpha_k + n_dk, A + L_d - alpha_k - n_dk): it depends on
+        # z only through n_dk in 0..L_d, so its mixture over all K^N assignments has at
+        # most L_d + 1 distinct components; phi_kw | z likewise through (n_kw, n_k).
+        # Collapsing them keeps every assignment (no truncation) and makes CDFs cheap.
+        theta_a, theta_b, theta_w = _theta_components(data, hyper, sums["theta_weight"])
+        phi_a, phi_b, phi_w = _phi_components(data, hyper, sums["phi_weight"])
+        for name, dims, a, b, w in (
+            ("theta", ("document", "topic"), theta_a, theta_b, theta_w),
+            ("phi", ("topic", "word"), phi_a, phi_b, phi_w),
         ):
             mean = sums[name]
             between = np.maximum(sums[name + "2"] - mean**2, 0.0)
             sd = np.sqrt(sums[name + "_var"] + between)
-            marginals[name] = beta_mixture_marginal(dims, mean, sd, kept_weights, a, b, cheap)
-        note += (
-            f"; theta and phi (asymmetric alpha) as Beta mixtures"
-            f"{' with CDFs' if cheap else ', moments only (too many components for CDFs)'}"
-        )
+            cheap = a.size <= _CDF_BUDGET
+            marginals[name] = beta_mixture_marginal(dims, mean, sd, w, a, b, cheap)
+        note += "; theta and phi (asymmetric alpha) as Beta mixtures"
     return LdaPosterior(
         marginals=marginals,
         coords=data.coords,
@@ -337,6 +358,34 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
         topic_probability=sums["topic"],
         coassignment_probability=sums["coassignment"],
     )
+
+
+def _theta_components(data: Data, hyper, weight: np.ndarray):
+    """Distinct Beta components of every theta_dk: one per value of n_dk, (L + 1, D, K)."""
+    count = np.arange(weight.shape[2], dtype=float)[:, None, None]
+    a = hyper.alpha[None, None, :] + count
+    b = hyper.alpha.sum() + data.lengths[None, :, None] - a
+    # Impossible counts (n_dk > L_d) have weight 0; give them valid parameters.
+    valid = b > 0
+    w = np.moveaxis(weight, 2, 0)
+    return np.where(valid, a, 1.0), np.where(valid, b, 1.0), np.where(valid, w, 0.0)
+
+
+def _phi_components(data: Data, hyper, weight: np.ndarray):
+    """Distinct Beta components of every phi_kw, one per (n_kw, n_k): (C, K, V)."""
+    k, v, words, totals = weight.shape
+    word_count = np.arange(words, dtype=float)[:, None, None, None]
+    total = np.arange(totals, dtype=float)[None, :, None, None]
+    a = np.broadcast_to(hyper.beta + word_count, (words, totals, k, v))
+    b = hyper.beta_sum + total - a
+    w = np.moveaxis(weight, (2, 3), (0, 1))
+    a, b, w = (x.reshape(-1, k, v) for x in (a, b, w))
+    # Keep only (n_kw, n_k) combinations that some element takes; impossible ones
+    # (n_kw > n_k) have weight 0 and get valid parameters.
+    used = (w > 0).any(axis=(1, 2))
+    a, b, w = a[used], b[used], w[used]
+    valid = b > 0
+    return np.where(valid, a, 1.0), np.where(valid, b, 1.0), np.where(valid, w, 0.0)
 
 
 def _theta_beta(doc_alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
