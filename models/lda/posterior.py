@@ -74,9 +74,8 @@ def label_invariants(data: Data, theta: np.ndarray, phi: np.ndarray) -> dict[str
     token_pairs = data.token_pairs
     if token_pairs.size == 0:
         return {"doc_word": doc_word, "coassignment": np.zeros(0)}
-    tokens, inverse = np.unique(token_pairs, return_inverse=True)
-    inverse = inverse.reshape(token_pairs.shape)
-    doc_of = np.searchsorted(data.doc_start, tokens, side="right") - 1
+    tokens, inverse = data.paired_tokens
+    doc_of = data.token_document[tokens]
     # Parameters that underflowed to 0 in a random draw are floored at the smallest
     # normal double so that a token whose every topic underflowed still normalises.
     tiny = np.finfo(float).tiny

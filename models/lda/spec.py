@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -394,20 +395,28 @@ class Data:
         """``(token_word, doc_start)``, the layout of the sweep."""
         return Corpus(self.token_word, self.doc_start)
 
-    @property
+    # Derived arrays are computed once (the kernel reads them every sweep) and stored
+    # read-only; cached_property writes past the frozen dataclass's __setattr__.
+    @cached_property
     def lengths(self) -> np.ndarray:
         """Tokens per document, shape (D,)."""
-        return np.diff(self.doc_start)
+        return _read_only(np.diff(self.doc_start))
 
-    @property
+    @cached_property
     def token_document(self) -> np.ndarray:
         """Document index of every token, shape (N,)."""
-        return np.repeat(np.arange(self.n_documents, dtype=np.int64), self.lengths)
+        return _read_only(np.repeat(np.arange(self.n_documents, dtype=np.int64), self.lengths))
 
-    @property
+    @cached_property
     def word_frequency(self) -> np.ndarray:
         """Occurrences of each word in the corpus, shape (V,)."""
-        return np.bincount(self.token_word, minlength=self.n_words).astype(np.int64)
+        return _read_only(np.bincount(self.token_word, minlength=self.n_words).astype(np.int64))
+
+    @cached_property
+    def paired_tokens(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct tokens in :attr:`token_pairs`, and each pair as indices into them."""
+        tokens, inverse = np.unique(self.token_pairs, return_inverse=True)
+        return _read_only(tokens), _read_only(inverse.reshape(self.token_pairs.shape))
 
     def counts(self) -> np.ndarray:
         """The document-term count matrix, shape (D, V), dense int64."""
@@ -415,12 +424,12 @@ class Data:
         np.add.at(matrix, (self.token_document, self.token_word), 1)
         return matrix
 
-    @property
+    @cached_property
     def topic_dtype(self) -> np.dtype:
         """Unsigned type of the topic assignments: uint8 up to 256 topics, then 16, 32."""
         return _narrowest_unsigned(self.n_topics - 1)
 
-    @property
+    @cached_property
     def count_dtypes(self) -> tuple[np.dtype, np.dtype]:
         """Narrowest safe unsigned types of ``doc_topic`` and ``word_topic``.
 
@@ -463,6 +472,11 @@ class Data:
     def constant_data(self) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
         """Fixed inputs: the document of every token."""
         return {"token_document": (self.token_document, ("token",))}
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
 
 
 def _spread(available: int, wanted: int) -> np.ndarray:
