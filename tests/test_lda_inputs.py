@@ -28,6 +28,7 @@ MATRIX = np.array([[1, 0, 2, 0], [0, 0, 0, 0], [1, 1, 0, 2]])
         ([[], []], {}, "corpus"),  # no tokens at all
         ([], {}, "corpus"),  # no documents
         ("some text", {}, "corpus"),
+        (np.array([0, 1, 2]), {}, "corpus"),  # 1-D: one document or three?
         (np.array([[1, -1], [0, 2]]), {}, "corpus"),  # negative count
         (np.array([[1, 0.5], [0, 2]]), {}, "corpus"),  # fractional count
         (np.zeros((2, 3), dtype=int), {}, "corpus"),  # empty corpus as a matrix

@@ -230,9 +230,10 @@ class Data:
     ----------
     corpus : list of array-like of int, or array-like / scipy.sparse matrix (D, V)
         Either one sequence of word ids per document (in ``0 .. V-1``), or a
-        document-term count matrix (dense NumPy or any scipy.sparse format), whose
-        tokens are then taken in ascending word order. Empty documents are allowed;
-        the corpus as a whole needs at least one token.
+        document-term count matrix (a 2-dimensional NumPy array or any scipy.sparse
+        format), whose tokens are then taken in ascending word order. A (nested) list
+        is always read as token sequences. Empty documents are allowed; the corpus as a
+        whole needs at least one token.
     topics : int
         ``K >= 1``, the number of topics (coordinate ``topic`` is ``0 .. K-1``).
     vocabulary : array-like, shape (V,), optional
@@ -284,6 +285,11 @@ class Data:
             raise ValueError(
                 "corpus: expected a list of token-id arrays or a (D, V) count matrix, "
                 f"got {type(corpus).__name__}"
+            )
+        if isinstance(corpus, np.ndarray) and corpus.ndim == 1 and corpus.dtype != object:
+            raise ValueError(
+                "corpus: a 1-dimensional array is ambiguous (one document, or one token per "
+                "document?); pass a list of token-id arrays, e.g. [tokens] for one document"
             )
         if _is_matrix(corpus):
             rows, n_words = _from_matrix(corpus)
