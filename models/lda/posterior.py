@@ -228,7 +228,11 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
     assignments = k**n
     doc_onehot = (data.token_document[:, None] == np.arange(data.n_documents)).astype(float)
     word_onehot = (data.token_word[:, None] == np.arange(data.n_words)).astype(float)
-    chunk = max(1, _CHUNK_ELEMENTS // max(1, n * k + (data.n_documents + data.n_words) * k))
+    # Per assignment: one-hot (N K), counts ((D + V) K), co-assignment (N^2), and the
+    # doc_word moments (P K).
+    per_assignment = n * k + (data.n_documents + data.n_words) * k + n * n
+    per_assignment += len(data.doc_word_pairs) * k
+    chunk = max(1, _CHUNK_ELEMENTS // per_assignment)
 
     def statistics(index: np.ndarray):
         topic = (index[:, None] // k ** np.arange(n)) % k  # (C, N)
