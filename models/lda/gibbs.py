@@ -14,8 +14,8 @@ and reports the label-invariant ``doc_word`` and ``coassignment`` computed from 
 (:func:`zoo.models.lda.posterior.label_invariants`), as the PyMC program does.
 
 :func:`infer_documents` draws the topic proportions of new documents with phi fixed
-(the "held-out" or "fold-in" inference of Griffiths & Steyvers 2004, section 3; Wallach,
-Murray, Salakhutdinov & Mimno, ICML 2009).
+(held-out "fold-in" inference; Wallach, Murray, Salakhutdinov & Mimno, "Evaluation
+methods for topic models", ICML 2009).
 """
 
 from __future__ import annotations
@@ -276,8 +276,9 @@ def make_kernel(*, fault: str | None = None, sweep_function=None) -> Kernel:
 
     def draw(state: State, data: Data, prior: Prior, rng: np.random.Generator) -> dict:
         hyper = resolved(data, prior)
-        # The conditionals given the assignments (the counts of a correct sweep equal
-        # what the assignments imply; after the third fault they lag one sweep).
+        # The conditionals given the assignments. A correct sweep's counts are what its
+        # assignments imply; a planted or user sweep may leave them lagging (the third
+        # fault does), so for those they are rebuilt.
         counts = state if fault is None and sweep_function is None else None
         if counts is None:
             counts = counts_from_topics(data, state.topic)
@@ -295,8 +296,8 @@ kernel = make_kernel()
 def _fold_in(token_word, doc_start, topic, doc_topic, alpha, phi, sweeps, rng):
     """Gibbs sweeps over new documents' topics with phi fixed, in place.
 
-    ``p(z_i = k | z_-i, w, phi) ∝ (n_dk^-i + alpha_k) phi_kw`` (Griffiths & Steyvers
-    2004, section 3, with phi held at one posterior draw).
+    ``p(z_i = k | z_-i, w, phi) ∝ (n_dk^-i + alpha_k) phi_kw``: the collapsed
+    conditional of Griffiths & Steyvers (2004) with phi known instead of integrated out.
     """
     n_topics = alpha.shape[0]
     cumulative = np.empty(n_topics)
