@@ -86,3 +86,10 @@ def test_program_log_likelihood_is_the_marginal_over_topics():
         np.log(np.sum(theta[data.token_document] * phi[:, data.token_word].T, axis=1))
     )
     np.testing.assert_allclose(logp, expected)
+
+
+def test_program_without_tracked_pairs_has_empty_deterministics():
+    data = Data([[0, 2, 1], [2, 2]], topics=2, doc_word_pairs=None, token_pairs=None)
+    model = SPEC.program(data, PRIOR)
+    for name in ("doc_word", "coassignment"):
+        assert model[name].shape.eval().tolist() == [0]
