@@ -51,11 +51,7 @@ _MIN_SIMULATIONS = 20
 def tested_variables(model, prior) -> dict[str, tuple[str, ...]]:
     """Variables SBC ranks: all, or the model's label-invariant ones when it names them."""
     variables = dict(model.variables(prior))
-    comparable = getattr(model, "comparable", None)
-    if comparable is not None:
-        keep = set(comparable(prior))
-        variables = {name: dims for name, dims in variables.items() if name in keep}
-    return variables
+    return {name: variables[name] for name in model.comparable_variables(prior)}
 
 
 def quantity_labels(model, prior, data) -> list[str]:

@@ -31,6 +31,13 @@ def test_default_problem_types(model):
     assert set(spec.variables(prior)), "a model declares at least one variable"
 
 
+def test_comparable_variables_are_variables(model):
+    spec, _, prior = model
+    comparable = spec.comparable_variables(prior)
+    assert comparable, "a model compares at least one variable"
+    assert set(comparable) <= set(spec.variables(prior))
+
+
 def test_simulate_matches_variables(model):
     spec, _, _ = model
     prior, size = spec.simulation_setup()

@@ -142,10 +142,8 @@ def judge(run: ModelRun, *, alpha: float | None = None, status=None) -> ModelChe
 
 def _compared(spec, prior) -> list[str]:
     # Models whose labels are exchangeable (mixtures, topics) name the identified
-    # variables to compare on (Model.comparable_variables, where the contract has it);
-    # otherwise every variable.
-    chosen = getattr(spec, "comparable_variables", None)
-    return list(chosen(prior)) if callable(chosen) else list(spec.variables(prior))
+    # variables to compare on (Model.comparable_variables); otherwise every variable.
+    return spec.comparable_variables(prior)
 
 
 def run_check(

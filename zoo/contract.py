@@ -82,6 +82,12 @@ class Model:
         exact references, chosen to be sensitive (informative and asymmetric priors,
         unbalanced classes), on which ``zoo validate`` checks a sampler. Default: the
         default problem.
+    comparable : callable, optional
+        ``comparable(prior) -> [name, ...]``: the variables on which two samplers (or a
+        sampler and the exact reference) can be compared, because their posterior is
+        identified. Default: every variable. A mixture or topic model whose labels are
+        exchangeable under ``prior`` lists only its label-invariant variables: chains
+        that each stay near one labeling are correct yet disagree on the others.
     """
 
     name: str
@@ -98,3 +104,15 @@ class Model:
     faults: Mapping[str, Kernel] = field(default_factory=dict)
     log_likelihood: Callable[[Any, Mapping[str, np.ndarray]], float] | None = None
     validation_problems: Callable[[], list[tuple[str, Any, Any]]] | None = None
+    comparable: Callable[[Any], list[str]] | None = None
+
+    def comparable_variables(self, prior) -> list[str]:
+        """Variables that engines are compared on under ``prior`` (default: all)."""
+        names = list(self.variables(prior))
+        if self.comparable is None:
+            return names
+        chosen = list(self.comparable(prior))
+        unknown = [name for name in chosen if name not in names]
+        if unknown:
+            raise ValueError(f"comparable: {unknown} are not variables of {self.name!r}")
+        return chosen

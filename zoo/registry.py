@@ -14,6 +14,7 @@ _BUILTIN = {
     "beta-binomial": "zoo.models.beta_binomial",
     "naive-bayes": "zoo.models.naive_bayes",
     "gda": "zoo.models.gda",
+    "lda": "zoo.models.lda",
 }
 _registered: dict[str, Model] = {}
 

@@ -35,8 +35,7 @@ from zoo.diagnostics.reference import (
     Marginal,
     NoReference,
     Reference,
-    TabulatedCDF,
-    quantile_by_bisection,
+    beta_mixture_marginal,
 )
 from zoo.models.naive_bayes.spec import Data, Prior
 
@@ -59,9 +58,6 @@ _CDF_BUDGET = 250_000
 # quantity is then heavy-tailed (rare draws far from the bulk) and 10^3-10^4 draws
 # underestimate its mean and MCSE (seen: P = 0.001 estimated as 0.0005, z = 16).
 _UNTESTABLE_PROBABILITY = 0.02
-# Nodes of the tabulated CDFs: over the logit range of a Beta's 1e-12 quantiles
-# (about 40 units) 257 nodes interpolate to about 1e-7, far below KS resolution.
-_CDF_POINTS = 257
 # At most this many components are stored (for CDFs and predictions); the moments
 # always use every labeling.
 _MAX_COMPONENTS = 4096
@@ -341,10 +337,10 @@ def posterior(data: Data, prior: Prior, *, max_labelings: int = MAX_LABELINGS):
     components = Components(weights[kept] / weights[kept].sum(), alpha_kept, beta_kept, beta0_kept)
     cheap = kept.size * k * (data.n_features + 1) <= _CDF_BUDGET
     marginals = {
-        "pi": _beta_mixture_marginal(
+        "pi": beta_mixture_marginal(
             ("class",), *moments["pi"], components.weights, *components.pi_beta_parameters(), cheap
         ),
-        "phi": _beta_mixture_marginal(
+        "phi": beta_mixture_marginal(
             ("class", "feature"),
             *moments["phi"],
             components.weights,
@@ -382,43 +378,3 @@ def posterior(data: Data, prior: Prior, *, max_labelings: int = MAX_LABELINGS):
         class_probability=sums["class"],
         class_counts=data.class_counts(),
     )
-
-
-def _beta_mixture_marginal(dims, mean, sd, weights, a, b, with_cdf: bool) -> Marginal:
-    """Marginal of a mixture of Betas, element-wise; CDF tabulated when cheap."""
-    if not with_cdf:
-        return Marginal(tuple(dims), mean, sd)
-
-    def cdf(x):
-        x = np.asarray(x, dtype=float)
-        return np.stack([np.tensordot(weights, special.betainc(a, b, row), axes=1) for row in x])
-
-    def pdf(x):
-        x = np.asarray(x, dtype=float)
-        out = []
-        for row in x:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                log_density = (
-                    (a - 1.0) * np.log(row) + (b - 1.0) * np.log1p(-row) - special.betaln(a, b)
-                )
-            out.append(np.tensordot(weights, np.exp(log_density), axes=1))
-        return np.stack(out)
-
-    zeros, ones = np.zeros_like(mean), np.ones_like(mean)
-    lower = quantile_by_bisection(cdf, 1e-12, zeros, ones, tol=1e-14)
-    upper = quantile_by_bisection(cdf, 1.0 - 1e-12, zeros, ones, tol=1e-14)
-    # A logit grid follows the power-law edges of Beta densities near 0 and 1.
-    tiny = np.finfo(float).tiny
-    tabulated = TabulatedCDF(
-        cdf,
-        pdf,
-        np.maximum(lower, tiny),
-        np.minimum(upper, 1.0 - 1e-16),
-        points=_CDF_POINTS,
-        scale="logit",
-    )
-
-    def ppf(prob):
-        return quantile_by_bisection(tabulated, prob, zeros, ones)
-
-    return Marginal(tuple(dims), mean, sd, tabulated, ppf)
