@@ -1,0 +1,1 @@
+"""Latent Dirichlet allocation: collapsed Gibbs (dense and SparseLDA sweeps), counts."""
