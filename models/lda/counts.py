@@ -82,7 +82,9 @@ def check_corpus(token_word: np.ndarray, doc_start: np.ndarray, n_words: int) ->
     would silently read another word's counts, so ids are checked here, once.
     """
     if token_word.ndim != 1 or token_word.dtype != np.int32:
-        raise ValueError(f"token_word must be 1-d int32, got {token_word.dtype} {token_word.shape}")
+        raise ValueError(
+            f"token_word must be 1-d int32, got {token_word.dtype} {token_word.shape}"
+        )
     if doc_start.ndim != 1 or doc_start.dtype != np.int64 or doc_start.shape[0] < 1:
         raise ValueError("doc_start must be 1-d int64 of length D + 1 >= 1")
     if doc_start[0] != 0 or doc_start[-1] != token_word.shape[0]:
