@@ -35,6 +35,7 @@ __all__ = [
     "log_joint",
     "log_joint_counts",
     "topic_dtype",
+    "word_frequency",
 ]
 
 _UNSIGNED = (np.uint8, np.uint16, np.uint32, np.uint64)
@@ -96,6 +97,19 @@ def check_corpus(token_word: np.ndarray, doc_start: np.ndarray, n_words: int) ->
 
 
 @numba.njit(cache=True)
+def word_frequency(token_word, n_words):
+    """Tokens of each word, int64 (V,).
+
+    ``numpy.bincount`` would first copy an int32 ``token_word`` to int64: 80 MB of
+    temporary memory for 10 million tokens, more than all the count arrays together.
+    """
+    frequency = np.zeros(n_words, dtype=np.int64)
+    for i in range(token_word.shape[0]):
+        frequency[token_word[i]] += 1
+    return frequency
+
+
+@numba.njit(cache=True)
 def _fill_counts(token_word, doc_start, topic, doc_topic, word_topic, topic_total):
     for d in range(doc_start.shape[0] - 1):
         for i in range(doc_start[d], doc_start[d + 1]):
@@ -141,7 +155,7 @@ def build_counts(
         raise ValueError(f"topics must lie in [0, {n_topics})")
     n_docs = doc_start.shape[0] - 1
     longest = int(np.diff(doc_start).max()) if n_docs else 0
-    most_frequent = int(np.bincount(token_word, minlength=n_words).max()) if n_words else 0
+    most_frequent = int(word_frequency(token_word, n_words).max()) if n_words else 0
     doc_topic = np.zeros((n_docs, n_topics), dtype=count_dtype(longest))
     word_topic = np.zeros((n_words, n_topics), dtype=count_dtype(most_frequent))
     topic_total = np.zeros(n_topics, dtype=np.int64)
@@ -173,7 +187,7 @@ def check_counts(
     doc_length = np.diff(doc_start)
     if not np.array_equal(doc_topic.sum(axis=1, dtype=np.int64), doc_length):
         raise ValueError("doc_topic row sums differ from the document lengths")
-    frequency = np.bincount(token_word, minlength=n_words)
+    frequency = word_frequency(token_word, n_words)
     if not np.array_equal(word_topic.sum(axis=1, dtype=np.int64), frequency):
         raise ValueError("word_topic row sums differ from the word frequencies")
     if not np.array_equal(doc_topic.sum(axis=0, dtype=np.int64), topic_total):
