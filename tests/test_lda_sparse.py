@@ -415,3 +415,17 @@ def test_log_joint_is_the_normaliser_of_the_conditional():
     np.testing.assert_allclose(
         from_joint / from_joint.sum(), chain.exact_conditional(token), rtol=1e-10
     )
+
+
+def test_sweep_dispatches_on_the_number_of_topics():
+    rng = np.random.default_rng(12)
+    token_word, doc_start = make_corpus(rng, 5, 12, 8)
+    small = Chain(token_word, doc_start, sparse.SPARSE_FROM_TOPICS - 1, 12, 0.1, 0.01, seed=1)
+    sparse.sweep(*small.arrays(), None, rng)  # the dense loop needs no aux
+    small.aux_is_stale = True
+    small.check()
+    large = Chain(token_word, doc_start, sparse.SPARSE_FROM_TOPICS, 12, 0.1, 0.01, seed=1)
+    with pytest.raises(ValueError, match="needs aux"):
+        sparse.sweep(*large.arrays(), None, rng)
+    sparse.sweep(*large.arrays(), large.aux, rng)
+    large.check()
