@@ -429,3 +429,15 @@ def test_sweep_dispatches_on_the_number_of_topics():
         sparse.sweep(*large.arrays(), None, rng)
     sparse.sweep(*large.arrays(), large.aux, rng)
     large.check()
+
+
+def test_the_package_never_imports_the_benchmark_peers():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, zoo.models.lda.sparse, zoo.models.lda.counts; "
+        "print(sorted(m for m in ('lda', 'tomotopy') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
