@@ -441,3 +441,19 @@ def test_the_package_never_imports_the_benchmark_peers():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_one_token_draws_are_exact_in_the_sparse_regime():
+    # The usual regime (alpha = 0.1, beta = 0.01, K = 50 after 30 sweeps): nearly all
+    # mass in the word bucket, word lists that shrink and grow as tokens move.
+    rng = np.random.default_rng(40)
+    token_word, doc_start = make_corpus(rng, 30, 80, 40)
+    chain = Chain(token_word, doc_start, 50, 80, 0.1, 0.01, seed=0)
+    for _ in range(30):
+        chain.sweep(rng)
+    token = int(doc_start[5]) + 2
+    exact = chain.exact_conditional(token)
+    observed = one_token_frequencies(chain, token, np.random.default_rng(0), 40_000)
+    p = g_test(observed, exact)
+    assert p > LEVEL, (p, observed / observed.sum(), exact)
+    chain.check()
