@@ -30,9 +30,13 @@ def _problems():
         topics=3,
         vocabulary=["apple", "pear", "plum", "fig"],
     )
+    # K = 4 runs the kernel's SparseLDA path (dense below 4 topics): 4^7 = 16384
+    # assignments, asymmetric alpha so theta and phi are judged too.
+    four = Data([[0, 1, 1], [2, 0], [3, 1]], topics=4)
     return {
         "default": SPEC.default_problem(),
         "symmetric-three-topics": (symmetric, Prior(alpha=0.8, beta=0.6)),
+        "sparse-four-topics": (four, Prior(alpha=[1.0, 0.6, 0.4, 0.3], beta=0.5)),
     }
 
 

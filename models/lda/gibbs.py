@@ -26,6 +26,8 @@ import numba
 import numpy as np
 
 from zoo.contract import Kernel
+from zoo.models.lda import sparse as fast
+from zoo.models.lda.counts import build_counts
 from zoo.models.lda.posterior import label_invariants
 from zoo.models.lda.spec import Data, Prior, _hyper
 
@@ -63,16 +65,6 @@ class State(NamedTuple):
     topic_total: np.ndarray
 
 
-@numba.njit(cache=True)
-def _fill_counts(token_word, doc_start, topic, doc_topic, word_topic, topic_total):
-    for d in range(doc_start.shape[0] - 1):
-        for i in range(doc_start[d], doc_start[d + 1]):
-            k = topic[i]
-            doc_topic[d, k] += 1
-            word_topic[token_word[i], k] += 1
-            topic_total[k] += 1
-
-
 def counts_from_topics(data: Data, topic: np.ndarray) -> State:
     """Build the state (fresh count tables) from topic assignments.
 
@@ -88,12 +80,10 @@ def counts_from_topics(data: Data, topic: np.ndarray) -> State:
     if topic.size and (topic.min() < 0 or topic.max() >= data.n_topics):
         raise ValueError(f"topic: topics must lie in [0, {data.n_topics})")
     topic = topic.astype(data.topic_dtype)
-    doc_dtype, word_dtype = data.count_dtypes
-    doc_topic = np.zeros((data.n_documents, data.n_topics), dtype=doc_dtype)
-    word_topic = np.zeros((data.n_words, data.n_topics), dtype=word_dtype)
-    topic_total = np.zeros(data.n_topics, dtype=np.int64)
-    _fill_counts(data.token_word, data.doc_start, topic, doc_topic, word_topic, topic_total)
-    return State(topic, doc_topic, word_topic, topic_total)
+    counts = build_counts(
+        data.token_word, data.doc_start, topic, n_topics=data.n_topics, n_words=data.n_words
+    )
+    return State(topic, *counts)
 
 
 @numba.njit(cache=True)
@@ -267,7 +257,14 @@ def make_kernel(*, fault: str | None = None, sweep_function=None) -> Kernel:
         if sweep_function is not None:
             sweep_function(*arguments)
         elif fault is None:
-            sweep(*arguments)
+            # The exact SparseLDA sweep (Yao, Mimno & McCallum 2009), dense below 4
+            # topics; its per-word topic lists depend only on word_topic, so building
+            # them afresh gives the same draws as carrying them (tested in
+            # test_lda_sparse.py) and keeps the state a plain NamedTuple.
+            aux = (
+                fast.prepare(new.word_topic) if data.n_topics >= fast.SPARSE_FROM_TOPICS else None
+            )
+            fast.sweep(*arguments[:-1], aux, rng)
         else:
             _planted_sweep(
                 *arguments, fault != "token-not-removed", fault != "added-back-under-old-topic"

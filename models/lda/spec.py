@@ -41,6 +41,7 @@ from typing import NamedTuple
 import numpy as np
 
 from zoo.checks import as_count_array, as_positive_array
+from zoo.models.lda.counts import count_dtype, topic_dtype
 
 __all__ = ["AUTO_PAIRS", "Corpus", "Data", "Hyperparameters", "Prior", "simulate"]
 
@@ -433,7 +434,7 @@ class Data:
     @cached_property
     def topic_dtype(self) -> np.dtype:
         """Unsigned type of the topic assignments: uint8 up to 256 topics, then 16, 32."""
-        return _narrowest_unsigned(self.n_topics - 1)
+        return topic_dtype(self.n_topics)
 
     @cached_property
     def count_dtypes(self) -> tuple[np.dtype, np.dtype]:
@@ -443,8 +444,8 @@ class Data:
         never exceeds the word's frequency in the corpus.
         """
         return (
-            _narrowest_unsigned(int(self.lengths.max())),
-            _narrowest_unsigned(int(self.word_frequency.max())),
+            count_dtype(int(self.lengths.max())),
+            count_dtype(int(self.word_frequency.max())),
         )
 
     @property
@@ -488,13 +489,6 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 def _spread(available: int, wanted: int) -> np.ndarray:
     """Up to ``wanted`` indices evenly spaced over ``range(available)``."""
     return np.unique(np.linspace(0, available - 1, num=min(available, wanted)).astype(int))
-
-
-def _narrowest_unsigned(largest: int) -> np.dtype:
-    for dtype in (np.uint8, np.uint16, np.uint32):
-        if largest <= np.iinfo(dtype).max:
-            return np.dtype(dtype)
-    return np.dtype(np.uint64)
 
 
 def simulate(
