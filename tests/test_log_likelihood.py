@@ -72,3 +72,15 @@ def test_gda_sums_the_missing_labels_out():
         )
     expected = np.logaddexp.reduce(terms)
     assert spec.log_likelihood(data, truth) == pytest.approx(expected, rel=1e-10)
+
+
+def test_lda_sums_each_tokens_topic_out():
+    spec = zoo.get("lda")
+    prior, size = spec.simulation_setup()
+    truth, data = spec.simulate(prior, np.random.default_rng(6), **size)
+    theta, phi = truth["theta"], truth["phi"]
+    expected = 0.0
+    for d in range(data.n_documents):
+        for i in range(data.doc_start[d], data.doc_start[d + 1]):
+            expected += np.log(np.dot(theta[d], phi[:, data.token_word[i]]))
+    assert spec.log_likelihood(data, truth) == pytest.approx(expected, rel=1e-12)

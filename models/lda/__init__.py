@@ -26,8 +26,10 @@ from zoo.models.lda.gibbs import (
     make_kernel,
     sweep,
 )
+from zoo.models.lda.loglik import log_likelihood
 from zoo.models.lda.posterior import label_invariants, posterior
 from zoo.models.lda.spec import Data, Prior, simulate
+from zoo.models.lda.validation import validation_problems
 
 __all__ = [
     "MODEL",
@@ -135,4 +137,6 @@ MODEL = Model(
     summary="theta_d ~ Dir(alpha), phi_k ~ Dir(beta), z ~ Cat(theta), w ~ Cat(phi_z); topic model",
     faults={name: make_kernel(fault=name) for name in FAULTS},
     comparable=comparable,
+    log_likelihood=log_likelihood,
+    validation_problems=validation_problems,
 )

@@ -470,6 +470,24 @@ class Data:
             "token_pair": np.array([f"{i}-{j}" for i, j in self.token_pairs]).astype(str),
         }
 
+    def stored_arguments(self) -> dict:
+        """Keyword arguments that rebuild this corpus (saved runs, ``zoo.stored``).
+
+        The flattened token arrays become one token list per document again; the
+        tracked pairs are passed explicitly, so "auto" choices are not made afresh.
+        """
+        return {
+            "corpus": [
+                np.array(self.token_word[start:stop], dtype=np.int64)
+                for start, stop in zip(self.doc_start[:-1], self.doc_start[1:], strict=True)
+            ],
+            "topics": int(self.n_topics),
+            "vocabulary": np.asarray(self.vocabulary),
+            "documents": np.asarray(self.documents),
+            "doc_word_pairs": np.asarray(self.doc_word_pairs, dtype=np.int64).reshape(-1, 2),
+            "token_pairs": np.asarray(self.token_pairs, dtype=np.int64).reshape(-1, 2),
+        }
+
     @property
     def observed_data(self) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
         """Observed variables with their dims: the word of every token."""
