@@ -23,7 +23,7 @@ def _run(script, *args):
 
 
 def test_every_example_is_tested():
-    tested = {*MODEL_EXAMPLES, "validate_my_sampler.py"}
+    tested = {*MODEL_EXAMPLES, "validate_my_sampler.py", "lda_pydoc_topics.py"}
     assert {p.name for p in EXAMPLES.glob("*.py")} == tested
 
 
@@ -48,3 +48,12 @@ def test_validate_my_sampler_passes_the_correct_kernel_and_catches_the_bug():
     assert any(line.startswith("  swapped a, b kernel: disagree (") for line in lines)
     assert "  correct sampler: pass" in lines
     assert "  swapped a, b sampler: fail" in lines
+
+
+@pytest.mark.pymc
+def test_lda_example_finds_topics_in_pythons_help_pages():
+    out = _run("lda_pydoc_topics.py", *SMALL, "--topics", "4")
+    assert "79 pages" in out
+    assert sum(line.startswith("  topic ") for line in out.splitlines()) == 4
+    assert "Gibbs vs PyMC (doc_word, coassignment):" in out
+    assert "Gibbs vs exact (exact mixture over all 512" in out
