@@ -12,8 +12,24 @@ __all__ = ["AgreementResult"]
 _SEVERITY = {"agree": 0, "inconclusive": 1, "disagree": 2}
 
 
+class TableVerdict:
+    """Verdict and rate of a result held as an ``xarray.Dataset`` with those attrs."""
+
+    table: xr.Dataset
+
+    @property
+    def verdict(self) -> str:
+        """The overall verdict (``table.attrs["verdict"]``)."""
+        return self.table.attrs["verdict"]
+
+    @property
+    def alpha(self) -> float:
+        """The family-wise error rate the verdict was reached at."""
+        return self.table.attrs["alpha"]
+
+
 @dataclass(frozen=True)
-class AgreementResult:
+class AgreementResult(TableVerdict):
     """Result of :func:`zoo.diagnostics.agreement` or :func:`zoo.diagnostics.compare`.
 
     Attributes
@@ -27,16 +43,6 @@ class AgreementResult:
     """
 
     table: xr.Dataset
-
-    @property
-    def verdict(self) -> str:
-        """``"agree"``, ``"disagree"`` or ``"inconclusive"``."""
-        return self.table.attrs["verdict"]
-
-    @property
-    def alpha(self) -> float:
-        """The family-wise error rate the verdict was reached at."""
-        return self.table.attrs["alpha"]
 
     def __bool__(self) -> bool:
         return self.verdict == "agree"

@@ -84,8 +84,10 @@ PROBLEMS = _problems()
 TWINS = [
     ("simulated-multinomial", "document-not-removed"),
     ("simulated-multinomial", "normaliser-wrong-class"),
+    ("simulated-multinomial", "normaliser-dropped"),
     ("simulated-three-classes", "normaliser-wrong-class"),
     ("simulated-bernoulli", "normaliser-wrong-class"),
+    ("simulated-bernoulli", "normaliser-dropped"),
     ("reviews-bernoulli", "document-not-removed"),
     ("reviews-bernoulli", "normaliser-wrong-class"),
     ("digits-multinomial", "normaliser-wrong-class"),

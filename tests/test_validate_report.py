@@ -21,3 +21,21 @@ def test_validate_report_shows_the_battery_and_the_sbc_band(tmp_path, capsys):
     assert "Simulation-based calibration" in text and "Agreement with exact posteriors" in text
     assert '<span class="v disagree">fail</span>' in text  # fail coloured like disagree
     assert "row-disagree" in page.rows
+
+
+def test_validate_report_shows_the_kernel_checks(tmp_path, capsys):
+    html = tmp_path / "html"
+    args = ["validate", "beta-binomial", "--fault", "jacobian-omitted", "--workers", "0"]
+    status = main(
+        [*args, "--checks", "invariance,geweke", "--json", "--quiet", "--report", str(html)]
+    )
+    result = json.loads(capsys.readouterr().out)
+    assert status == 1 and result["verdict"] == "fail"
+    by_check = {check["check"]: check for check in result["checks"]}
+    # The Jacobian is in the slice sweep over (u, v): the step conditional is named.
+    assert any(name.startswith("step: ") for name in by_check["invariance"]["failing"])
+    assert by_check["geweke"]["details"]["rows"]
+    _check_page(html / "index.html")
+    text = (html / "index.html").read_text()
+    assert "Geweke&#x27;s joint-distribution test" in text or "Geweke's joint" in text
+    assert "Invariance of each conditional" in text

@@ -62,3 +62,19 @@ def hangs(data, prior, *, draws, chains, seed):
     """Never returns."""
     while True:
         time.sleep(0.1)
+
+
+# A kernel for fixed (a, b) whose state is theta itself, not the model's State.
+def _theta_init(data, prior, rng):
+    return rng.uniform(size=data.successes.size)
+
+
+def _theta_step(theta, data, prior, rng):
+    return rng.beta(prior.a + data.successes, prior.b + data.failures)
+
+
+def _theta_draw(theta, data, prior, rng):
+    return {"theta": np.array(theta, copy=True)}
+
+
+own_state_kernel = zoo.Kernel(_theta_init, _theta_step, _theta_draw)

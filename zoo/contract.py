@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["Kernel", "Model"]
+__all__ = ["Kernel", "KernelChecks", "Model"]
 
 
 class Kernel(NamedTuple):
@@ -37,6 +37,48 @@ class Kernel(NamedTuple):
     init: Callable[..., Any]
     step: Callable[..., Any]
     draw: Callable[..., Mapping[str, np.ndarray]]
+
+
+class KernelChecks(NamedTuple):
+    """What Geweke's test and the invariance check need to know about a model's kernel.
+
+    Both checks move the *latent* part of a kernel's state (labels, topics,
+    hyperparameters: whatever the kernel keeps between sweeps that is not a function of
+    the data) between data sets, so they talk to the kernel through the model's own
+    state type: a user's kernel under these checks accepts and returns that state.
+
+    Attributes
+    ----------
+    latents : callable
+        ``latents(params, data, prior, rng) -> {name: array}``: a draw of the latents
+        from ``p(latents | params, data)``, exact (per point or token the conditionals are
+        independent given the parameters). With a prior draw of ``(params, data)`` this
+        completes an exact joint draw, hence an exact posterior draw for that data.
+    redraw : callable
+        ``redraw(params, latents, data, prior, rng) -> data``: new data from
+        ``p(data | params, latents)``, of the same design (sizes, document lengths,
+        which labels are hidden).
+    state : callable
+        ``state(latents, data, prior) -> state``: the kernel's state holding
+        ``latents`` for ``data`` (counts and caches rebuilt).
+    read : callable
+        ``read(state, data) -> {name: array}``: the latents held by a state (inverse of
+        ``state``).
+    setup : callable
+        ``setup() -> (prior, size)``: a proper prior under which the test functions have
+        finite fourth moments, and a small design for ``simulate`` (the Geweke chain
+        redraws the data every step, so it mixes only when each data set is weakly
+        informative).
+    variables : tuple of str, optional
+        The variables whose moments are test functions (default: all of ``truth``).
+    """
+
+    latents: Callable[..., Mapping[str, np.ndarray]]
+    redraw: Callable[..., Any]
+    state: Callable[..., Any]
+    read: Callable[[Any, Any], Mapping[str, np.ndarray]]
+    setup: Callable[[], tuple[Any, dict]]
+    variables: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +130,9 @@ class Model:
         identified. Default: every variable. A mixture or topic model whose labels are
         exchangeable under ``prior`` lists only its label-invariant variables: chains
         that each stay near one labeling are correct yet disagree on the others.
+    kernel_checks : KernelChecks, optional
+        What Geweke's test and the one-sweep invariance check need (``zoo validate
+        --kernel``).
     """
 
     name: str
@@ -105,6 +150,7 @@ class Model:
     log_likelihood: Callable[[Any, Mapping[str, np.ndarray]], float] | None = None
     validation_problems: Callable[[], list[tuple[str, Any, Any]]] | None = None
     comparable: Callable[[Any], list[str]] | None = None
+    kernel_checks: KernelChecks | None = None
 
     def comparable_variables(self, prior) -> list[str]:
         """Variables that engines are compared on under ``prior`` (default: all)."""

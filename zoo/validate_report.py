@@ -35,6 +35,50 @@ def _agreement_table(name: str, result) -> Table:
     )
 
 
+def _kernel_check_table(result) -> Table:
+    """Rows of Geweke's test or the invariance check, most significant first."""
+    t = result.table
+    order = sorted(range(t.sizes["test"]), key=lambda i: float(t.p.values[i]))
+    rows, status = [], []
+    for i in order:
+        rows.append(
+            [
+                str(t.part.values[i]),
+                str(t.function.values[i]),
+                f"{float(t.expected.values[i]):.4g}",
+                f"{float(t.observed.values[i]):.4g}",
+                f"{float(t.t.values[i]):.2f}",
+                f"{float(t.p_adjusted.values[i]):.3g}",
+            ]
+        )
+        if bool(t.rejected.values[i]):
+            status.append("fail")
+        else:
+            status.append("pass" if bool(t.gates_passed.values[i]) else "inconclusive")
+    return Table(
+        ["part", "test function", "expected", "observed", "t", "Holm p"],
+        rows,
+        status=status,
+        caption=f"{t.attrs['check']}: {result.verdict} ({len(rows)} test functions)",
+        collapsed=result.verdict == "pass" and len(rows) > 12,
+    )
+
+
+_KERNEL_SECTIONS = {
+    "geweke": (
+        "Geweke's joint-distribution test",
+        "Means of each test function under independent joint draws (expected) and "
+        "under the chain that alternates the kernel with fresh data (observed).",
+    ),
+    "invariance": (
+        "Invariance of each conditional",
+        "From exact posterior draws, one application of draw (parameters) and of step "
+        "(latents): the mean of each test function before (expected) and after "
+        "(observed); a row that moves names the conditional at fault.",
+    ),
+}
+
+
 def validation_report(result, *, title: str | None = None) -> Report:
     """A report of a :class:`zoo.validation.ValidationResult`."""
     report = Report(
@@ -86,6 +130,14 @@ def validation_report(result, *, title: str | None = None) -> Report:
                 "band of Holm's strictest step).",
             )
             section.status = check.verdict
+        elif check.name in _KERNEL_SECTIONS and hasattr(details, "table"):
+            heading, explanation = _KERNEL_SECTIONS[check.name]
+            report.add_section(
+                heading,
+                text=[check.summary, explanation],
+                table=_kernel_check_table(details),
+                status=check.verdict,
+            )
         else:
             report.add_section(check.name, text=check.summary, status=check.verdict)
     return report

@@ -473,7 +473,8 @@ def validate(
     if sampler is None:
         sampler = EngineSampler(_model_reference(spec), engine, kernel, fault)
 
-    available = ["exact", "sbc"] + (list(KERNEL_CHECKS) if tested_kernel is not None else [])
+    kernel_checkable = tested_kernel is not None and spec.kernel_checks is not None
+    available = ["exact", "sbc"] + (list(KERNEL_CHECKS) if kernel_checkable else [])
     if checks is None:
         checks = tuple(available)
     unknown = [c for c in checks if c not in CHECKS]
@@ -482,6 +483,11 @@ def validate(
     missing_kernel = [c for c in checks if c in KERNEL_CHECKS and tested_kernel is None]
     if missing_kernel:
         raise ValueError(f"checks: {missing_kernel} need a kernel (--kernel)")
+    if spec.kernel_checks is None and any(c in KERNEL_CHECKS for c in checks):
+        raise ValueError(
+            f"checks: {spec.name!r} has no kernel_checks (zoo.KernelChecks), which "
+            "geweke and invariance need"
+        )
     chosen = _choose_problems(spec, problems)
     share = alpha / len(checks)
     say = status or (lambda message: None)
@@ -525,21 +531,34 @@ def validate(
                     setup=sbc_setup,
                 )
             else:
-                outcome = _kernel_check(check, spec, tested_kernel, pool, seed=seed, alpha=share)
+                prior = None if sbc_setup is None else sbc_setup[0]
+                outcome = _kernel_check(
+                    check, spec, tested_kernel, pool, seed=seed, alpha=share, prior=prior
+                )
             result.checks.append(outcome)
     return result
 
 
-def _kernel_check(name, model, kernel_ref, pool, *, seed, alpha) -> CheckOutcome:
-    """Geweke or one-sweep invariance, run as one task (so the timeout applies)."""
+def _kernel_check(name, model, kernel_ref, pool, *, seed, alpha, prior=None) -> CheckOutcome:
+    """Geweke or one-sweep invariance, run as one task (so the timeout applies).
+
+    ``prior`` (the one SBC draws from, when the caller chose it) replaces the prior of
+    the model's kernel-check setup; the design stays the setup's.
+    """
     started = time.perf_counter()
-    task = Task(name, _run_kernel_check, (name, _model_reference(model), kernel_ref, seed, alpha))
-    (outcome,) = pool.run([task])
+    args = (name, _model_reference(model), kernel_ref, seed, alpha, prior)
+    (outcome,) = pool.run([Task(name, _run_kernel_check, args)])
     if outcome.status != "ok":
+        hint = ""
+        if outcome.status == "error":
+            hint = (
+                " (Geweke and invariance hand the kernel the model's own state type, "
+                "built from exact latents: see MODEL.kernel_checks)"
+            )
         return CheckOutcome(
             name,
             "fail",
-            f"{outcome.status}: {outcome.message}",
+            f"{outcome.status}: {outcome.message}{hint}",
             [name],
             alpha,
             seconds=time.perf_counter() - started,
@@ -553,8 +572,11 @@ def _kernel_check(name, model, kernel_ref, pool, *, seed, alpha) -> CheckOutcome
     )
 
 
-def _run_kernel_check(name, model_ref, kernel_ref, seed, alpha):
+def _run_kernel_check(name, model_ref, kernel_ref, seed, alpha, prior=None):
     model = get(model_ref)
+    setup = None
+    if prior is not None and model.kernel_checks is not None:
+        setup = (prior, model.kernel_checks.setup()[1])
     if kernel_ref == ("own",):
         kernel = model.kernel
     elif isinstance(kernel_ref, tuple) and kernel_ref[:1] == ("fault",):
@@ -564,7 +586,7 @@ def _run_kernel_check(name, model_ref, kernel_ref, seed, alpha):
     if name == "geweke":
         from zoo.diagnostics.geweke import geweke
 
-        return geweke(model, kernel, seed=seed, alpha=alpha)
+        return geweke(model, kernel, seed=seed, alpha=alpha, setup=setup)
     from zoo.diagnostics.invariance import invariance
 
-    return invariance(model, kernel, seed=seed, alpha=alpha)
+    return invariance(model, kernel, seed=seed, alpha=alpha, setup=setup)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from zoo.contract import Model
 from zoo.datasets import rat_tumours
 from zoo.models.beta_binomial.gibbs import kernel, make_kernel
+from zoo.models.beta_binomial.kernel_checks import KERNEL_CHECKS
 from zoo.models.beta_binomial.loglik import log_likelihood
 from zoo.models.beta_binomial.posterior import posterior
 from zoo.models.beta_binomial.spec import Data, Prior, simulate
@@ -74,5 +75,7 @@ MODEL = Model(
     faults={
         "swapped-a-b": make_kernel(swap_ab=True),
         "failures-as-trials": make_kernel(failures_as_trials=True),
+        "jacobian-omitted": make_kernel(jacobian=False),
     },
+    kernel_checks=KERNEL_CHECKS,
 )

@@ -47,7 +47,7 @@ def _log_expit(x):
 
 
 @numba.njit(cache=True)
-def _log_target(u, v, tails_y, tails_f, tails_n, log_min_concentration, swap):
+def _log_target(u, v, tails_y, tails_f, tails_n, log_min_concentration, swap, jacobian):
     if v < log_min_concentration:
         return -math.inf
     log_s, log_1ms = _log_expit(u), _log_expit(-u)
@@ -57,20 +57,27 @@ def _log_target(u, v, tails_y, tails_f, tails_n, log_min_concentration, swap):
         return -math.inf
     if swap:
         a, b = b, a
+    if not jacobian:
+        # The bug: p(a, b) = (a + b)^(-5/2) used as a density on (u, v) as it stands.
+        return log_likelihood(a, b, tails_y, tails_f, tails_n) - 2.5 * v
+    # p(u, v) = p(a, b) |d(a, b) / d(u, v)| = e^(-5v/2) e^(2v) s (1 - s).
     return log_likelihood(a, b, tails_y, tails_f, tails_n) + log_s + log_1ms - 0.5 * v
 
 
 @numba.njit(cache=True)
-def _log_target_at(coordinate, x, u, v, tails_y, tails_f, tails_n, log_min_concentration, swap):
+def _log_target_at(
+    coordinate, x, u, v, tails_y, tails_f, tails_n, log_min_concentration, swap, jacobian
+):
     """The target with coordinate 0 (u) or 1 (v) set to ``x``, the other held fixed."""
+    args = (tails_y, tails_f, tails_n, log_min_concentration, swap, jacobian)
     if coordinate == 0:
-        return _log_target(x, v, tails_y, tails_f, tails_n, log_min_concentration, swap)
-    return _log_target(u, x, tails_y, tails_f, tails_n, log_min_concentration, swap)
+        return _log_target(x, v, *args)
+    return _log_target(u, x, *args)
 
 
 @numba.njit(cache=True)
-def _slice_sweep(u, v, tails_y, tails_f, tails_n, log_min_concentration, swap, rng):
-    args = (tails_y, tails_f, tails_n, log_min_concentration, swap)
+def _slice_sweep(u, v, tails_y, tails_f, tails_n, log_min_concentration, swap, jacobian, rng):
+    args = (tails_y, tails_f, tails_n, log_min_concentration, swap, jacobian)
     for coordinate in range(2):
         x0 = u if coordinate == 0 else v
         level = _log_target_at(coordinate, x0, u, v, *args) - rng.exponential()
@@ -101,7 +108,9 @@ def _slice_sweep(u, v, tails_y, tails_f, tails_n, log_min_concentration, swap, r
     return u, v
 
 
-def make_kernel(*, swap_ab: bool = False, failures_as_trials: bool = False) -> Kernel:
+def make_kernel(
+    *, swap_ab: bool = False, failures_as_trials: bool = False, jacobian: bool = True
+) -> Kernel:
     """Build the kernel; the flags plant classic derivation bugs (negative controls).
 
     Parameters
@@ -110,6 +119,9 @@ def make_kernel(*, swap_ab: bool = False, failures_as_trials: bool = False) -> K
         Use ``Beta(b + y, a + n - y)``: the hyperparameters swapped.
     failures_as_trials : bool
         Count failures as ``n`` instead of ``n - y``.
+    jacobian : bool
+        False: slice-sample ``(u, v)`` under ``(a + b)^(-5/2)`` without the Jacobian
+        ``|d(a, b) / d(u, v)| = (a + b)^2 s (1 - s)`` of the change of variables.
     """
 
     def failures(data: Data) -> np.ndarray:
@@ -153,6 +165,7 @@ def make_kernel(*, swap_ab: bool = False, failures_as_trials: bool = False) -> K
             tables.trials,
             floor,
             swap_ab,
+            jacobian,
             rng,
         )
         return State(float(u), float(v))

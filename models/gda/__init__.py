@@ -15,6 +15,7 @@ import numpy as np
 
 from zoo.contract import Model
 from zoo.models.gda.gibbs import kernel, make_kernel
+from zoo.models.gda.kernel_checks import KERNEL_CHECKS
 from zoo.models.gda.loglik import log_likelihood
 from zoo.models.gda.posterior import posterior
 from zoo.models.gda.spec import MISSING, Data, Prior, simulate
@@ -113,4 +114,5 @@ MODEL = Model(
         "sample-covariance": make_kernel(sample_covariance=True),
         "kappa-not-updated": make_kernel(kappa_fixed=True),
     },
+    kernel_checks=KERNEL_CHECKS,
 )

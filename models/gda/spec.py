@@ -375,6 +375,7 @@ def simulate(
     classes: int = 2,
     features: int = 2,
     unlabelled: float = 0.0,
+    hidden: int | None = None,
 ):
     """Draw ``(truth, data)`` from the prior predictive distribution.
 
@@ -387,7 +388,10 @@ def simulate(
     points, classes, features : int
         N, K and d.
     unlabelled : float
-        Fraction of the labels hidden (marked ``-1``), chosen at random.
+        Each label is hidden (marked ``-1``) with this probability.
+    hidden : int, optional
+        Instead: hide exactly the last ``hidden`` labels, so that every data set has
+        the same design (Geweke's test compares fixed-shape test functions).
 
     Returns
     -------
@@ -407,6 +411,12 @@ def simulate(
             raise ValueError(f"{field}: must be an integer >= {minimum}, got {value!r}")
     if not 0.0 <= unlabelled < 1.0:
         raise ValueError(f"unlabelled: must be a fraction in [0, 1), got {unlabelled!r}")
+    if hidden is not None and (
+        isinstance(hidden, bool)
+        or not isinstance(hidden, numbers.Integral)
+        or not 0 <= hidden < points
+    ):
+        raise ValueError(f"hidden: must be an integer in [0, points), got {hidden!r}")
     d = int(features)
     m0 = np.zeros(d) if prior.m0 is None else prior.m0
     psi0 = np.eye(d) if prior.psi0 is None else prior.psi0
@@ -427,14 +437,17 @@ def simulate(
     y = rng.choice(int(classes), size=int(points), p=pi)
     x = mu[y] + rng.standard_normal((int(points), d)) @ sigma_chol.T
     observed = y.copy()
-    hidden = rng.random(int(points)) < unlabelled
-    observed[hidden] = MISSING
+    if hidden is None:
+        hide = rng.random(int(points)) < unlabelled
+    else:
+        hide = np.arange(int(points)) >= int(points) - int(hidden)
+    observed[hide] = MISSING
     from zoo.models.gda.gibbs import class_probability
 
     truth = {
         "pi": pi,
         "mu": mu,
         "Sigma": sigma,
-        "class_probability": class_probability(x[hidden], pi, mu, sigma),
+        "class_probability": class_probability(x[hide], pi, mu, sigma),
     }
     return truth, Data(x, observed, classes=np.arange(int(classes)))

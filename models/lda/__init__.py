@@ -26,6 +26,7 @@ from zoo.models.lda.gibbs import (
     make_kernel,
     sweep,
 )
+from zoo.models.lda.kernel_checks import KERNEL_CHECKS
 from zoo.models.lda.loglik import log_likelihood
 from zoo.models.lda.posterior import label_invariants, posterior
 from zoo.models.lda.spec import Data, Prior, simulate
@@ -136,6 +137,7 @@ MODEL = Model(
     simulation_setup=simulation_setup,
     summary="theta_d ~ Dir(alpha), phi_k ~ Dir(beta), z ~ Cat(theta), w ~ Cat(phi_z); topic model",
     faults={name: make_kernel(fault=name) for name in FAULTS},
+    kernel_checks=KERNEL_CHECKS,
     comparable=comparable,
     log_likelihood=log_likelihood,
     validation_problems=validation_problems,

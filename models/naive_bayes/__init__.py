@@ -12,6 +12,7 @@ from __future__ import annotations
 from zoo.contract import Model
 from zoo.models.naive_bayes.datasets import digits_problem
 from zoo.models.naive_bayes.gibbs import kernel, make_kernel
+from zoo.models.naive_bayes.kernel_checks import KERNEL_CHECKS
 from zoo.models.naive_bayes.loglik import log_likelihood
 from zoo.models.naive_bayes.posterior import posterior
 from zoo.models.naive_bayes.spec import MISSING, Data, Prior, simulate
@@ -87,5 +88,7 @@ MODEL = Model(
     faults={
         "document-not-removed": make_kernel(remove_document=False),
         "normaliser-wrong-class": make_kernel(normaliser_offset=1),
+        "normaliser-dropped": make_kernel(normaliser=False),
     },
+    kernel_checks=KERNEL_CHECKS,
 )

@@ -86,12 +86,13 @@ def _sweep(
     bernoulli,
     remove_document,
     normaliser_offset,
+    normaliser,
     rng,
 ):
     """One systematic-scan sweep over the unlabelled documents, in place on ``labels``.
 
-    ``remove_document=False`` and ``normaliser_offset != 0`` plant the two classic bugs
-    (negative controls); the correct sampler has True and 0.
+    ``remove_document=False``, ``normaliser_offset != 0`` and ``normaliser=False`` plant
+    the three classic bugs (negative controls); the correct sampler has True, 0, True.
     """
     n_classes = alpha.shape[0]
     class_docs, class_feature = _counts(labels, doc_start, word, count, n_classes, n_features)
@@ -117,16 +118,18 @@ def _sweep(
                 # from "all absent" and correct the present ones.
                 for v in range(n_features):
                     log_w += math.log(beta0[k, v] + class_docs[k] - class_feature[k, v])
-                    log_w -= math.log(beta[k, v] + beta0[k, v] + class_docs[j])
+                    if normaliser:
+                        log_w -= math.log(beta[k, v] + beta0[k, v] + class_docs[j])
                 for i in range(doc_start[d], doc_start[d + 1]):
                     v = word[i]
                     log_w += math.log(beta[k, v] + class_feature[k, v]) - math.log(
                         beta0[k, v] + class_docs[k] - class_feature[k, v]
                     )
             else:
-                log_w += math.lgamma(beta_total[j] + class_total[j]) - math.lgamma(
-                    beta_total[j] + class_total[j] + length
-                )
+                if normaliser:
+                    log_w += math.lgamma(beta_total[j] + class_total[j]) - math.lgamma(
+                        beta_total[j] + class_total[j] + length
+                    )
                 for i in range(doc_start[d], doc_start[d + 1]):
                     b = beta[k, word[i]] + class_feature[k, word[i]]
                     log_w += math.lgamma(b + count[i]) - math.lgamma(b)
@@ -163,7 +166,9 @@ def _sparse(data: Data) -> _Sparse:
     return _Sparse(doc_start, columns.astype(np.int64), data.counts[rows, columns].astype(float))
 
 
-def make_kernel(*, remove_document: bool = True, normaliser_offset: int = 0) -> Kernel:
+def make_kernel(
+    *, remove_document: bool = True, normaliser_offset: int = 0, normaliser: bool = True
+) -> Kernel:
     """Build the kernel; the flags plant classic derivation bugs (negative controls).
 
     Parameters
@@ -175,6 +180,10 @@ def make_kernel(*, remove_document: bool = True, normaliser_offset: int = 0) -> 
         Nonzero: the Dirichlet-multinomial normaliser ``Gamma(V beta + T) /
         Gamma(V beta + T + L)`` (Bernoulli: ``b1 + b0 + n``) of class k is computed with
         the counts of class ``k + offset`` ("normaliser over the wrong class").
+    normaliser : bool
+        False: leave that normaliser out altogether, as if the collapsed conditional
+        were ``prod_w Gamma(n_kw + x_w + beta_w) / Gamma(n_kw + beta_w)`` alone ("only
+        the numerator of the Dirichlet-multinomial").
     """
     # Data and priors are frozen, so per-data precomputations are cached by identity:
     # one tuple, read once per call, so threads sharing the kernel never mix entries.
@@ -213,6 +222,7 @@ def make_kernel(*, remove_document: bool = True, normaliser_offset: int = 0) -> 
             data.event_model == "bernoulli",
             remove_document,
             normaliser_offset,
+            normaliser,
             rng,
         )
         return State(labels)

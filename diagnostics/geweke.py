@@ -1,0 +1,216 @@
+"""Geweke's joint-distribution test of a Gibbs kernel.
+
+Geweke, "Getting it right: joint distribution tests of posterior simulators", JASA 99
+(2004), sec. 2-3. Two simulators of the joint distribution ``p(theta, z, y)`` of
+parameters, latents and data:
+
+- marginal-conditional: ``(theta, y) ~ simulate(prior)``, then ``z ~ p(z | theta, y)``;
+  independent draws.
+- successive-conditional: a chain that alternates the kernel under test (one sweep of
+  the latents given ``y``, then ``theta`` from ``draw``) with a fresh data set
+  ``y ~ p(y | theta, z)``. If the kernel leaves ``p(z, theta | y)`` invariant, the
+  joint distribution is the chain's stationary distribution; the chain starts from an
+  exact joint draw, so it is there from the first step.
+
+Every test function ``g`` (:mod:`zoo.diagnostics.moments`: first and second moments of
+every parameter and latent, and the log-likelihood) has the same mean under both. The
+marginal side's standard error is the iid one; the chain side's comes from batch means
+(``batches`` per chain, pooled over chains), as Geweke prescribes, with ArviZ's bulk ESS
+as a gate: a batch must span at least ten autocorrelation times (``ESS >= 10 x chains
+x batches``), or the batch-means standard error is too small and the row is not judged.
+A Welch t test per function, Holm over functions at ``alpha``.
+
+Only the kernel is under test (``step`` and ``draw``); the model's own
+:class:`zoo.KernelChecks` supply the exact latent draws, the data redraw and the state
+built from latents, so a user's kernel under this test takes the model's state type.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
+from zoo.diagnostics.moments import MomentFunctions
+
+__all__ = ["geweke", "kernel_checks_of", "moment_functions"]
+
+
+def kernel_checks_of(model):
+    """The model's :class:`zoo.KernelChecks`, or a ValueError saying it has none."""
+    checks = getattr(model, "kernel_checks", None)
+    if checks is None:
+        raise ValueError(
+            f"model: {model.name!r} has no kernel_checks (zoo.KernelChecks), which Geweke's "
+            "test and the invariance check need"
+        )
+    return checks
+
+
+def moment_functions(model, checks, prior, truth, data, latents) -> MomentFunctions:
+    """Test functions for the design of ``data``: moments of variables and latents."""
+    variables = dict(model.variables(prior))
+    chosen = checks.variables or tuple(name for name in truth if name in variables)
+    missing = [name for name in chosen if name not in truth]
+    if missing:
+        raise ValueError(f"kernel_checks.variables: {missing} are not in simulate's truth")
+    shapes = {name: np.shape(truth[name]) for name in chosen}
+    return MomentFunctions(
+        chosen,
+        shapes,
+        log_likelihood=model.log_likelihood,
+        latents={name: np.shape(value) for name, value in latents.items()},
+        dims={**variables},
+    )
+
+
+def _joint_draw(model, checks, prior, size, rng):
+    truth, data = model.simulate(prior, rng, **size)
+    latents = checks.latents(truth, data, prior, rng)
+    return truth, data, latents
+
+
+def _check_positive(name, value, least=1):
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValueError(f"{name}: must be an integer >= {least}, got {value!r}")
+
+
+def geweke(
+    model,
+    kernel=None,
+    *,
+    draws: int = 5000,
+    chains: int = 4,
+    iterations: int = 10000,
+    batches: int = 20,
+    seed: int = 0,
+    alpha: float = 0.01,
+    setup=None,
+) -> KernelCheckResult:
+    """Geweke's test of ``kernel`` (default: the model's own) for ``model``.
+
+    Parameters
+    ----------
+    model : str or Model
+    kernel : Kernel, optional
+        ``init``/``step``/``draw`` on the model's state type.
+    draws : int
+        Marginal-conditional (independent) joint draws.
+    chains, iterations : int
+        Successive-conditional chains and their length.
+    batches : int
+        Batch means per chain.
+    seed : int
+        Root seed (the marginal side and every chain get their own child stream).
+    alpha : float
+        Family-wise false-alarm rate over the test functions (Holm).
+    setup : (prior, size), optional
+        Prior and design (default: ``model.kernel_checks.setup()``).
+
+    Returns
+    -------
+    KernelCheckResult
+        ``part`` is ``"joint"`` for every row; ``expected`` is the marginal-conditional
+        mean, ``observed`` the successive-conditional one.
+    """
+    from zoo.registry import get
+
+    model = get(model)
+    kernel = model.kernel if kernel is None else kernel
+    checks = kernel_checks_of(model)
+    for name, value, least in (
+        ("draws", draws, 2),
+        ("chains", chains, 1),
+        ("iterations", iterations, 2),
+        ("batches", batches, 2),
+    ):
+        _check_positive(name, value, least)
+    if iterations < batches:
+        raise ValueError(f"iterations: must be >= batches = {batches}, got {iterations}")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha: must lie in (0, 1), got {alpha!r}")
+    prior, size = checks.setup() if setup is None else setup
+    started = time.perf_counter()
+    streams = np.random.SeedSequence(seed).spawn(1 + chains)
+
+    rng = np.random.default_rng(streams[0])
+    truth, data, latents = _joint_draw(model, checks, prior, size, rng)
+    functions = moment_functions(model, checks, prior, truth, data, latents)
+    marginal = np.empty((draws, len(functions)))
+    marginal[0] = functions(truth, data, latents)
+    for i in range(1, draws):
+        truth, data, latents = _joint_draw(model, checks, prior, size, rng)
+        marginal[i] = functions(truth, data, latents)
+
+    chain_values = np.empty((chains, iterations, len(functions)))
+    for c in range(chains):
+        rng = np.random.default_rng(streams[1 + c])
+        truth, data, latents = _joint_draw(model, checks, prior, size, rng)
+        state = checks.state(latents, data, prior)
+        for t in range(iterations):
+            state = kernel.step(state, data, prior, rng)
+            params = kernel.draw(state, data, prior, rng)
+            latents = checks.read(state, data)
+            chain_values[c, t] = functions(params, data, latents)
+            data = checks.redraw(params, latents, data, prior, rng)
+            state = checks.state(latents, data, prior)
+
+    rows, message = _compare(marginal, chain_values, batches)
+    rows["function"] = functions.labels()
+    rows["part"] = ["joint"] * len(functions)
+    settings = (
+        f"{draws} marginal draws vs {chains} chains x {iterations} iterations "
+        f"({time.perf_counter() - started:.1f} s)"
+    )
+    return KernelCheckResult.build(
+        "geweke", rows, alpha=alpha, settings=settings, gate_message=message
+    )
+
+
+def _compare(marginal: np.ndarray, chain_values: np.ndarray, batches: int):
+    """Welch t tests of marginal means against batch-means chain means, with gates."""
+    import arviz_stats as azs
+
+    n_draws = marginal.shape[0]
+    chains, iterations, n_functions = chain_values.shape
+    expected = marginal.mean(axis=0)
+    se_marginal = marginal.std(axis=0, ddof=1) / np.sqrt(n_draws)
+
+    length = iterations // batches
+    kept = chain_values[:, iterations - length * batches :]
+    batch_means = kept.reshape(chains, batches, length, n_functions).mean(axis=2)
+    batch_means = batch_means.reshape(chains * batches, n_functions)
+    observed = batch_means.mean(axis=0)
+    se_chain = batch_means.std(axis=0, ddof=1) / np.sqrt(chains * batches)
+
+    t, df, p = welch_test(
+        observed - expected, se_chain, chains * batches - 1, se_marginal, n_draws - 1
+    )
+    constant = np.ptp(chain_values.reshape(-1, n_functions), axis=0) == 0
+    with np.errstate(invalid="ignore"):
+        ess = np.atleast_1d(azs.ess(chain_values, method="bulk"))
+        rhat = (
+            np.atleast_1d(azs.rhat(chain_values)) if chains > 1 else np.full(n_functions, np.nan)
+        )
+    need = 10.0 * chains * batches
+    gates = constant | (np.nan_to_num(ess, nan=0.0) >= need)
+    message = ""
+    if not gates.all():
+        message = (
+            f"{int((~gates).sum())} test functions mix too slowly for batch means "
+            f"(ArviZ bulk ESS < {need:g}): raise iterations"
+        )
+    rows = {
+        "expected": expected,
+        "expected_se": se_marginal,
+        "observed": observed,
+        "se": se_chain,
+        "t": t,
+        "df": df,
+        "p": p,
+        "ess_bulk": ess,
+        "rhat": rhat,
+        "gates_passed": gates,
+    }
+    return rows, message

@@ -1,0 +1,159 @@
+"""The answer of Geweke's test or the invariance check: one row per test function."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import xarray as xr
+from scipy import stats
+
+from zoo.diagnostics.agreement import holm
+from zoo.diagnostics.result import TableVerdict
+
+__all__ = ["KernelCheckResult", "welch_test"]
+
+
+def welch_test(difference, se_first, df_first, se_second=None, df_second=None):
+    """Two-sided t test of ``difference`` with Welch-Satterthwaite degrees of freedom.
+
+    ``se_second`` absent: a one-sample (paired) test with ``df_first`` degrees of freedom.
+    A difference with zero standard error (a constant test function) has p = 1 when it
+    is zero and p = 0 otherwise.
+
+    Returns
+    -------
+    t, df, p : ndarray
+    """
+    difference = np.asarray(difference, dtype=float)
+    v1 = np.asarray(se_first, dtype=float) ** 2
+    if se_second is None:
+        variance = v1
+        df = np.broadcast_to(np.asarray(df_first, dtype=float), difference.shape).copy()
+    else:
+        v2 = np.asarray(se_second, dtype=float) ** 2
+        variance = v1 + v2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            df = variance**2 / (v1**2 / df_first + v2**2 / df_second)
+    se = np.sqrt(variance)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(se > 0, difference / se, np.where(difference == 0, 0.0, np.inf))
+    df = np.where(np.isfinite(df) & (df > 0), df, 1.0)
+    p = 2.0 * stats.t.sf(np.abs(t), df)
+    p = np.where(np.isnan(t), 1.0, p)
+    return t, df, p
+
+
+@dataclass(frozen=True)
+class KernelCheckResult(TableVerdict):
+    """Result of :func:`zoo.diagnostics.geweke.geweke` or ``invariance.invariance``.
+
+    Attributes
+    ----------
+    table : xarray.Dataset
+        Verdict (``pass``, ``fail``, ``inconclusive``) and alpha in its attrs.
+        One row per test function along dim ``test``, with coordinates ``function``
+        and ``part`` (the simulator side or the kernel's conditional the row tests) and
+        variables ``expected``, ``observed``, ``se``, ``t``, ``df``, ``p``,
+        ``p_adjusted`` (Holm over all rows), ``gates_passed`` and ``rejected``.
+        ``table.attrs``: ``check``, ``verdict``, ``alpha``, ``settings`` (a string).
+    """
+
+    table: xr.Dataset
+
+    @classmethod
+    def build(cls, check, rows, *, alpha, settings, gate_message=""):
+        """Holm over ``rows`` (a dict of equal-length arrays) and the verdict.
+
+        A row fails when its Holm-adjusted p-value is at most ``alpha`` and its gates
+        passed; the check fails when any row fails, is inconclusive when no row fails
+        but some rows' gates did not pass, and passes otherwise.
+        """
+        p_adjusted = holm(rows["p"])
+        gates = np.asarray(rows.get("gates_passed", np.ones(p_adjusted.size, bool)), bool)
+        rejected = (p_adjusted <= alpha) & gates
+        if rejected.any():
+            verdict = "fail"
+        elif not gates.all():
+            verdict = "inconclusive"
+        else:
+            verdict = "pass"
+        data = {
+            name: ("test", np.asarray(value))
+            for name, value in rows.items()
+            if name not in ("function", "part")
+        }
+        data.update(
+            p_adjusted=("test", p_adjusted),
+            gates_passed=("test", gates),
+            rejected=("test", rejected),
+        )
+        table = xr.Dataset(
+            data,
+            coords={
+                "function": ("test", np.asarray(rows["function"], dtype=str)),
+                "part": ("test", np.asarray(rows["part"], dtype=str)),
+            },
+            attrs={
+                "check": check,
+                "verdict": verdict,
+                "alpha": float(alpha),
+                "settings": settings,
+                "gate_message": gate_message,
+            },
+        )
+        return cls(table)
+
+    def __bool__(self) -> bool:
+        return self.verdict == "pass"
+
+    def failing(self) -> list[str]:
+        """Rejected test functions, most significant first (``part: function``)."""
+        t = self.table
+        order = np.argsort(t.p.values, kind="stable")
+        return [
+            f"{t.part.values[i]}: {t.function.values[i]}" for i in order if t.rejected.values[i]
+        ]
+
+    def to_dict(self) -> dict:
+        """JSON-ready form: verdict, settings and the rows."""
+        t = self.table
+        rows = []
+        for i in range(t.sizes["test"]):
+            row = {"function": str(t.function.values[i]), "part": str(t.part.values[i])}
+            for name, variable in t.data_vars.items():
+                value = variable.values[i]
+                row[name] = value.item() if hasattr(value, "item") else value
+            rows.append(row)
+        return {
+            "check": t.attrs["check"],
+            "verdict": self.verdict,
+            "alpha": self.alpha,
+            "settings": t.attrs["settings"],
+            "rows": rows,
+        }
+
+    def __str__(self) -> str:
+        t = self.table
+        n = t.sizes["test"]
+        head = f"{t.attrs['check']}: {self.verdict.upper()}: {n} test functions, "
+        head += t.attrs["settings"]
+        failing = self.failing()
+        if failing:
+            shown = ", ".join(failing[:4]) + (
+                f" and {len(failing) - 4} more" if len(failing) > 4 else ""
+            )
+            head += f"; failing: {shown}"
+        elif self.verdict == "inconclusive":
+            head += f"; {t.attrs['gate_message']}"
+        else:
+            head += f"; smallest adjusted p {float(t.p_adjusted.min()) if n else 1.0:.3g}"
+        lines = [head]
+        order = np.argsort(t.p.values, kind="stable")[:10]
+        for i in order:
+            lines.append(
+                f"  {t.part.values[i]:<10} {t.function.values[i]:<40} "
+                f"expected {t.expected.values[i]:>11.4g}  observed {t.observed.values[i]:>11.4g}  "
+                f"t {t.t.values[i]:>7.2f}  p_adj {t.p_adjusted.values[i]:.3g}"
+            )
+        return "\n".join(lines)

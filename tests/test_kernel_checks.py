@@ -1,0 +1,179 @@
+"""Geweke's test and the one-sweep invariance check, and the models' KernelChecks.
+
+Verdicts come from Holm at the stated rate (alpha = 0.01) over the test functions;
+seeds are fixed for determinism, never tuned. The measured detection and false-alarm
+rates over many seeds are in bench/results/kernel_checks_power.* (bench/README.md).
+"""
+
+import numpy as np
+import pytest
+
+import zoo
+from zoo.diagnostics.geweke import geweke
+from zoo.diagnostics.invariance import invariance
+from zoo.diagnostics.kernel_result import welch_test
+from zoo.diagnostics.moments import MomentFunctions
+
+MODELS = ["beta-binomial", "naive-bayes", "gda", "lda"]
+# Per model, a fault the invariance check catches in one sweep (bench/README.md lists
+# which check catches which fault; "not removed" bugs need the exact check).
+INVARIANCE_FAULT = {
+    "beta-binomial": "jacobian-omitted",
+    "naive-bayes": "normaliser-dropped",
+    "gda": "kappa-not-updated",
+    "lda": "beta-not-times-V",
+}
+
+
+def _joint(name, seed=0):
+    spec = zoo.get(name)
+    checks = spec.kernel_checks
+    prior, size = checks.setup()
+    rng = np.random.default_rng(seed)
+    truth, data = spec.simulate(prior, rng, **size)
+    return spec, checks, prior, truth, data, rng
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_state_round_trip_and_redraw_keeps_the_design(name):
+    spec, checks, prior, truth, data, rng = _joint(name)
+    latents = checks.latents(truth, data, prior, rng)
+    state = checks.state(latents, data, prior)
+    read = checks.read(state, data)
+    assert read.keys() == latents.keys()
+    for key in latents:
+        np.testing.assert_array_equal(read[key], latents[key])
+    frozen = {key: np.array(value, copy=True) for key, value in truth.items()}
+    redrawn = checks.redraw(truth, latents, data, prior, rng)
+    for key, value in truth.items():
+        np.testing.assert_array_equal(value, frozen[key])  # nothing modified in place
+    assert type(redrawn) is type(data)
+    # The kernel runs on the new data from the same latents, and sees the same design.
+    stepped = spec.kernel.step(checks.state(latents, redrawn, prior), redrawn, prior, rng)
+    params = spec.kernel.draw(stepped, redrawn, prior, rng)
+    for key in checks.variables or truth:
+        assert np.shape(params[key]) == np.shape(truth[key])
+
+
+def test_lda_latent_topics_follow_their_exact_conditional():
+    _spec, checks, prior, truth, data, rng = _joint("lda", seed=3)
+    theta, phi = truth["theta"], truth["phi"]
+    document = np.repeat(np.arange(data.n_documents), np.diff(data.doc_start))
+    weights = theta[document] * phi[:, data.token_word].T
+    weights /= weights.sum(axis=1, keepdims=True)
+    draws = np.stack([checks.latents(truth, data, prior, rng)["topic"] for _ in range(4000)])
+    frequency = (draws == 1).mean(axis=0)
+    z = (frequency - weights[:, 1]) / np.sqrt(weights[:, 0] * weights[:, 1] / 4000)
+    # 9 tokens, Bonferroni at 1%: |z| < 3.26.
+    assert np.all(np.abs(z) < 3.26), z
+
+
+def test_naive_bayes_redraw_keeps_lengths_and_hidden_labels():
+    _spec, checks, prior, truth, data, rng = _joint("naive-bayes")
+    latents = checks.latents(truth, data, prior, rng)
+    redrawn = checks.redraw(truth, latents, data, prior, rng)
+    np.testing.assert_array_equal(redrawn.lengths, data.lengths)
+    np.testing.assert_array_equal(redrawn.unlabelled, data.unlabelled)
+
+
+def test_welch_test_matches_scipy():
+    from scipy import stats
+
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=50), rng.normal(0.3, 2.0, size=80)
+    t, _df, p = welch_test(
+        b.mean() - a.mean(), b.std(ddof=1) / np.sqrt(80), 79, a.std(ddof=1) / np.sqrt(50), 49
+    )
+    expected = stats.ttest_ind(b, a, equal_var=False)
+    assert t == pytest.approx(expected.statistic)
+    assert p == pytest.approx(expected.pvalue)
+    # A constant function: p = 1 when both sides agree, 0 when they do not.
+    _, _, p_const = welch_test(np.array([0.0, 1.0]), np.zeros(2), 10)
+    np.testing.assert_array_equal(p_const, [1.0, 0.0])
+
+
+def test_moment_functions_names_and_values():
+    functions = MomentFunctions(
+        ["theta"], {"theta": (2,)}, log_likelihood=lambda data, p: -1.5, latents={"z": (1,)}
+    )
+    assert functions.labels() == [
+        "mean theta[dim_0=0]",
+        "mean theta[dim_0=1]",
+        "second moment theta[dim_0=0]",
+        "second moment theta[dim_0=1]",
+        "mean z[dim_0=0]",
+        "second moment z[dim_0=0]",
+        "log_likelihood",
+    ]
+    values = functions({"theta": np.array([0.5, 2.0])}, None, {"z": np.array([3])})
+    np.testing.assert_allclose(values, [0.5, 2.0, 0.25, 4.0, 3.0, 9.0, -1.5])
+    with pytest.raises(ValueError, match="theta: expected shape"):
+        functions({"theta": np.zeros(3)}, None, {"z": np.array([3])})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"draws": 1}, "draws: must be an integer >= 2"),
+        ({"chains": 0}, "chains: must be an integer >= 1"),
+        ({"iterations": 10, "batches": 20}, "iterations: must be >= batches"),
+        ({"alpha": 1.5}, "alpha: must lie in"),
+    ],
+)
+def test_geweke_rejects_bad_settings(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        geweke("beta-binomial", **kwargs)
+
+
+def test_a_model_without_kernel_checks_is_refused():
+    import dataclasses
+
+    spec = dataclasses.replace(zoo.get("beta-binomial"), kernel_checks=None)
+    with pytest.raises(ValueError, match="no kernel_checks"):
+        invariance(spec)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_invariance_passes_the_kernel_and_catches_a_fault(name):
+    spec = zoo.get(name)
+    right = invariance(spec, seed=1, replicates=2000)
+    assert right.verdict == "pass", str(right)
+    wrong = invariance(spec, spec.faults[INVARIANCE_FAULT[name]], seed=1, replicates=2000)
+    assert wrong.verdict == "fail", str(wrong)
+    assert wrong.failing()
+
+
+def test_invariance_names_the_conditional_at_fault():
+    spec = zoo.get("gda")
+    # nu-off-by-one is in draw (the inverse-Wishart's degrees of freedom) only.
+    result = invariance(spec, spec.faults["nu-off-by-one"], seed=2, replicates=2000)
+    assert result.verdict == "fail"
+    assert {row.split(":")[0] for row in result.failing()} == {"draw"}
+    # jacobian-omitted is in the slice sweep over (u, v) only.
+    spec = zoo.get("beta-binomial")
+    result = invariance(spec, spec.faults["jacobian-omitted"], seed=2, replicates=2000)
+    assert result.verdict == "fail"
+    assert {row.split(":")[0] for row in result.failing()} == {"step"}
+
+
+def test_geweke_passes_the_kernel_and_catches_a_fault():
+    right = geweke("beta-binomial", seed=1)
+    assert right.verdict == "pass", str(right)
+    spec = zoo.get("beta-binomial")
+    wrong = geweke(spec, spec.faults["jacobian-omitted"], seed=1)
+    assert wrong.verdict == "fail", str(wrong)
+    assert any("log_concentration" in row for row in wrong.failing())
+
+
+def test_geweke_is_reproducible():
+    first = geweke("beta-binomial", seed=5, draws=200, chains=2, iterations=200)
+    second = geweke("beta-binomial", seed=5, draws=200, chains=2, iterations=200)
+    np.testing.assert_array_equal(first.table.observed.values, second.table.observed.values)
+    np.testing.assert_array_equal(first.table.expected.values, second.table.expected.values)
+
+
+def test_every_model_catalogues_three_faults_and_kernel_checks():
+    for name in zoo.names():
+        spec = zoo.get(name)
+        assert len(spec.faults) >= 3, name
+        assert spec.kernel_checks is not None, name
