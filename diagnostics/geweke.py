@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
+from zoo.diagnostics.kernel_result import KernelCheckResult, check_count, welch_test
 from zoo.diagnostics.moments import MomentFunctions
 
 __all__ = ["geweke", "kernel_checks_of", "moment_functions"]
@@ -69,11 +69,6 @@ def _joint_draw(model, checks, prior, size, rng):
     truth, data = model.simulate(prior, rng, **size)
     latents = checks.latents(truth, data, prior, rng)
     return truth, data, latents
-
-
-def _check_positive(name, value, least=1):
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ValueError(f"{name}: must be an integer >= {least}, got {value!r}")
 
 
 def geweke(
@@ -125,7 +120,7 @@ def geweke(
         ("iterations", iterations, 2),
         ("batches", batches, 2),
     ):
-        _check_positive(name, value, least)
+        check_count(name, value, least)
     if iterations < batches:
         raise ValueError(f"iterations: must be >= batches = {batches}, got {iterations}")
     if not 0.0 < alpha < 1.0:

@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from zoo.diagnostics.geweke import kernel_checks_of, moment_functions
-from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
+from zoo.diagnostics.kernel_result import KernelCheckResult, check_count, welch_test
 
 __all__ = ["invariance"]
 
@@ -69,8 +69,7 @@ def invariance(
     model = get(model)
     kernel = model.kernel if kernel is None else kernel
     checks = kernel_checks_of(model)
-    if isinstance(replicates, bool) or not isinstance(replicates, int) or replicates < 2:
-        raise ValueError(f"replicates: must be an integer >= 2, got {replicates!r}")
+    check_count("replicates", replicates, 2)
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha: must lie in (0, 1), got {alpha!r}")
     prior, size = checks.setup() if setup is None else setup
