@@ -1,7 +1,7 @@
 """Diagnostics: do draws agree with an exact reference, or with each other."""
 
+from zoo.core.reference import Marginal, NoReference, Reference, TabulatedCDF
 from zoo.diagnostics.agreement import agreement, compare, holm
-from zoo.diagnostics.reference import Marginal, NoReference, Reference, TabulatedCDF
 from zoo.diagnostics.result import AgreementResult
 
 __all__ = [

@@ -42,8 +42,8 @@ import numpy as np
 import xarray as xr
 from scipy import special, stats
 
+from zoo.core.reference import Marginal
 from zoo.diagnostics.draws import element_labels, posterior_dataset, variable_draws
-from zoo.diagnostics.reference import Marginal
 from zoo.diagnostics.result import AgreementResult
 
 __all__ = ["agreement", "compare", "holm"]

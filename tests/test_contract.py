@@ -7,7 +7,7 @@ import pytest
 import xarray as xr
 
 import zoo
-from zoo.contract import Kernel
+from zoo.core.contract import Kernel
 from zoo.diagnostics import NoReference, Reference
 
 MODELS = zoo.names()

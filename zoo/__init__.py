@@ -1,6 +1,6 @@
 """bayes-zoo: conjugate models three times over, and diagnostics that say which agree."""
 
-from zoo.contract import Kernel, Model
+from zoo.core.contract import Kernel, Model
 from zoo.registry import get, names, register
 
 __version__ = "0.1.0"

@@ -17,7 +17,7 @@ import numpy as np
 import xarray as xr
 
 import zoo
-from zoo.contract import Kernel, Model
+from zoo.core.contract import Kernel, Model
 from zoo.progress import ChainProgress
 from zoo.registry import get
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-from zoo.contract import Model
+from zoo.core.contract import Model
 
 __all__ = ["get", "names", "register"]
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import xarray as xr
 
-from zoo.contract import Kernel, Model
+from zoo.core.contract import Kernel, Model
 from zoo.registry import get
 
 __all__ = ["EngineSampler", "SamplerOutputError", "checked_draws", "load_object"]

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from zoo.contract import Kernel, Model
+from zoo.core.contract import Kernel, Model
 from zoo.parallel import FitPool, Task
 from zoo.registry import _BUILTIN, get
 from zoo.samplers import EngineSampler, checked_draws, describe

@@ -6,7 +6,7 @@ Variables (both engines): ``theta`` (dim ``group``); with the hierarchical prior
 
 from __future__ import annotations
 
-from zoo.contract import Model
+from zoo.core.contract import Model
 from zoo.datasets import rat_tumours
 from zoo.models.beta_binomial.gibbs import kernel, make_kernel
 from zoo.models.beta_binomial.kernel_checks import KERNEL_CHECKS

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from zoo.contract import Kernel
+from zoo.core.contract import Kernel
 from zoo.models.beta_binomial.likelihood import LikelihoodTables, log_likelihood
 from zoo.models.beta_binomial.spec import Data, Prior
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from zoo.contract import KernelChecks
+from zoo.core.contract import KernelChecks
 from zoo.models.beta_binomial.gibbs import State
 from zoo.models.beta_binomial.spec import Data, Prior
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, optimize, special, stats
 
-from zoo.diagnostics.reference import (
+from zoo.core.reference import (
     Marginal,
     Reference,
     TabulatedCDF,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from zoo.checks import as_count_array, as_positive_scalar, require_same_length
+from zoo.core.arguments import as_count_array, as_positive_scalar, require_same_length
 
 __all__ = ["Data", "Prior", "simulate"]
 

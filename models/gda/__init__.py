@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from zoo.contract import Model
+from zoo.core.contract import Model
 from zoo.models.gda.gibbs import kernel, make_kernel
 from zoo.models.gda.kernel_checks import KERNEL_CHECKS
 from zoo.models.gda.loglik import log_likelihood

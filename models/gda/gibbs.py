@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from zoo.contract import Kernel
+from zoo.core.contract import Kernel
 from zoo.models.gda.linalg import forward_solve
 from zoo.models.gda.spec import MISSING, Data, Prior
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from zoo.contract import KernelChecks
+from zoo.core.contract import KernelChecks
 from zoo.models.gda.gibbs import State
 from zoo.models.gda.spec import Data, Prior
 from zoo.models.naive_bayes.kernel_checks import categorical

@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import special, stats
 
-from zoo.diagnostics.reference import (
+from zoo.core.reference import (
     Marginal,
     NoReference,
     Reference,

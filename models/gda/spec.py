@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from zoo.checks import as_finite_array, as_positive_array, as_positive_scalar
+from zoo.core.arguments import as_finite_array, as_positive_array, as_positive_scalar
 
 __all__ = ["MISSING", "Data", "Hyper", "Prior", "draw_inverse_wishart", "simulate"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from zoo.contract import Model
+from zoo.core.contract import Model
 from zoo.models.lda.gibbs import (
     FAULTS,
     State,

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from zoo.contract import Kernel
+from zoo.core.contract import Kernel
 from zoo.models.lda import sparse as fast
 from zoo.models.lda.counts import build_counts
 from zoo.models.lda.posterior import label_invariants

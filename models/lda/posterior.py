@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from zoo.diagnostics.reference import Marginal, NoReference, Reference, beta_mixture_marginal
+from zoo.core.reference import Marginal, NoReference, Reference, beta_mixture_marginal
 from zoo.models.lda.spec import Data, Prior
 
 __all__ = [

@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from zoo.checks import as_count_array, as_positive_array
+from zoo.core.arguments import as_count_array, as_positive_array
 from zoo.models.lda.counts import count_dtype, topic_dtype
 
 __all__ = ["AUTO_PAIRS", "Corpus", "Data", "Hyperparameters", "Prior", "simulate"]

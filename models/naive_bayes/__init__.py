@@ -9,7 +9,7 @@ marks a document whose class is missing.
 
 from __future__ import annotations
 
-from zoo.contract import Model
+from zoo.core.contract import Model
 from zoo.models.naive_bayes.datasets import digits_problem
 from zoo.models.naive_bayes.gibbs import kernel, make_kernel
 from zoo.models.naive_bayes.kernel_checks import KERNEL_CHECKS

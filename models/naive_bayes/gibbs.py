@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from zoo.contract import Kernel
+from zoo.core.contract import Kernel
 from zoo.models.naive_bayes.posterior import class_probability
 from zoo.models.naive_bayes.spec import Data, Prior
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from zoo.contract import KernelChecks
+from zoo.core.contract import KernelChecks
 from zoo.models.naive_bayes.gibbs import State
 from zoo.models.naive_bayes.spec import Data, Prior
 

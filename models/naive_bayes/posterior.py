@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from zoo.diagnostics.reference import (
+from zoo.core.reference import (
     Marginal,
     NoReference,
     Reference,
@@ -196,7 +196,7 @@ class NaiveBayesPosterior(Reference):
 
 
 def _new_documents(counts, n_features: int, event_model: str) -> np.ndarray:
-    from zoo.checks import as_count_array
+    from zoo.core.arguments import as_count_array
 
     counts = as_count_array("counts", counts, ndim=2)
     if counts.shape[1] != n_features:

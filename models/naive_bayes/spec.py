@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from zoo.checks import as_count_array, as_finite_array, as_positive_array
+from zoo.core.arguments import as_count_array, as_finite_array, as_positive_array
 
 __all__ = ["EVENT_MODELS", "MISSING", "Data", "Hyperparameters", "Prior", "simulate"]
 

@@ -1,0 +1,19 @@
+"""The bottom layer: the contract every model and diagnostic is written against.
+
+Nothing here imports from the rest of the zoo. ``models`` and ``diagnostics`` build on
+it; the application (sampling, ``check``, ``validate``, saved runs, reports) sits above
+them, and the command line on top (``docs/design.md``, "Layers").
+"""
+
+from zoo.core.contract import Kernel, KernelChecks, Model
+from zoo.core.reference import Marginal, NoReference, Reference, TabulatedCDF
+
+__all__ = [
+    "Kernel",
+    "KernelChecks",
+    "Marginal",
+    "Model",
+    "NoReference",
+    "Reference",
+    "TabulatedCDF",
+]

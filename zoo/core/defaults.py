@@ -1,0 +1,21 @@
+"""Defaults shared by the Python API and the command line, defined once.
+
+Changing one here changes it everywhere: the ``zoo check`` and ``zoo validate``
+options, :func:`zoo.sample`, :func:`zoo.validate` and the diagnostics' signatures.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ALPHA", "CHAINS", "DRAWS", "ENGINES", "TUNE"]
+
+#: Family-wise false-alarm rate of a battery of tests (one verdict per run).
+ALPHA = 0.01
+#: Kept draws per chain.
+DRAWS = 1000
+#: Warm-up (tuning) iterations per chain: NUTS adaptation, Gibbs burn-in.
+TUNE = 1000
+#: Chains per engine; four is the fewest for which rank-normalised R-hat is reliable
+#: (Vehtari et al. 2021, section 4).
+CHAINS = 4
+#: The engines of every model: the hand-written Gibbs kernel and PyMC's NUTS.
+ENGINES = ("gibbs", "pymc")
