@@ -1,8 +1,10 @@
-"""Input checks shared by every model.
+"""Argument checks, written once for the whole zoo.
 
 Every check raises :class:`ValueError` whose message starts with the field name and
 states the rule, before any work is done. Arrays are copied, so nothing a user passes
-is modified or aliased by the zoo.
+is modified or aliased by the zoo. Data checks (``as_*_array``) serve the models;
+option checks (``as_int``, ``as_probability``, ``as_seed``) serve the diagnostics, the
+application and the command line, which turns the message into one line and exit 2.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ import numpy as np
 
 __all__ = [
     "as_count_array",
+    "as_int",
+    "as_probability",
+    "as_seed",
     "as_finite_array",
     "as_positive_array",
     "as_positive_scalar",
@@ -81,3 +86,33 @@ def require_same_length(**fields: np.ndarray) -> int:
         described = ", ".join(f"{name} has {n}" for name, n in lengths.items())
         raise ValueError(f"{' and '.join(lengths)}: must have the same length ({described})")
     return next(iter(lengths.values()))
+
+
+def as_int(field: str, value, *, minimum: int | None = None, allow_none: bool = False):
+    """Return ``value`` as a Python int; raise unless it is an integer >= ``minimum``.
+
+    NumPy integers are accepted (``zoo.sample`` and ``zoo.validate`` alike); booleans,
+    floats and strings are not, even when they hold a whole number.
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        rule = "an integer" if minimum is None else f"an integer >= {minimum}"
+        if allow_none:
+            rule += " or None"
+        raise ValueError(f"{field}: must be {rule}, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{field}: must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def as_probability(field: str, value) -> float:
+    """Return ``value`` as a float; raise unless it lies strictly inside (0, 1)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
+        raise ValueError(f"{field}: must be a probability in (0, 1), got {value!r}")
+    return float(value)
+
+
+def as_seed(field: str, value, *, allow_none: bool = False):
+    """Return ``value`` as a seed: an integer >= 0 (or None where fresh entropy is wanted)."""
+    return as_int(field, value, minimum=0, allow_none=allow_none)
