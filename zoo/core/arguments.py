@@ -15,12 +15,12 @@ import numpy as np
 
 __all__ = [
     "as_count_array",
-    "as_int",
-    "as_probability",
-    "as_seed",
     "as_finite_array",
+    "as_int",
     "as_positive_array",
     "as_positive_scalar",
+    "as_probability",
+    "as_seed",
     "require_same_length",
 ]
 
