@@ -12,9 +12,6 @@ coordinates, or raises :class:`SamplerOutputError` saying what was expected.
 
 from __future__ import annotations
 
-import importlib
-import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -22,6 +19,7 @@ import numpy as np
 import xarray as xr
 
 from zoo.core.contract import Kernel, Model
+from zoo.core.loading import load_object
 from zoo.registry import get
 
 __all__ = ["EngineSampler", "SamplerOutputError", "checked_draws", "load_object"]
@@ -29,28 +27,6 @@ __all__ = ["EngineSampler", "SamplerOutputError", "checked_draws", "load_object"
 
 class SamplerOutputError(ValueError):
     """The sampler's output does not have the variables, shapes or values expected."""
-
-
-def load_object(spec: str, *, field: str = "sampler"):
-    """Import ``package.module:attribute`` (the attribute may be dotted).
-
-    The current directory goes first on the path, as ``python -m`` would have it.
-    """
-    module_name, colon, attribute = spec.partition(":")
-    if not colon or not module_name or not attribute:
-        raise ValueError(f"{field}: expected 'package.module:name', got {spec!r}")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise ValueError(f"{field}: cannot import module {module_name!r}: {error}") from error
-    value = module
-    for part in attribute.split("."):
-        if not hasattr(value, part):
-            raise ValueError(f"{field}: module {module_name!r} has no attribute {attribute!r}")
-        value = getattr(value, part)
-    return value
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,7 @@ def simulation_setup() -> tuple[Prior, dict]:
 
 
 MODEL = Model(
+    location="zoo.models.beta_binomial:MODEL",
     name="beta-binomial",
     Prior=Prior,
     Data=Data,

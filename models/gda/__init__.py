@@ -96,6 +96,7 @@ def simulation_setup() -> tuple[Prior, dict]:
 
 
 MODEL = Model(
+    location="zoo.models.gda:MODEL",
     name="gda",
     Prior=Prior,
     Data=Data,

@@ -125,6 +125,7 @@ def simulation_setup() -> tuple[Prior, dict]:
 
 
 MODEL = Model(
+    location="zoo.models.lda:MODEL",
     name="lda",
     Prior=Prior,
     Data=Data,

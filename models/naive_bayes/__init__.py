@@ -72,6 +72,7 @@ def simulation_setup() -> tuple[Prior, dict]:
 
 
 MODEL = Model(
+    location="zoo.models.naive_bayes:MODEL",
     name="naive-bayes",
     Prior=Prior,
     Data=Data,

@@ -15,6 +15,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from zoo.core.loading import load_object
+
 __all__ = ["Kernel", "KernelChecks", "Model"]
 
 
@@ -133,6 +135,12 @@ class Model:
     kernel_checks : KernelChecks, optional
         What Geweke's test and the one-sweep invariance check need (``zoo validate
         --kernel``).
+    location : str, optional
+        Where the model object lives, as ``package.module:attribute``. A model with a
+        location is pickled as that reference (its faults and kernels may be closures,
+        which pickle cannot carry) and imported again on the other side, so it reaches
+        a worker process as itself. The built-in models set it; a user's model defined
+        at module level should too.
     """
 
     name: str
@@ -151,6 +159,12 @@ class Model:
     validation_problems: Callable[[], list[tuple[str, Any, Any]]] | None = None
     comparable: Callable[[Any], list[str]] | None = None
     kernel_checks: KernelChecks | None = None
+    location: str | None = None
+
+    def __reduce__(self):
+        if self.location is None:
+            return super().__reduce__()
+        return (_model_at, (self.location,))
 
     def comparable_variables(self, prior) -> list[str]:
         """Variables that engines are compared on under ``prior`` (default: all)."""
@@ -162,3 +176,11 @@ class Model:
         if unknown:
             raise ValueError(f"comparable: {unknown} are not variables of {self.name!r}")
         return chosen
+
+
+def _model_at(location: str) -> Model:
+    """Unpickle a model by its location (see :attr:`Model.location`)."""
+    model = load_object(location, field="model")
+    if not isinstance(model, Model):
+        raise ValueError(f"model: {location!r} is a {type(model).__name__}, not a zoo Model")
+    return model
