@@ -3,7 +3,7 @@
 One ``index.html`` with inline CSS and no external URL, and the figures as PNG files
 beside it, so the folder can be zipped, attached to an issue or opened offline. Any
 command adds sections to a :class:`Report`: ``zoo check`` one per model
-(:mod:`zoo.check_report`), ``zoo validate`` its simulation-based calibration
+(:mod:`zoo.reports.check_report`), ``zoo validate`` its simulation-based calibration
 (:meth:`Report.add_sbc_section`).
 
 Examples

@@ -11,7 +11,7 @@ import zoo
 from zoo import registry
 from zoo.check import judge
 from zoo.models.beta_binomial import Data, Prior
-from zoo.runs import sample_model
+from zoo.runs.model_run import sample_model
 
 SPEC = zoo.get("beta-binomial")
 PROBLEM = (Data([3, 5, 2, 7, 4, 6], [20, 22, 18, 25, 19, 21]), Prior(a=2.0, b=8.0))

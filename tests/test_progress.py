@@ -5,7 +5,7 @@ import io
 import pytest
 from rich.console import Console
 
-from zoo.progress import ChainProgress, TaskProgress
+from zoo.sampling.progress import ChainProgress, TaskProgress
 
 
 def test_disabled_progress_draws_nothing_but_counts(capsys):

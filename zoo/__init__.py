@@ -10,7 +10,7 @@ __all__ = ["Kernel", "Model", "get", "names", "register", "sample", "validate"]
 def __getattr__(name):
     # The driver imports PyMC lazily; keep `import zoo` fast for the CLI and `zoo list`.
     if name == "sample":
-        from zoo.driver import sample
+        from zoo.sampling.driver import sample
 
         return sample
     if name == "validate":

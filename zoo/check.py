@@ -6,9 +6,10 @@ import math
 import time
 from dataclasses import dataclass, field
 
+from zoo.core.defaults import ALPHA, CHAINS, DRAWS, ENGINES, TUNE
 from zoo.diagnostics import AgreementResult, agreement, compare
 from zoo.registry import get
-from zoo.runs import ModelRun, sample_model
+from zoo.runs.model_run import ModelRun, sample_model
 
 __all__ = ["COMPARISONS", "ModelCheck", "exact_mean", "judge", "quantity_rows", "run_check"]
 
@@ -96,20 +97,22 @@ def judge(run: ModelRun, *, alpha: float | None = None, status=None) -> ModelChe
     exactly as a fresh one (the tests are deterministic given the draws).
     """
     say = status or (lambda message: None)
-    spec = get(run.model)
-    alpha = run.settings.get("alpha", 0.01) if alpha is None else alpha
+    model = get(run.model)
+    alpha = run.settings.get("alpha", ALPHA) if alpha is None else alpha
     seconds = dict(run.seconds)
-    say(f"{spec.name}: exact reference")
+    say(f"{model.name}: exact reference")
     started = time.perf_counter()
-    reference = spec.posterior(run.data, run.prior)
+    reference = model.posterior(run.data, run.prior)
     seconds["reference"] = time.perf_counter() - started
-    say(f"{spec.name}: agreement tests")
+    say(f"{model.name}: agreement tests")
     started = time.perf_counter()
     results = {}
-    compared = _compared(spec, run.prior)
+    compared = model.comparable_variables(run.prior)
+    # Models whose labels are exchangeable (mixtures, topics) name the identified
+    # variables to compare on (Model.comparable_variables); otherwise every variable.
     if reference.available:
         judged = [name for name in compared if name in reference.marginals]
-        for engine in ("gibbs", "pymc"):
+        for engine in ENGINES:
             if engine in run.trees:
                 results[engine] = agreement(
                     run.trees[engine], reference, var_names=judged, alpha=alpha
@@ -128,7 +131,7 @@ def judge(run: ModelRun, *, alpha: float | None = None, status=None) -> ModelChe
     seconds["diagnostics"] = time.perf_counter() - started
     settings = {**run.settings, "alpha": alpha}
     return ModelCheck(
-        spec.name,
+        model.name,
         results.get("gibbs"),
         results.get("pymc"),
         cross,
@@ -140,26 +143,21 @@ def judge(run: ModelRun, *, alpha: float | None = None, status=None) -> ModelChe
     )
 
 
-def _compared(spec, prior) -> list[str]:
-    # Models whose labels are exchangeable (mixtures, topics) name the identified
-    # variables to compare on (Model.comparable_variables); otherwise every variable.
-    return spec.comparable_variables(prior)
-
-
 def run_check(
     name: str,
     *,
-    draws: int = 1000,
-    tune: int = 1000,
-    chains: int = 4,
+    draws: int = DRAWS,
+    tune: int = TUNE,
+    chains: int = CHAINS,
     seed: int = 0,
-    alpha: float = 0.01,
+    alpha: float = ALPHA,
     progress: bool | None = None,
     status=None,
 ) -> ModelCheck:
     """Sample a model's default problem with both engines and test them.
 
-    The Gibbs and PyMC runs get independent streams spawned from ``seed``. ``status``,
+    The Gibbs and PyMC runs draw from their own streams of ``seed``
+    (:mod:`zoo.core.streams`). ``status``,
     if given, is called with a short message before each stage.
     """
     run = sample_model(
@@ -190,7 +188,7 @@ def quantity_rows(check: ModelCheck) -> list[dict]:
         for key, _ in COMPARISONS
     }
     elements = list(per["cross"])
-    for key in ("gibbs", "pymc"):
+    for key in ENGINES:
         elements += [e for e in per[key] if e not in elements]
     severity = {"agree": 0, "inconclusive": 1, "disagree": 2}
     rows = []
@@ -209,7 +207,7 @@ def quantity_rows(check: ModelCheck) -> list[dict]:
 
 def exact_mean(row: dict) -> float:
     """The exact posterior mean of a quantity row (NaN when unknown or infinite)."""
-    for key in ("gibbs", "pymc"):
+    for key in ENGINES:
         q = row.get(key)
         if q is not None:
             return q["mean_reference"]

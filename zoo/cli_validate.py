@@ -202,7 +202,7 @@ class _SimulationProgress:
         if not self.enabled:
             return
         if self._bar is None:
-            from zoo.progress import TaskProgress
+            from zoo.sampling.progress import TaskProgress
 
             self._bar = TaskProgress(total, "SBC simulations", enabled=True).__enter__()
         self._bar.advance(done - self._bar.completed)

@@ -44,7 +44,7 @@ class EngineSampler:
 
     def __call__(self, data, prior, *, draws: int, chains: int, seed: int) -> xr.DataTree:
         """Sample ``data`` under ``prior``: the sampler protocol."""
-        from zoo.driver import sample
+        from zoo.sampling.driver import sample
 
         spec = get(self.model)
         kernel = self.kernel

@@ -471,7 +471,7 @@ class Data:
         }
 
     def stored_arguments(self) -> dict:
-        """Keyword arguments that rebuild this corpus (saved runs, ``zoo.stored``).
+        """Keyword arguments that rebuild this corpus (saved runs, ``zoo.runs.problem_dataset``).
 
         The flattened token arrays become one token list per document again; the
         tracked pairs are passed explicitly, so "auto" choices are not made afresh.

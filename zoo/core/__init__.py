@@ -8,6 +8,8 @@ them, and the command line on top (``docs/design.md``, "Layers").
 from zoo.core.contract import Kernel, KernelChecks, Model
 from zoo.core.reference import Marginal, NoReference, Reference, TabulatedCDF
 
+__version__ = "0.2.0.dev0"
+
 __all__ = [
     "Kernel",
     "KernelChecks",
@@ -16,4 +18,5 @@ __all__ = [
     "NoReference",
     "Reference",
     "TabulatedCDF",
+    "__version__",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from zoo.check import COMPARISONS, ModelCheck, exact_mean, quantity_rows
+from zoo.core.defaults import ENGINES
 from zoo.diagnostics.report import Report, ReportFigure, Table
 
 __all__ = ["add_check_section", "check_report"]
@@ -44,7 +45,7 @@ def _comparison_cell(q) -> str:
 def _row_cells(row) -> list:
     mean = exact_mean(row)
     cells = [row["element"], "infinite" if math.isinf(mean) else _fmt(mean)]
-    for key in ("gibbs", "pymc"):
+    for key in ENGINES:
         q = row[key]
         if q is None:
             cells.append("-")
@@ -149,7 +150,7 @@ def add_check_section(report: Report, check: ModelCheck, *, per_variable: int = 
             "Sampling was interrupted (Ctrl-C): these are the draws completed until then "
             f"({', '.join(f'{e}: {n} per chain' for e, n in drawn.items()) or 'none'})."
         )
-    missing = [ENGINE_TITLES[e] for e in ("gibbs", "pymc") if run is None or e not in run.trees]
+    missing = [ENGINE_TITLES[e] for e in ENGINES if run is None or e not in run.trees]
     if missing:
         text.append(f"Not run: {', '.join(missing)}.")
     figures = []

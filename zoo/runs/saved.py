@@ -1,4 +1,4 @@
-"""Runs of ``zoo check``: sampling a model with both engines, saving, loading.
+"""Saved runs of ``zoo check``: the file format, writing and reading.
 
 A saved run is one ``xarray.DataTree`` in a NetCDF file (``.nc``, through h5netcdf) or
 a Zarr store (``.zarr``, for traces too large for one file)::
@@ -6,8 +6,8 @@ a Zarr store (``.zarr``, for traces too large for one file)::
     /                       attrs: format, created, versions (zoo, pymc, arviz-*, ...)
     /<model>/               attrs: model, seed, draws, tune, chains, alpha, nuts_sampler,
                                    interrupted, seconds, verdicts, versions
-    /<model>/problem/data   the model's Data  (zoo.stored: array arguments as variables,
-    /<model>/problem/prior  the model's Prior  scalar ones as JSON in attrs)
+    /<model>/problem/data   the model's Data   (zoo.runs.problem_dataset: array arguments
+    /<model>/problem/prior  the model's Prior   as variables, scalar ones as JSON in attrs)
     /<model>/gibbs/...      posterior, sample_stats, observed_data, constant_data
     /<model>/pymc/...       the same, as pymc.sample returned it
 
@@ -19,155 +19,20 @@ from __future__ import annotations
 
 import datetime
 import json
-import platform
 import shutil
-import time
-from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import xarray as xr
 
 from zoo.registry import get
-from zoo.stored import from_dataset, to_dataset
+from zoo.runs.model_run import ModelRun, versions
+from zoo.runs.problem_dataset import from_dataset, to_dataset
 
-__all__ = ["FORMAT", "ModelRun", "load_runs", "sample_model", "save_runs", "versions"]
+__all__ = ["FORMAT", "load_runs", "save_runs"]
 
 #: Version of the saved-run layout, in the root's ``format`` attribute.
 FORMAT = "bayes-zoo-run/1"
-ENGINES = ("gibbs", "pymc")
-_PACKAGES = (
-    "bayes-zoo",
-    "pymc",
-    "pytensor",
-    "arviz-base",
-    "arviz-stats",
-    "arviz-plots",
-    "numpy",
-    "scipy",
-    "xarray",
-    "numba",
-)
-
-
-@dataclass
-class ModelRun:
-    """The draws of one model's problem, by engine, with what is needed to judge them.
-
-    Attributes
-    ----------
-    model : str
-        Registry name.
-    data, prior
-        The model's ``Data`` and ``Prior``.
-    settings : dict
-        ``draws``, ``tune``, ``chains``, ``seed``, ``alpha`` and (after PyMC ran)
-        ``nuts_sampler``.
-    trees : dict of str to DataTree
-        Draws per engine (``gibbs``, ``pymc``); an engine that did not run is absent.
-    interrupted : bool
-        Sampling was stopped by Ctrl-C: ``trees`` holds what was drawn until then.
-    seconds : dict
-        Wall time of each stage.
-    stored_verdicts : dict
-        Verdicts recorded in a saved run (empty for a fresh one).
-    """
-
-    model: str
-    data: Any
-    prior: Any
-    settings: dict
-    trees: dict[str, xr.DataTree] = field(default_factory=dict)
-    interrupted: bool = False
-    seconds: dict = field(default_factory=dict)
-    stored_verdicts: dict = field(default_factory=dict)
-
-
-def versions() -> dict[str, str]:
-    """Versions of Python and of the packages a run depends on."""
-    found = {"python": platform.python_version()}
-    for package in _PACKAGES:
-        try:
-            found[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            found[package] = "not installed"
-    return found
-
-
-def sample_model(
-    name,
-    *,
-    draws: int = 1000,
-    tune: int = 1000,
-    chains: int = 4,
-    seed: int = 0,
-    alpha: float = 0.01,
-    engines=ENGINES,
-    problem=None,
-    progress: bool | None = None,
-    status=None,
-) -> ModelRun:
-    """Sample a model's problem (default: ``default_problem()``) with each engine.
-
-    The engines get independent streams spawned from ``seed`` (Gibbs the first, PyMC
-    the second). Ctrl-C does not raise: the run comes back with ``interrupted=True``
-    and the draws completed so far (a Gibbs run keeps its completed sweeps; the engines
-    after it are skipped).
-
-    Parameters
-    ----------
-    name : str or Model
-    draws, tune, chains, seed
-        As for :func:`zoo.sample`.
-    alpha : float
-        Recorded in the settings for the agreement tests.
-    engines : sequence of {"gibbs", "pymc"}
-    problem : (data, prior), optional
-    progress : bool, optional
-        Progress displays (default: when standard error is a terminal).
-    status : callable, optional
-        Called with a short message before each stage.
-    """
-    from zoo.driver import sample
-
-    say = status or (lambda message: None)
-    spec = get(name)
-    unknown = [e for e in engines if e not in ENGINES]
-    if unknown or not engines:
-        raise ValueError(f"engines: must be a non-empty subset of {ENGINES}, got {engines!r}")
-    data, prior = spec.default_problem() if problem is None else problem
-    settings = {"draws": draws, "tune": tune, "chains": chains, "seed": seed, "alpha": alpha}
-    run = ModelRun(spec.name, data, prior, settings)
-    streams = dict(zip(ENGINES, np.random.SeedSequence(seed).spawn(len(ENGINES)), strict=True))
-    messages = {"gibbs": "sampling with the Gibbs kernel", "pymc": "sampling with PyMC (NUTS)"}
-    for engine in engines:
-        say(f"{spec.name}: {messages[engine]}")
-        started = time.perf_counter()
-        try:
-            tree = sample(
-                spec,
-                data,
-                prior,
-                engine=engine,
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                seed=streams[engine],
-                progress=progress,
-            )
-        except KeyboardInterrupt:
-            run.interrupted = True
-            break
-        run.seconds[engine] = time.perf_counter() - started
-        run.trees[engine] = tree
-        if "nuts_sampler" in tree["posterior"].attrs:
-            run.settings["nuts_sampler"] = tree["posterior"].attrs["nuts_sampler"]
-        if tree["posterior"].attrs.get("interrupted"):
-            run.interrupted = True
-            break
-    return run
 
 
 def _storable(value):
@@ -280,9 +145,9 @@ def load_runs(path) -> list[ModelRun]:
     runs = []
     for name in json.loads(tree.attrs["models"]):
         node = tree[name]
-        spec = get(str(node.attrs["model"]))
-        data = from_dataset(spec.Data, node["problem/data"].to_dataset())
-        prior = from_dataset(spec.Prior, node["problem/prior"].to_dataset())
+        model = get(str(node.attrs["model"]))
+        data = from_dataset(model.Data, node["problem/data"].to_dataset())
+        prior = from_dataset(model.Prior, node["problem/prior"].to_dataset())
         settings = {
             k: int(node.attrs[k]) for k in ("draws", "tune", "chains", "seed") if k in node.attrs
         }
@@ -303,7 +168,7 @@ def load_runs(path) -> list[ModelRun]:
             )
         runs.append(
             ModelRun(
-                spec.name,
+                model.name,
                 data,
                 prior,
                 settings,

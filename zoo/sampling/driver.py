@@ -15,31 +15,16 @@ from collections.abc import Mapping
 
 import numpy as np
 import xarray as xr
+from arviz_base import from_dict
 
-import zoo
+from zoo.core import __version__, streams
+from zoo.core.arguments import as_int
 from zoo.core.contract import Kernel, Model
-from zoo.progress import ChainProgress
+from zoo.core.defaults import CHAINS, DRAWS, ENGINES, TUNE
 from zoo.registry import get
+from zoo.sampling.progress import ChainProgress
 
 __all__ = ["sample"]
-
-ENGINES = ("gibbs", "pymc")
-
-
-def _positive_int(field: str, value, *, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"{field}: must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _seed_sequence(seed) -> np.random.SeedSequence:
-    if isinstance(seed, np.random.SeedSequence):
-        return seed
-    if seed is None or (
-        isinstance(seed, int | np.integer) and not isinstance(seed, bool) and seed >= 0
-    ):
-        return np.random.SeedSequence(seed)
-    raise ValueError(f"seed: must be None, an integer >= 0 or a SeedSequence, got {seed!r}")
 
 
 def sample(
@@ -48,9 +33,9 @@ def sample(
     prior,
     *,
     engine: str = "gibbs",
-    draws: int = 1000,
-    tune: int = 1000,
-    chains: int = 4,
+    draws: int = DRAWS,
+    tune: int = TUNE,
+    chains: int = CHAINS,
     seed=None,
     kernel: Kernel | None = None,
     progress: bool | None = None,
@@ -68,9 +53,12 @@ def sample(
     draws, tune, chains : int
         Kept draws per chain, discarded warm-up sweeps per chain, number of chains.
     seed : int, SeedSequence or None
-        Root seed. Gibbs: one ``SeedSequence`` child per chain; the same seed gives the
-        same draws bit for bit. ``None`` draws fresh entropy and records it in the
-        output's attributes (``seed``) so the run can be repeated.
+        Root seed. Gibbs chain ``i`` draws from item ``i`` of the ``gibbs-chains``
+        stream, PyMC takes its integer seed from the ``pymc`` stream
+        (:mod:`zoo.core.streams`), so the same seed gives the same draws bit for bit, and
+        ``zoo check --seed s`` draws what ``zoo.sample(..., seed=s)`` draws. ``None``
+        draws fresh entropy and records it in the output's attributes (``seed``) so the
+        run can be repeated.
     kernel : Kernel, optional
         Gibbs engine only: run this kernel instead of the model's own (a hand-derived
         sampler under test, or one of ``model.faults``).
@@ -84,48 +72,48 @@ def sample(
         chain cut to the same length; PyMC: as ``pm.sample`` keeps them), with
         ``attrs["interrupted"] = True`` on the ``posterior`` and ``sample_stats`` groups.
     """
-    spec = get(model)
+    model = get(model)
     if engine not in ENGINES:
         raise ValueError(f"engine: must be one of {ENGINES}, got {engine!r}")
-    if not isinstance(data, spec.Data):
+    if not isinstance(data, model.Data):
         raise ValueError(
-            f"data: expected {spec.name} Data, got {type(data).__module__}.{type(data).__name__}"
+            f"data: expected {model.name} Data, got {type(data).__module__}.{type(data).__name__}"
         )
-    if not isinstance(prior, spec.Prior):
+    if not isinstance(prior, model.Prior):
         raise ValueError(
-            f"prior: expected {spec.name} Prior, got "
+            f"prior: expected {model.name} Prior, got "
             f"{type(prior).__module__}.{type(prior).__name__}"
         )
-    draws = _positive_int("draws", draws, minimum=1)
-    tune = _positive_int("tune", tune, minimum=0)
-    chains = _positive_int("chains", chains, minimum=1)
-    root = _seed_sequence(seed)
+    draws = as_int("draws", draws, minimum=1)
+    tune = as_int("tune", tune, minimum=0)
+    chains = as_int("chains", chains, minimum=1)
+    root = streams.root(seed)
     if kernel is not None and engine != "gibbs":
         raise ValueError("kernel: only the gibbs engine runs a kernel")
     if progress is None:
         progress = ChainProgress.wanted()
     attrs = {
-        "zoo_model": spec.name,
+        "zoo_model": model.name,
         "engine": engine,
         "seed": str(root.entropy),
         "draws": draws,
         "tuning_steps": tune,
         "chains": chains,
-        "zoo_version": zoo.__version__,
+        "zoo_version": __version__,
     }
     if engine == "gibbs":
         return _sample_gibbs(
-            spec, data, prior, kernel or spec.kernel, draws, tune, chains, root, progress, attrs
+            model, data, prior, kernel or model.kernel, draws, tune, chains, root, progress, attrs
         )
-    return _sample_pymc(spec, data, prior, draws, tune, chains, root, progress, attrs)
+    return _sample_pymc(model, data, prior, draws, tune, chains, root, progress, attrs)
 
 
-def _sample_gibbs(spec, data, prior, kernel, draws, tune, chains, root, progress, attrs):
-    rngs = [np.random.default_rng(child) for child in root.spawn(chains)]
+def _sample_gibbs(model, data, prior, kernel, draws, tune, chains, root, progress, attrs):
+    rngs = [np.random.default_rng(child) for child in streams.items(root, "gibbs-chains", chains)]
     states = [kernel.init(data, prior, rng) for rng in rngs]
     shapes = {
         name: tuple(len(data.coords[d]) for d in dims)
-        for name, dims in spec.variables(prior).items()
+        for name, dims in model.variables(prior).items()
     }
     store: dict[str, np.ndarray] = {}
     sweep_seconds = np.zeros((chains, draws))
@@ -134,7 +122,7 @@ def _sample_gibbs(spec, data, prior, kernel, draws, tune, chains, root, progress
     started = time.perf_counter()
     # Chains advance round-robin, one sweep each, so that an interruption leaves them all
     # with the same number of draws.
-    with ChainProgress(tune + draws, chains, enabled=progress, label=spec.name) as bar:
+    with ChainProgress(tune + draws, chains, enabled=progress, label=model.name) as bar:
         try:
             for iteration in range(tune + draws):
                 for chain in range(chains):
@@ -161,7 +149,7 @@ def _sample_gibbs(spec, data, prior, kernel, draws, tune, chains, root, progress
         attrs.update(interrupted=True, draws=completed)
     posterior = {name: values[:, :completed] for name, values in store.items()}
     stats = {"sweep_seconds": sweep_seconds[:, :completed]}
-    return _datatree(spec, data, prior, posterior, stats, attrs)
+    return _datatree(model, data, prior, posterior, stats, attrs)
 
 
 def _describe(kernel: Kernel) -> str:
@@ -186,10 +174,9 @@ def _record(store, values, shapes, chain, index, chains, draws):
         store[name][chain, index] = value
 
 
-def _datatree(spec, data, prior, posterior, stats, attrs) -> xr.DataTree:
-    from arviz_base import from_dict
+def _datatree(model, data, prior, posterior, stats, attrs) -> xr.DataTree:
 
-    dims = dict(spec.variables(prior))
+    dims = dict(model.variables(prior))
     observed = {name: value for name, (value, _) in data.observed_data.items()}
     constant = {name: value for name, (value, _) in data.constant_data.items()}
     dims.update({name: list(d) for name, (_, d) in data.observed_data.items()})
@@ -210,19 +197,20 @@ def _datatree(spec, data, prior, posterior, stats, attrs) -> xr.DataTree:
             {
                 **attrs,
                 "inference_library": "bayes-zoo",
-                "inference_library_version": zoo.__version__,
+                "inference_library_version": __version__,
             }
         )
     return tree
 
 
-def _sample_pymc(spec, data, prior, draws, tune, chains, root, progress, attrs):
+def _sample_pymc(model, data, prior, draws, tune, chains, root, progress, attrs):
+    # deferred: PyMC takes seconds to import, and `zoo list` or a Gibbs run never needs it
     import pymc as pm
 
-    model = spec.program(data, prior)
-    names = list(spec.variables(prior))
+    program = model.program(data, prior)
+    names = list(model.variables(prior))
     # PyMC takes an integer seed and spawns per-chain streams from it itself.
-    random_seed = int(root.generate_state(1, dtype=np.uint32)[0])
+    random_seed = streams.integer(streams.stream(root, "pymc"))
     cores = max(1, min(chains, os.cpu_count() or 1))
     started = time.perf_counter()
     with warnings.catch_warnings():
@@ -238,7 +226,7 @@ def _sample_pymc(spec, data, prior, draws, tune, chains, root, progress, attrs):
             nuts_sampler="pymc",
             var_names=names,
             compute_convergence_checks=False,
-            model=model,
+            model=program,
         )
     attrs = {
         **attrs,

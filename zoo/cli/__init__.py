@@ -1,0 +1,40 @@
+"""The ``zoo`` command: ``zoo list``, ``zoo check``, ``zoo report`` and ``zoo validate``.
+
+The top layer: it imports the application, nothing imports it. Each sub-command lives in
+its own module, imported when that command runs, so ``zoo list`` and ``zoo --help`` do
+not pay for PyMC, ArviZ and Dask.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+from zoo.cli.parser import build_parser
+from zoo.registry import get, names
+
+__all__ = ["main"]
+
+#: The module that runs each sub-command (its ``run(args)`` returns the exit status).
+_COMMANDS = {
+    "check": "zoo.cli.check_command",
+    "report": "zoo.cli.report_command",
+    "validate": "zoo.cli_validate",
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``zoo`` command; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser().parse_args(argv)
+    if args.command == "list":
+        for name in names():
+            model = get(name)
+            print(f"{name:16s} {model.summary}")
+            if args.faults:
+                for fault in model.faults:
+                    print(f"{'':16s}   fault: {fault}")
+        return 0
+    args.command_line = " ".join(["zoo", *argv])
+    # deferred: a command's module pulls in PyMC, ArviZ or Dask (seconds of start-up)
+    return importlib.import_module(_COMMANDS[args.command]).run(args)

@@ -1,0 +1,106 @@
+"""``zoo check``: both engines on each model's default data, judged against the exact answer."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+from zoo.check import judge
+from zoo.cli.terminal import consoles, finish_checks, print_check_table, report_dir_usable
+from zoo.registry import names
+from zoo.runs.model_run import sample_model
+from zoo.runs.saved import save_runs
+from zoo.sampling.progress import quiet_logs
+
+__all__ = ["run"]
+
+
+def run(args) -> int:
+    """``zoo check``: sample, judge, print, save; the exit status."""
+    unknown = [m for m in args.models if m not in names()]
+    if unknown:
+        print(
+            f"zoo check: unknown model(s) {', '.join(unknown)}; known: {', '.join(names())}",
+            file=sys.stderr,
+        )
+        return 2
+    for field in ("draws", "chains"):
+        if getattr(args, field) < 1:
+            print(f"zoo check: --{field} must be >= 1", file=sys.stderr)
+            return 2
+    if args.tune < 0 or not 0 < args.alpha < 1:
+        print("zoo check: --tune must be >= 0 and --alpha in (0, 1)", file=sys.stderr)
+        return 2
+    if args.out is not None and Path(args.out).suffix not in (".nc", ".zarr"):
+        print("zoo check: --out must end in .nc (NetCDF) or .zarr (Zarr)", file=sys.stderr)
+        return 2
+    if not report_dir_usable(args, "zoo check"):
+        return 2
+    out, interactive, say = consoles(args)
+    runs, checks = [], []
+    with quiet_logs(not interactive), warnings.catch_warnings():
+        # The driver's warning on Ctrl-C is for library users; here _interrupted says it.
+        warnings.filterwarnings("ignore", message="interrupted:", category=RuntimeWarning)
+        try:
+            for name in args.models or names():
+                run = sample_model(
+                    name,
+                    draws=args.draws,
+                    tune=args.tune,
+                    chains=args.chains,
+                    seed=args.seed,
+                    alpha=args.alpha,
+                    progress=interactive,
+                    status=say,
+                )
+                runs.append(run)
+                if run.interrupted:
+                    raise KeyboardInterrupt
+                check = judge(run, alpha=args.alpha, status=say)
+                checks.append(check)
+                if not args.json:
+                    print_check_table(out, check, full=args.full)
+        except KeyboardInterrupt:
+            return _interrupted(args, runs, checks, say)
+        if args.out is not None:
+            _save(args, runs, checks, say)
+    return finish_checks(args, checks, say)
+
+
+def _save(args, runs, checks, say) -> None:
+    say(f"saving the run to {args.out}")
+    save_runs(
+        args.out,
+        runs,
+        verdicts={c.model: c.verdicts() for c in checks},
+        command=args.command_line,
+    )
+
+
+def _interrupted(args, runs, checks, say) -> int:
+    drawn = []
+    for run in runs:
+        engines = ", ".join(
+            f"{engine} {tree['posterior'].sizes['draw']} draws per chain"
+            for engine, tree in run.trees.items()
+        )
+        drawn.append(f"{run.model}: {engines or 'no draws'}")
+    summary = "; ".join(drawn) or "nothing sampled"
+    if not any(run.trees for run in runs):
+        print("zoo check: interrupted before any draw was made; nothing saved", file=sys.stderr)
+        return 130
+    if args.out is None:
+        print(
+            f"zoo check: interrupted ({summary}); nothing saved (pass --out FILE to keep "
+            "the draws of an interrupted run)",
+            file=sys.stderr,
+        )
+        return 130
+    _save(args, runs, checks, say)
+    print(
+        f"zoo check: interrupted; saved what was drawn ({summary}) to {args.out}. "
+        f"Judge it and write its report with: zoo report {args.out}",
+        file=sys.stderr,
+    )
+    return 130

@@ -1,0 +1,1 @@
+"""Sampling a model with its engines: the driver behind :func:`zoo.sample`, progress."""
