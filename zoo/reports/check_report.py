@@ -12,6 +12,13 @@ import math
 
 from zoo.check import COMPARISONS, ModelCheck, exact_mean, quantity_rows
 from zoo.core.defaults import ENGINES
+from zoo.diagnostics.figures import (
+    posterior_figure,
+    quantities,
+    rank_figure,
+    select_elements,
+    trace_figure,
+)
 from zoo.diagnostics.report import Report, ReportFigure, Table
 
 __all__ = ["add_check_section", "check_report"]
@@ -122,14 +129,6 @@ def add_check_section(report: Report, check: ModelCheck, *, per_variable: int = 
     -------
     Section
     """
-    from zoo.diagnostics.figures import (
-        posterior_figure,
-        quantities,
-        rank_figure,
-        select_elements,
-        trace_figure,
-    )
-
     rows = quantity_rows(check)
     settings = check.settings
     verdicts = check.verdicts()
