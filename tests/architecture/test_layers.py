@@ -153,7 +153,7 @@ def test_no_cycles():
         state[node] = 1
         for target in sorted(graph.get(node, ())):
             if state.get(target) == 1:
-                cycle = path[path.index(target) :] + [target]
+                cycle = [*path[path.index(target) :], target]
                 raise AssertionError("import cycle: " + " -> ".join(cycle))
             if target not in state:
                 walk(target, [*path, target])
