@@ -1,20 +1,42 @@
-"""bayes-zoo: conjugate models three times over, and diagnostics that say which agree."""
+"""bayes-zoo: conjugate models three times over, and diagnostics that say which agree.
 
-from zoo.core.contract import Kernel, Model
-from zoo.registry import get, names, register
+The names below are the documented API (README, "Python API"). They are looked up on
+first use (PEP 562), so ``import zoo`` stays cheap for the command line: PyMC, ArviZ
+and Dask load only when ``zoo.sample`` or ``zoo.validate`` is first touched.
+"""
 
-__version__ = "0.1.0"
-__all__ = ["Kernel", "Model", "get", "names", "register", "sample", "validate"]
+import importlib
+
+from zoo.core import __version__
+
+#: Public name -> the module that defines it.
+_EXPORTS = {
+    "Kernel": "zoo.core.contract",
+    "KernelChecks": "zoo.core.contract",
+    "Model": "zoo.core.contract",
+    "Marginal": "zoo.core.reference",
+    "NoReference": "zoo.core.reference",
+    "Reference": "zoo.core.reference",
+    "get": "zoo.registry",
+    "names": "zoo.registry",
+    "register": "zoo.registry",
+    "sample": "zoo.sampling.driver",
+    "CheckOutcome": "zoo.validation",
+    "ValidationResult": "zoo.validation",
+    "validate": "zoo.validation",
+}
+
+__all__ = ["__version__", *sorted(_EXPORTS)]
 
 
-def __getattr__(name):
-    # The driver imports PyMC lazily; keep `import zoo` fast for the CLI and `zoo list`.
-    if name == "sample":
-        from zoo.sampling.driver import sample
-
-        return sample
-    if name == "validate":
-        from zoo.validation import validate
-
-        return validate
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value  # later look-ups skip this function
+        return value
     raise AttributeError(f"module 'zoo' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    # The documented names and the module's own dunders; not the helpers used here.
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})
