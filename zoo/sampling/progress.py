@@ -7,6 +7,8 @@ import logging
 import sys
 import time
 
+from zoo.core.arguments import as_int
+
 __all__ = ["ChainProgress", "TaskProgress", "quiet_logs"]
 
 
@@ -93,9 +95,7 @@ class TaskProgress:
     """
 
     def __init__(self, total: int, description: str, enabled: bool | None = None, *, console=None):
-        if isinstance(total, bool) or not isinstance(total, int) or total < 0:
-            raise ValueError(f"total: must be an integer >= 0, got {total!r}")
-        self.total, self.description = total, description
+        self.total, self.description = as_int("total", total, minimum=0), description
         self.enabled = ChainProgress.wanted() if enabled is None else bool(enabled)
         self.console = console
         self.completed = 0
@@ -130,9 +130,7 @@ class TaskProgress:
 
     def advance(self, n: int = 1) -> None:
         """Report that ``n`` more tasks are finished."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise ValueError(f"n: must be an integer >= 0, got {n!r}")
-        self.completed = min(self.total, self.completed + n)
+        self.completed = min(self.total, self.completed + as_int("n", n, minimum=0))
         if not self.enabled:
             return
         now = time.perf_counter()
