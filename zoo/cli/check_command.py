@@ -8,6 +8,7 @@ from pathlib import Path
 
 from zoo.check import judge
 from zoo.cli.terminal import consoles, finish_checks, print_check_table, report_dir_usable
+from zoo.core.arguments import as_int, as_probability, as_seed
 from zoo.registry import names
 from zoo.runs.model_run import sample_model
 from zoo.runs.saved import save_runs
@@ -25,12 +26,14 @@ def run(args) -> int:
             file=sys.stderr,
         )
         return 2
-    for field in ("draws", "chains"):
-        if getattr(args, field) < 1:
-            print(f"zoo check: --{field} must be >= 1", file=sys.stderr)
-            return 2
-    if args.tune < 0 or not 0 < args.alpha < 1:
-        print("zoo check: --tune must be >= 0 and --alpha in (0, 1)", file=sys.stderr)
+    try:
+        as_int("--draws", args.draws, minimum=1)
+        as_int("--chains", args.chains, minimum=1)
+        as_int("--tune", args.tune, minimum=0)
+        as_seed("--seed", args.seed)
+        as_probability("--alpha", args.alpha)
+    except ValueError as error:
+        print(f"zoo check: {error}", file=sys.stderr)
         return 2
     if args.out is not None and Path(args.out).suffix not in (".nc", ".zarr"):
         print("zoo check: --out must end in .nc (NetCDF) or .zarr (Zarr)", file=sys.stderr)
