@@ -1,0 +1,40 @@
+"""Option checks of zoo.core.arguments: one rule per check, the field named."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from zoo.core.arguments import as_int, as_probability, as_seed
+
+
+@pytest.mark.parametrize("value", [3, np.int64(3), np.uint8(3)])
+def test_as_int_takes_python_and_numpy_integers(value):
+    assert as_int("draws", value, minimum=1) == 3
+    assert type(as_int("draws", value, minimum=1)) is int
+
+
+@pytest.mark.parametrize("value", [0, -1, 2.0, "2", True, None, np.float64(2)])
+def test_as_int_refuses_with_field_and_rule(value):
+    with pytest.raises(ValueError, match=r"^draws: must be an integer >= 1"):
+        as_int("draws", value, minimum=1)
+
+
+def test_as_int_none_only_when_allowed():
+    assert as_int("workers", None, minimum=0, allow_none=True) is None
+    with pytest.raises(ValueError, match="or None"):
+        as_int("workers", "x", minimum=0, allow_none=True)
+
+
+@pytest.mark.parametrize("value", [0, 1, -0.5, 1.5, float("nan"), "0.1", True])
+def test_as_probability_refuses_outside_the_open_interval(value):
+    with pytest.raises(ValueError, match=r"^alpha: must be a probability in \(0, 1\)"):
+        as_probability("alpha", value)
+
+
+def test_as_probability_and_seed_accept_good_values():
+    assert as_probability("alpha", 0.01) == 0.01
+    assert as_seed("seed", 0) == 0
+    assert as_seed("seed", None, allow_none=True) is None
+    with pytest.raises(ValueError, match="seed: must be an integer >= 0"):
+        as_seed("seed", -1)
