@@ -100,6 +100,7 @@ class _Summary:
     """
 
     def __init__(self, values: np.ndarray):
+        # deferred: arviz_stats takes about 0.5 s to import; `zoo list` needs none of it
         import arviz_stats as azs
 
         chains, draws = values.shape[:2]
@@ -116,6 +117,7 @@ class _Summary:
 
     def prepare(self, smallest_ess: float) -> None:
         """Compute the estimates and MCSEs; remember the smallest ESS for KS thinning."""
+        # deferred: arviz_stats takes about 0.5 s to import; `zoo list` needs none of it
         import arviz_stats as azs
 
         self.smallest = smallest_ess
@@ -152,6 +154,7 @@ class _Summary:
         The ESS is ArviZ's for the indicator's mean, at most the number of draws (and the
         number of draws when the indicator is constant).
         """
+        # deferred: arviz_stats takes about 0.5 s to import; `zoo list` needs none of it
         import arviz_stats as azs
 
         indicator = (self.flat <= thresholds).astype(float)

@@ -39,11 +39,13 @@ ROW_HEIGHT = 2.8
 
 
 def _pyplot():
+    # deferred: matplotlib is slow to import; only figures need it
     import matplotlib
 
     # Reports are written from the command line, CI and tests: never open a window.
     if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo"):
         matplotlib.use("Agg", force=True)
+    # deferred: matplotlib is slow to import; only figures need it
     import matplotlib.pyplot as plt
 
     return plt
@@ -219,6 +221,7 @@ def posterior_figure(
     title : str
         Figure title.
     """
+    # deferred: arviz_plots takes about 2 s to import; only figures need it
     import arviz_plots as azp
 
     if not engines:
@@ -260,6 +263,7 @@ def posterior_figure(
 
 def rank_figure(tree: xr.DataTree, chosen: Sequence[Quantity], *, title: str = ""):
     """Rank plots across chains (ArviZ's fractional-rank ECDF differences, with envelope)."""
+    # deferred: arviz_plots takes about 2 s to import; only figures need it
     import arviz_plots as azp
 
     if not chosen:
@@ -279,6 +283,7 @@ def rank_figure(tree: xr.DataTree, chosen: Sequence[Quantity], *, title: str = "
 
 def trace_figure(tree: xr.DataTree, chosen: Sequence[Quantity], *, title: str = ""):
     """Trace plots, one line per chain."""
+    # deferred: arviz_plots takes about 2 s to import; only figures need it
     import arviz_plots as azp
 
     if not chosen:

@@ -172,6 +172,7 @@ def geweke(
 
 def _compare(marginal: np.ndarray, chain_values: np.ndarray, batches: int):
     """Welch t tests of marginal means against batch-means chain means, with gates."""
+    # deferred: arviz_stats takes about 0.5 s to import; `zoo list` needs none of it
     import arviz_stats as azs
 
     n_draws = marginal.shape[0]

@@ -110,6 +110,7 @@ class FitPool:
     def __enter__(self) -> FitPool:
         if self.in_process:
             return self
+        # deferred: distributed takes about 1 s to import; workers=0 runs without it
         from distributed import Client, LocalCluster
 
         if self.scheduler is None:
@@ -157,6 +158,7 @@ def run_tasks(
 
 
 def _run_on_dask(client, tasks, timeout):
+    # deferred: distributed takes about 1 s to import; workers=0 runs without it
     from distributed import wait
 
     pending = list(reversed(tasks))
