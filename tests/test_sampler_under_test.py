@@ -84,8 +84,15 @@ def test_bad_combinations_are_refused_when_built(kwargs, message):
         SamplerUnderTest(**kwargs)
 
 
+def test_a_users_kernel_is_named_by_its_step():
+    tested = _forms()["kernel by location"]
+    assert "tests.user_samplers:_theta_step" in tested.label
+
+
 def test_validate_refuses_the_same_combinations_before_any_fit():
     with pytest.raises(ValueError, match="engine: a kernel or fault runs on"):
         validate(SPEC, fault="swapped-a-b", engine="pymc", workers=0)
     with pytest.raises(ValueError, match="checks: choose at least one"):
         validate(SPEC, checks=(), workers=0)
+    with pytest.raises(ValueError, match="sbc_setup: expected"):
+        validate(SPEC, checks=("sbc",), sbc_setup=({"a": 1.0}, {"groups": 3}), workers=0)

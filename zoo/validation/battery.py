@@ -18,7 +18,7 @@ cluster by default), with a per-fit timeout.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from zoo.core.arguments import as_int, as_probability, as_seed
 from zoo.core.contract import Kernel, Model
@@ -66,6 +66,23 @@ def _chosen_checks(tested: SamplerUnderTest, checks) -> tuple[Check, ...]:
             "geweke and invariance need"
         )
     return chosen
+
+
+def _checked_setup(model: Model, sbc_setup):
+    """``sbc_setup`` as ``(prior, size)``, or a ValueError saying what was expected."""
+    if sbc_setup is None:
+        return None
+    if (
+        not isinstance(sbc_setup, tuple | list)
+        or len(sbc_setup) != 2
+        or not isinstance(sbc_setup[0], model.Prior)
+        or not isinstance(sbc_setup[1], Mapping)
+    ):
+        raise ValueError(
+            f"sbc_setup: expected ({model.name} Prior, {{size: value}}) for simulate, "
+            f"got {sbc_setup!r:.80}"
+        )
+    return (sbc_setup[0], dict(sbc_setup[1]))
 
 
 def validate(
@@ -167,7 +184,7 @@ def validate(
     plan = Plan(
         tested=tested,
         problems=tuple(choose_problems(model, problems)),
-        sbc_setup=sbc_setup,
+        sbc_setup=_checked_setup(model, sbc_setup),
         seed=seed,
         store=store,
         on_simulation=on_simulation,

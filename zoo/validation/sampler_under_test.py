@@ -117,7 +117,9 @@ class SamplerUnderTest:
         if self.fault is not None:
             return f"zoo gibbs kernel with fault {self.fault!r}"
         if self.kernel is not None:
-            return f"zoo gibbs driver with kernel {describe(self.kernel)}"
+            # A Kernel is a NamedTuple of the zoo's: its step names the user's code.
+            step = getattr(self.kernel, "step", self.kernel)
+            return f"zoo gibbs driver with kernel {describe(self.kernel)} ({describe(step)})"
         return f"zoo {self.engine} engine"
 
     def sample(self, data, prior, *, draws: int, chains: int, seed: int):
