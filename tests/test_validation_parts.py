@@ -1,6 +1,7 @@
 """The small parts of the battery: problem selection, the reference cache, source digests."""
 
 import hashlib
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -52,3 +53,8 @@ def test_source_digest_names_the_users_file_and_not_the_zoos():
 def test_problem_records_its_origin():
     assert Problem("x", None, None).own is False
     assert all(problem.own for problem in choose_problems(SPEC))
+
+
+def test_the_validation_package_is_in_the_distribution():
+    config = tomllib.loads((USER_FILE.parents[1] / "pyproject.toml").read_text())
+    assert "zoo.validation" in config["tool"]["setuptools"]["packages"]
