@@ -73,13 +73,13 @@ def warm_up(seed: int) -> float:
     """One short, untimed fit: PyTensor's on-disk cache of compiled C code is filled
     before either tool is timed, so neither pays for it alone."""
     import zoo
-    from zoo.samplers import EngineSampler
+    from zoo.validation import SamplerUnderTest
 
     spec = zoo.get(MODEL)
     prior, size = spec.simulation_setup()
     _, data = spec.simulate(prior, np.random.default_rng([seed, 0xBA5E]), **size)
     started = time.perf_counter()
-    EngineSampler(MODEL, "pymc")(data, prior, draws=50, chains=2, seed=seed)
+    SamplerUnderTest(spec, engine="pymc").sample(data, prior, draws=50, chains=2, seed=seed)
     return time.perf_counter() - started
 
 

@@ -42,6 +42,8 @@ import numpy as np
 import xarray as xr
 from scipy import special, stats
 
+from zoo.core.arguments import as_positive_scalar, as_probability
+from zoo.core.defaults import ALPHA
 from zoo.core.reference import Marginal
 from zoo.diagnostics.draws import element_labels, posterior_dataset, variable_draws
 from zoo.diagnostics.result import AgreementResult
@@ -69,15 +71,13 @@ def holm(p_values: np.ndarray) -> np.ndarray:
 
 
 def _check_settings(alpha, quantiles, rhat_max, ess_min):
-    if not (isinstance(alpha, float | int) and 0 < alpha < 1):
-        raise ValueError(f"alpha: must be a probability in (0, 1), got {alpha!r}")
+    as_probability("alpha", alpha)
     for q in quantiles:
-        if not 0 < q < 1:
-            raise ValueError(f"quantiles: each must lie in (0, 1), got {q!r}")
-    if not rhat_max >= 1:
-        raise ValueError(f"rhat_max: must be >= 1, got {rhat_max!r}")
-    if not ess_min > 0:
-        raise ValueError(f"ess_min: must be > 0, got {ess_min!r}")
+        as_probability("quantiles", q)
+    # R-hat is >= 1 by construction: a threshold below 1 would gate every quantity out.
+    if isinstance(rhat_max, bool) or not isinstance(rhat_max, int | float) or not rhat_max >= 1:
+        raise ValueError(f"rhat_max: must be a number >= 1, got {rhat_max!r}")
+    as_positive_scalar("ess_min", ess_min)
 
 
 class _Summary:
@@ -100,6 +100,7 @@ class _Summary:
     """
 
     def __init__(self, values: np.ndarray):
+        # deferred: arviz_stats takes about 0.5 s to import; `zoo list` needs none of it
         import arviz_stats as azs
 
         chains, draws = values.shape[:2]
@@ -116,6 +117,7 @@ class _Summary:
 
     def prepare(self, smallest_ess: float) -> None:
         """Compute the estimates and MCSEs; remember the smallest ESS for KS thinning."""
+        # deferred: arviz_stats takes about 0.5 s to import; `zoo list` needs none of it
         import arviz_stats as azs
 
         self.smallest = smallest_ess
@@ -152,6 +154,7 @@ class _Summary:
         The ESS is ArviZ's for the indicator's mean, at most the number of draws (and the
         number of draws when the indicator is constant).
         """
+        # deferred: arviz_stats takes about 0.5 s to import; `zoo list` needs none of it
         import arviz_stats as azs
 
         indicator = (self.flat <= thresholds).astype(float)
@@ -236,7 +239,7 @@ def agreement(
     reference,
     *,
     var_names=None,
-    alpha: float = 0.01,
+    alpha: float = ALPHA,
     quantiles=DEFAULT_QUANTILES,
     rhat_max: float = 1.01,
     ess_min: float = 400,
@@ -396,7 +399,7 @@ def compare(
     draws_b,
     *,
     var_names=None,
-    alpha: float = 0.01,
+    alpha: float = ALPHA,
     quantiles=DEFAULT_QUANTILES,
     rhat_max: float = 1.01,
     ess_min: float = 400,

@@ -27,6 +27,7 @@ def posterior_dataset(draws, *, group: str = "posterior") -> xr.Dataset:
     elif isinstance(draws, xr.Dataset):
         dataset = draws
     elif isinstance(draws, Mapping):
+        # deferred: arviz_base takes about 0.2 s to import; only dict input needs it
         from arviz_base import dict_to_dataset
 
         arrays = {}

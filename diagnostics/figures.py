@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import xarray as xr
 
+from zoo.core.arguments import as_int
 from zoo.diagnostics.draws import SAMPLE_DIMS, element_labels
 
 __all__ = [
@@ -38,11 +39,13 @@ ROW_HEIGHT = 2.8
 
 
 def _pyplot():
+    # deferred: matplotlib is slow to import; only figures need it
     import matplotlib
 
     # Reports are written from the command line, CI and tests: never open a window.
     if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo"):
         matplotlib.use("Agg", force=True)
+    # deferred: matplotlib is slow to import; only figures need it
     import matplotlib.pyplot as plt
 
     return plt
@@ -106,8 +109,8 @@ def select_elements(
     then the first ``per_variable`` elements of each variable, round-robin over
     variables, then more failing ones, until ``total``.
     """
-    if per_variable < 1 or total < 1:
-        raise ValueError("per_variable, total: must be >= 1")
+    as_int("per_variable", per_variable, minimum=1)
+    as_int("total", total, minimum=1)
     everything = {q.label: q for qs in by_variable.values() for q in qs}
     failing = [everything[label] for label in dict.fromkeys(failing) if label in everything]
     # Failing quantities take at most half the panels, so that every variable still
@@ -218,6 +221,7 @@ def posterior_figure(
     title : str
         Figure title.
     """
+    # deferred: arviz_plots takes about 2 s to import; only figures need it
     import arviz_plots as azp
 
     if not engines:
@@ -259,6 +263,7 @@ def posterior_figure(
 
 def rank_figure(tree: xr.DataTree, chosen: Sequence[Quantity], *, title: str = ""):
     """Rank plots across chains (ArviZ's fractional-rank ECDF differences, with envelope)."""
+    # deferred: arviz_plots takes about 2 s to import; only figures need it
     import arviz_plots as azp
 
     if not chosen:
@@ -278,6 +283,7 @@ def rank_figure(tree: xr.DataTree, chosen: Sequence[Quantity], *, title: str = "
 
 def trace_figure(tree: xr.DataTree, chosen: Sequence[Quantity], *, title: str = ""):
     """Trace plots, one line per chain."""
+    # deferred: arviz_plots takes about 2 s to import; only figures need it
     import arviz_plots as azp
 
     if not chosen:
@@ -301,11 +307,10 @@ def _sbc_inputs(ranks, max_rank, grid, lower, upper):
         ranks = ranks[:, np.newaxis]
     if ranks.ndim != 2 or ranks.shape[0] < 1:
         raise ValueError(f"ranks: expected shape (n_sims, n_quantities), got {ranks.shape}")
+    as_int("max_rank", max_rank, minimum=1, allow_none=True)
     if max_rank is None:
         if not np.all((ranks >= 0) & (ranks <= 1)):
             raise ValueError("ranks: normalised ranks (max_rank=None) must lie in [0, 1]")
-    elif isinstance(max_rank, bool) or not isinstance(max_rank, int | np.integer) or max_rank < 1:
-        raise ValueError(f"max_rank: must be an integer >= 1 or None, got {max_rank!r}")
     elif not np.all(ranks == np.floor(ranks)) or ranks.min() < 0 or ranks.max() > max_rank:
         raise ValueError(f"ranks: must be integers in 0..{max_rank}")
     grid = np.asarray(grid, dtype=float)
@@ -389,8 +394,7 @@ def sbc_ecdf_figure(
     names = [f"q{k}" for k in range(ranks.shape[1])] if quantities is None else list(quantities)
     if len(names) != ranks.shape[1]:
         raise ValueError(f"quantities: expected {ranks.shape[1]} names, got {len(names)}")
-    if max_panels < 1:
-        raise ValueError(f"max_panels: must be >= 1, got {max_panels}")
+    as_int("max_panels", max_panels, minimum=1)
     outside = ((ecdf < lower) | (ecdf > upper)).any(axis=0)
     order = [k for k in range(len(names)) if outside[k]]
     order += [k for k in range(len(names)) if not outside[k]]

@@ -31,15 +31,27 @@ import time
 
 import numpy as np
 
-from zoo.diagnostics.kernel_result import KernelCheckResult, check_count, welch_test
+from zoo.core import streams
+from zoo.core.arguments import as_int, as_probability
+from zoo.core.contract import Model
+from zoo.core.defaults import ALPHA, CHAINS
+from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
 from zoo.diagnostics.moments import MomentFunctions
 
 __all__ = ["geweke", "kernel_checks_of", "moment_functions"]
 
 
-def kernel_checks_of(model):
-    """The model's :class:`zoo.KernelChecks`, or a ValueError saying it has none."""
-    checks = getattr(model, "kernel_checks", None)
+def kernel_checks_of(model: Model):
+    """The model's :class:`zoo.KernelChecks`.
+
+    Raises a ValueError when ``model`` is not a zoo :class:`~zoo.Model` (a name is not
+    looked up here: ``zoo.get(name)`` gives the model) or has no kernel checks.
+    """
+    if not isinstance(model, Model):
+        raise ValueError(
+            f"model: expected a zoo.Model (zoo.get(name) returns one), got {model!r:.80}"
+        )
+    checks = model.kernel_checks
     if checks is None:
         raise ValueError(
             f"model: {model.name!r} has no kernel_checks (zoo.KernelChecks), which Geweke's "
@@ -72,22 +84,22 @@ def _joint_draw(model, checks, prior, size, rng):
 
 
 def geweke(
-    model,
+    model: Model,
     kernel=None,
     *,
     draws: int = 5000,
-    chains: int = 4,
+    chains: int = CHAINS,
     iterations: int = 10000,
     batches: int = 20,
     seed: int = 0,
-    alpha: float = 0.01,
+    alpha: float = ALPHA,
     setup=None,
 ) -> KernelCheckResult:
     """Geweke's test of ``kernel`` (default: the model's own) for ``model``.
 
     Parameters
     ----------
-    model : str or Model
+    model : Model
     kernel : Kernel, optional
         ``init``/``step``/``draw`` on the model's state type.
     draws : int
@@ -97,7 +109,9 @@ def geweke(
     batches : int
         Batch means per chain.
     seed : int
-        Root seed (the marginal side and every chain get their own child stream).
+        Root seed. The marginal side draws from item 0 of the ``geweke-chains`` stream
+        of :mod:`zoo.core.streams`, successive-conditional chain ``c`` from item
+        ``c + 1``.
     alpha : float
         Family-wise false-alarm rate over the test functions (Holm).
     setup : (prior, size), optional
@@ -109,27 +123,20 @@ def geweke(
         ``part`` is ``"joint"`` for every row; ``expected`` is the marginal-conditional
         mean, ``observed`` the successive-conditional one.
     """
-    from zoo.registry import get
-
-    model = get(model)
-    kernel = model.kernel if kernel is None else kernel
     checks = kernel_checks_of(model)
-    for name, value, least in (
-        ("draws", draws, 2),
-        ("chains", chains, 1),
-        ("iterations", iterations, 2),
-        ("batches", batches, 2),
-    ):
-        check_count(name, value, least)
+    kernel = model.kernel if kernel is None else kernel
+    draws = as_int("draws", draws, minimum=2)
+    chains = as_int("chains", chains, minimum=1)
+    batches = as_int("batches", batches, minimum=2)
+    iterations = as_int("iterations", iterations, minimum=2)
     if iterations < batches:
         raise ValueError(f"iterations: must be >= batches = {batches}, got {iterations}")
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha: must lie in (0, 1), got {alpha!r}")
+    alpha = as_probability("alpha", alpha)
     prior, size = checks.setup() if setup is None else setup
     started = time.perf_counter()
-    streams = np.random.SeedSequence(seed).spawn(1 + chains)
+    sequences = streams.items(seed, "geweke-chains", 1 + chains)
 
-    rng = np.random.default_rng(streams[0])
+    rng = np.random.default_rng(sequences[0])
     truth, data, latents = _joint_draw(model, checks, prior, size, rng)
     functions = moment_functions(model, checks, prior, truth, data, latents)
     marginal = np.empty((draws, len(functions)))
@@ -140,7 +147,7 @@ def geweke(
 
     chain_values = np.empty((chains, iterations, len(functions)))
     for c in range(chains):
-        rng = np.random.default_rng(streams[1 + c])
+        rng = np.random.default_rng(sequences[1 + c])
         truth, data, latents = _joint_draw(model, checks, prior, size, rng)
         state = checks.state(latents, data, prior)
         for t in range(iterations):
@@ -165,6 +172,7 @@ def geweke(
 
 def _compare(marginal: np.ndarray, chain_values: np.ndarray, batches: int):
     """Welch t tests of marginal means against batch-means chain means, with gates."""
+    # deferred: arviz_stats takes about 0.5 s to import; `zoo list` needs none of it
     import arviz_stats as azs
 
     n_draws = marginal.shape[0]

@@ -28,31 +28,38 @@ import time
 
 import numpy as np
 
+from zoo.core import streams
+from zoo.core.arguments import as_int, as_probability
+from zoo.core.contract import Model
+from zoo.core.defaults import ALPHA
 from zoo.diagnostics.geweke import kernel_checks_of, moment_functions
-from zoo.diagnostics.kernel_result import KernelCheckResult, check_count, welch_test
+from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
 
 __all__ = ["invariance"]
 
 
 def invariance(
-    model,
+    model: Model,
     kernel=None,
     *,
     replicates: int = 4000,
     seed: int = 0,
-    alpha: float = 0.01,
+    alpha: float = ALPHA,
     setup=None,
 ) -> KernelCheckResult:
     """One-sweep invariance of ``step`` and of ``draw``, from exact joint draws.
 
     Parameters
     ----------
-    model : str or Model
+    model : Model
     kernel : Kernel, optional
         Default: the model's own.
     replicates : int
         Independent exact joint draws, each giving one paired difference per function.
     seed : int
+        Root seed: replicate ``r`` draws from item ``r`` of the ``invariance-replicates``
+        stream of :mod:`zoo.core.streams`, so the first ``r`` replicates do not depend
+        on how many are run.
     alpha : float
         Family-wise false-alarm rate over all rows (Holm).
     setup : (prior, size), optional
@@ -64,21 +71,17 @@ def invariance(
         ``part`` is ``draw`` or ``step``; ``expected`` is the mean of the function before
         the conditional, ``observed`` after it.
     """
-    from zoo.registry import get
-
-    model = get(model)
-    kernel = model.kernel if kernel is None else kernel
     checks = kernel_checks_of(model)
-    check_count("replicates", replicates, 2)
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha: must lie in (0, 1), got {alpha!r}")
+    kernel = model.kernel if kernel is None else kernel
+    replicates = as_int("replicates", replicates, minimum=2)
+    alpha = as_probability("alpha", alpha)
     prior, size = checks.setup() if setup is None else setup
     started = time.perf_counter()
-    rng = np.random.default_rng(np.random.SeedSequence(seed))
 
     functions = None
     exact = after_draw = after_step = None
-    for r in range(replicates):
+    for r, sequence in enumerate(streams.items(seed, "invariance-replicates", replicates)):
+        rng = np.random.default_rng(sequence)
         truth, data = model.simulate(prior, rng, **size)
         latents = checks.latents(truth, data, prior, rng)
         if functions is None:

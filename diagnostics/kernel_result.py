@@ -11,13 +11,7 @@ from scipy import stats
 from zoo.diagnostics.agreement import holm
 from zoo.diagnostics.result import TableVerdict
 
-__all__ = ["KernelCheckResult", "check_count", "welch_test"]
-
-
-def check_count(name: str, value, least: int = 1) -> None:
-    """Raise a ValueError naming ``name`` unless ``value`` is an integer >= ``least``."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ValueError(f"{name}: must be an integer >= {least}, got {value!r}")
+__all__ = ["KernelCheckResult", "welch_test"]
 
 
 def welch_test(difference, se_first, df_first, se_second=None, df_second=None):

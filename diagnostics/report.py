@@ -29,6 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from zoo.diagnostics.figures import sbc_ecdf_figure, sbc_outside
+
 __all__ = ["VERDICTS", "Report", "ReportFigure", "Section", "Table"]
 
 #: Verdict words coloured wherever they start a table cell (``zoo check`` says agree or
@@ -244,8 +246,6 @@ class Report:
         Section
             Status ``disagree`` when any ECDF leaves its band, else ``agree``.
         """
-        from zoo.diagnostics.figures import sbc_ecdf_figure, sbc_outside
-
         checked = sbc_outside(ranks, max_rank=max_rank, grid=grid, lower=lower, upper=upper)
         names = checked["names"] if quantities is None else list(quantities)
         if len(names) != len(checked["outside"]):
@@ -348,6 +348,7 @@ class Report:
         return name
 
     def _render(self, item: ReportFigure) -> _Image:
+        # deferred: matplotlib is slow to import; only figures need it
         import matplotlib.pyplot as plt
 
         figure = item.figure

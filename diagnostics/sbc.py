@@ -23,8 +23,12 @@ Choices, and why:
   different factors and still be pooled.
 - Uniformity: :mod:`zoo.diagnostics.uniformity` (simultaneous ECDF bands, Säilynoja,
   Bürkner & Vehtari 2022), one p-value per quantity, Holm over quantities.
-- Seeds: simulation ``i`` draws from ``SeedSequence(seed, spawn_key=(i,))``, so a result
-  depends on ``(seed, i)`` only, not on which worker ran it or in which order.
+- Seeds: simulation ``i`` draws from item ``i`` of the ``sbc-simulations`` stream of
+  :mod:`zoo.core.streams` (split three ways: simulation, fit, ties), so a result depends
+  on ``(seed, i)`` only, not on which worker ran it or in which order.
+- The fit: a plain callable that returns draws already checked against the model's
+  variables (``zoo validate`` passes its sampler under test's ``fit``), so this module
+  knows nothing of the sampler protocol's output forms.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import xarray as xr
 
+from zoo.core import streams
+from zoo.core.arguments import as_int, as_probability
 from zoo.diagnostics.agreement import holm
 from zoo.diagnostics.draws import element_labels
 from zoo.diagnostics.uniformity import EcdfBand, ecdf_band, uniformity_pvalue
@@ -71,29 +77,48 @@ def quantity_labels(model, prior, data) -> list[str]:
 
 
 def _seeds(seed: int, index: int) -> tuple[np.random.Generator, int, np.random.Generator]:
-    simulate_seq, fit_seq, ties_seq = np.random.SeedSequence(seed, spawn_key=(index,)).spawn(3)
-    fit_seed = int(fit_seq.generate_state(1, np.uint32)[0])
-    return np.random.default_rng(simulate_seq), fit_seed, np.random.default_rng(ties_seq)
+    simulate_seq, fit_seq, ties_seq = streams.item(seed, "sbc-simulations", index).spawn(3)
+    return (
+        np.random.default_rng(simulate_seq),
+        streams.integer(fit_seq),
+        np.random.default_rng(ties_seq),
+    )
 
 
 def simulation_ranks(
-    model, sampler, index: int, *, seed: int, prior, size: Mapping, draws: int, chains: int
+    model, fit, index: int, *, seed: int, prior, size: Mapping, draws: int, chains: int
 ) -> dict:
     """Run simulation ``index``: simulate, fit, thin, rank. Returns a JSON-ready record.
 
-    Raises whatever the sampler raises, and
-    :class:`zoo.samplers.SamplerOutputError` for output of the wrong shape or with NaNs;
-    the caller records those as failed fits.
+    Parameters
+    ----------
+    model : Model
+    fit : callable
+        ``fit(data, prior, *, draws, chains, seed) -> xarray.Dataset``: posterior draws
+        of the model's variables with dims ``(chain, draw, *dims)``, ``chains`` by
+        ``draws``, finite (``zoo.validation``'s sampler under test checks a sampler's
+        output into this form).
+    index : int
+        The simulation; with ``seed`` it fixes the simulated data, the fit's seed and
+        the tie-breaking.
+    seed : int
+    prior, size
+        The proper prior and the keyword sizes for ``model.simulate``.
+    draws, chains : int
+        Per fit.
+
+    Raises whatever ``fit`` raises; the caller records it as a failed fit.
     """
+    # deferred: arviz_stats takes about 0.5 s to import; `zoo list` needs none of it
     import arviz_stats as azs
 
-    from zoo.samplers import checked_draws
-
+    index = as_int("index", index, minimum=0)
+    draws = as_int("draws", draws, minimum=1)
+    chains = as_int("chains", chains, minimum=1)
     started = time.perf_counter()
     simulate_rng, fit_seed, ties_rng = _seeds(seed, index)
     truth, data = model.simulate(prior, simulate_rng, **size)
-    output = sampler(data, prior, draws=draws, chains=chains, seed=fit_seed)
-    posterior = checked_draws(output, model, data, prior, chains=chains, draws=draws)
+    posterior = fit(data, prior, draws=draws, chains=chains, seed=fit_seed)
 
     variables = tested_variables(model, prior)
     columns, truths = [], []
@@ -265,8 +290,7 @@ class SBCResult:
 
 def summarise(records: Sequence[Mapping], *, alpha: float, settings=None) -> SBCResult:
     """Pool simulation records into an :class:`SBCResult`."""
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha: must lie in (0, 1), got {alpha}")
+    alpha = as_probability("alpha", alpha)
     good = sorted((r for r in records if r["status"] == "ok"), key=lambda r: r["index"])
     failures = sorted(
         (

@@ -30,6 +30,8 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import bdtr, bdtrik
 
+from zoo.core.arguments import as_int, as_probability
+
 __all__ = ["EcdfBand", "ecdf_band", "null_statistics", "tail_statistic", "uniformity_pvalue"]
 
 # Null samples per (N, J). Holm at a 1% family-wise rate over ~50 quantities judges the
@@ -89,8 +91,7 @@ def _tail_tables(n: int, grid: tuple[float, ...]) -> tuple[np.ndarray, np.ndarra
 @lru_cache(maxsize=32)
 def null_statistics(n_values: int) -> np.ndarray:
     """Sorted null distribution of :func:`tail_statistic` for ``n_values`` uniform values."""
-    if n_values < 1:
-        raise ValueError(f"n_values: need at least one value, got {n_values}")
+    as_int("n_values", n_values, minimum=1)
     rng = np.random.default_rng([_NULL_SEED, n_values])
     grid = _grid(n_values)
     points = grid.size + 1
@@ -154,8 +155,7 @@ class EcdfBand:
 
 def ecdf_band(n_values: int, alpha: float) -> EcdfBand:
     """The simultaneous ``1 - alpha`` band for the ECDF of ``n_values`` uniform values."""
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha: must lie in (0, 1), got {alpha}")
+    as_probability("alpha", alpha)
     null = null_statistics(n_values)
     gamma = float(np.quantile(null, alpha))
     grid = _grid(n_values)

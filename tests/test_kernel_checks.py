@@ -117,12 +117,19 @@ def test_moment_functions_names_and_values():
         ({"draws": 1}, "draws: must be an integer >= 2"),
         ({"chains": 0}, "chains: must be an integer >= 1"),
         ({"iterations": 10, "batches": 20}, "iterations: must be >= batches"),
-        ({"alpha": 1.5}, "alpha: must lie in"),
+        ({"alpha": 1.5}, "alpha: must be a probability in"),
+        ({"seed": -1}, "seed: must be an integer >= 0"),
     ],
 )
 def test_geweke_rejects_bad_settings(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        geweke("beta-binomial", **kwargs)
+        geweke(zoo.get("beta-binomial"), **kwargs)
+
+
+def test_kernel_checks_take_a_model_not_a_name():
+    for check in (geweke, invariance):
+        with pytest.raises(ValueError, match=r"model: expected a zoo\.Model"):
+            check("beta-binomial")
 
 
 def test_a_model_without_kernel_checks_is_refused():
@@ -157,7 +164,7 @@ def test_invariance_names_the_conditional_at_fault():
 
 
 def test_geweke_passes_the_kernel_and_catches_a_fault():
-    right = geweke("beta-binomial", seed=1)
+    right = geweke(zoo.get("beta-binomial"), seed=1)
     assert right.verdict == "pass", str(right)
     spec = zoo.get("beta-binomial")
     wrong = geweke(spec, spec.faults["jacobian-omitted"], seed=1)
@@ -166,8 +173,9 @@ def test_geweke_passes_the_kernel_and_catches_a_fault():
 
 
 def test_geweke_is_reproducible():
-    first = geweke("beta-binomial", seed=5, draws=200, chains=2, iterations=200)
-    second = geweke("beta-binomial", seed=5, draws=200, chains=2, iterations=200)
+    spec = zoo.get("beta-binomial")
+    first = geweke(spec, seed=5, draws=200, chains=2, iterations=200)
+    second = geweke(spec, seed=5, draws=200, chains=2, iterations=200)
     np.testing.assert_array_equal(first.table.observed.values, second.table.observed.values)
     np.testing.assert_array_equal(first.table.expected.values, second.table.expected.values)
 

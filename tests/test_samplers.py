@@ -6,7 +6,8 @@ import pytest
 import xarray as xr
 
 import zoo
-from zoo.samplers import EngineSampler, SamplerOutputError, checked_draws, load_object
+from zoo.core.loading import load_object
+from zoo.validation import SamplerOutputError, SamplerUnderTest, checked_draws
 
 SPEC = zoo.get("beta-binomial")
 DATA = SPEC.Data([1, 2, 3], [10, 10, 10])
@@ -78,8 +79,9 @@ def test_load_object():
 def test_engine_sampler_is_picklable_and_names_itself():
     import pickle
 
-    sampler = EngineSampler("beta-binomial", fault="swapped-a-b")
+    sampler = SamplerUnderTest(SPEC, fault="swapped-a-b")
     assert pickle.loads(pickle.dumps(sampler)) == sampler
     assert "swapped-a-b" in sampler.label
+    # A fault is checked when the sampler under test is built, before anything runs.
     with pytest.raises(ValueError, match="fault: beta-binomial has no fault 'nope'"):
-        EngineSampler("beta-binomial", fault="nope")(DATA, PRIOR, draws=2, chains=1, seed=0)
+        SamplerUnderTest(SPEC, fault="nope")

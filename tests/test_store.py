@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from zoo.store import ResultStore
+from zoo.validation.result_store import ResultStore
 
 SETTINGS = {"model": "beta-binomial", "seed": 0, "draws": 200}
 

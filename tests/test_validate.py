@@ -12,10 +12,10 @@ import pytest
 
 import zoo
 from zoo.cli import main
+from zoo.core.loading import load_object
 from zoo.diagnostics.sbc import simulation_ranks, summarise
 from zoo.parallel import FitPool, Task
-from zoo.samplers import EngineSampler
-from zoo.validation import validate
+from zoo.validation import SamplerUnderTest, validate
 
 # The fault whose detection matters most per model: the one that moves the posterior
 # least on the model's own data (judged from the exact-check z-scores).
@@ -66,11 +66,11 @@ def test_kernel_checks_explain_the_state_they_hand_a_kernel():
 def test_sbc_is_reproducible_and_independent_of_order():
     spec = zoo.get("beta-binomial")
     prior, size = spec.simulation_setup()
-    sampler = EngineSampler("beta-binomial")
+    fit = SamplerUnderTest(spec).fit
 
     def run(index):
         return simulation_ranks(
-            spec, sampler, index, seed=3, prior=prior, size=size, draws=50, chains=2
+            spec, fit, index, seed=3, prior=prior, size=size, draws=50, chains=2
         )
 
     first, second = run(4), run(4)
@@ -142,8 +142,6 @@ def test_bad_arguments_are_refused_before_any_fit(kwargs, message):
 
 
 def test_dask_pool_reports_errors_and_stops_a_hung_fit():
-    from zoo.samplers import load_object
-
     raises = load_object("tests.user_samplers:raises")  # a user's module, by reference
     tasks = [
         Task("ok", sum, ((1, 2),)),
@@ -234,8 +232,6 @@ def test_cli_refuses_bad_arguments(capsys):
 
 
 def test_python_api_takes_a_function():
-    from zoo.samplers import load_object
-
     spec = zoo.get("beta-binomial")
     mine = spec.Data([2, 7, 4], [10, 12, 9])
     right = load_object("tests.user_samplers:beta_binomial_conjugate")

@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.model not in names():
         return refuse(f"unknown model {args.model!r}; known: {', '.join(names())}")
-    from zoo.samplers import load_object
+    from zoo.core.loading import load_object
     from zoo.validation import validate
 
     options = {}

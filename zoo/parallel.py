@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from zoo.core.arguments import as_int, as_positive_scalar
+
 __all__ = ["FitPool", "Outcome", "Task", "default_workers", "run_tasks"]
 
 
@@ -92,11 +94,9 @@ class FitPool:
         scheduler: str | None = None,
         timeout: float | None = None,
     ):
-        if timeout is not None and not timeout > 0:
-            raise ValueError(f"timeout: must be positive seconds, got {timeout}")
-        if workers is not None and (isinstance(workers, bool) or workers < 0):
-            raise ValueError(f"workers: must be an integer >= 0, got {workers}")
-        self.workers = workers
+        if timeout is not None:
+            timeout = as_positive_scalar("timeout", timeout)
+        self.workers = as_int("workers", workers, minimum=0, allow_none=True)
         self.scheduler = scheduler
         self.timeout = timeout
         self._client = None
@@ -110,6 +110,7 @@ class FitPool:
     def __enter__(self) -> FitPool:
         if self.in_process:
             return self
+        # deferred: distributed takes about 1 s to import; workers=0 runs without it
         from distributed import Client, LocalCluster
 
         if self.scheduler is None:
@@ -157,6 +158,7 @@ def run_tasks(
 
 
 def _run_on_dask(client, tasks, timeout):
+    # deferred: distributed takes about 1 s to import; workers=0 runs without it
     from distributed import wait
 
     pending = list(reversed(tasks))

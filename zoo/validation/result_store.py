@@ -1,4 +1,4 @@
-"""An append-only JSON-lines file of task results, so that an interrupted run resumes.
+"""The SBC result store: an append-only JSON-lines file, so that an interrupted run resumes.
 
 The first line is a header holding the run's settings; every further line is one
 result, written and flushed as it arrives. Reopening the file with the same settings

@@ -1,4 +1,4 @@
-"""Samplers under test: loading them by name, wrapping the zoo's engines, checking output.
+"""A sampler's output, checked against the model's variables.
 
 A sampler is any callable ``sampler(data, prior, *, draws, chains, seed)`` returning an
 ``xarray.DataTree`` (with a ``posterior`` group), an ``xarray.Dataset`` or a dict of
@@ -7,86 +7,25 @@ their names (``zoo list`` and the README give them per model). ``seed`` is an in
 the same seed must give the same draws.
 
 :func:`checked_draws` turns that output into a Dataset with the model's dims and
-coordinates, or raises :class:`SamplerOutputError` saying what was expected.
+coordinates, or raises :class:`SamplerOutputError` saying what was expected. Only the
+validation battery meets output it did not make itself, so the check lives here; the
+diagnostics receive draws already checked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
 import xarray as xr
 
-from zoo.core.contract import Kernel, Model
-from zoo.core.loading import load_object
-from zoo.registry import get
+from zoo.core.contract import Model
 
-__all__ = ["EngineSampler", "SamplerOutputError", "checked_draws", "load_object"]
+__all__ = ["SamplerOutputError", "checked_draws"]
 
 
 class SamplerOutputError(ValueError):
     """The sampler's output does not have the variables, shapes or values expected."""
-
-
-@dataclass(frozen=True)
-class EngineSampler:
-    """The zoo's own engines as a sampler: Gibbs (optionally with another kernel) or PyMC.
-
-    Picklable (the model travels by registry name when it is a built-in one), so it can
-    run on Dask workers. Warm-up: ``tune = draws`` for both engines.
-    """
-
-    model: str | Model
-    engine: str = "gibbs"
-    kernel: Kernel | None = None
-    fault: str | None = None
-
-    def __call__(self, data, prior, *, draws: int, chains: int, seed: int) -> xr.DataTree:
-        """Sample ``data`` under ``prior``: the sampler protocol."""
-        from zoo.sampling.driver import sample
-
-        spec = get(self.model)
-        kernel = self.kernel
-        if self.fault is not None:
-            if self.fault not in spec.faults:
-                raise ValueError(
-                    f"fault: {spec.name} has no fault {self.fault!r}; "
-                    f"known: {', '.join(spec.faults) or 'none'}"
-                )
-            kernel = spec.faults[self.fault]
-        return sample(
-            spec,
-            data,
-            prior,
-            engine=self.engine,
-            draws=draws,
-            tune=draws,
-            chains=chains,
-            seed=seed,
-            kernel=kernel,
-            progress=False,
-        )
-
-    @property
-    def label(self) -> str:
-        """How the sampler is named in reports."""
-        if self.fault is not None:
-            return f"zoo gibbs kernel with fault {self.fault!r}"
-        if self.kernel is not None:
-            return f"zoo gibbs driver with kernel {_describe(self.kernel)}"
-        return f"zoo {self.engine} engine"
-
-
-def _describe(value) -> str:
-    module = getattr(value, "__module__", None) or type(value).__module__
-    name = getattr(value, "__qualname__", None) or type(value).__qualname__
-    return f"{module}:{name}"
-
-
-def describe(sampler) -> str:
-    """A readable name for any sampler."""
-    return sampler.label if isinstance(sampler, EngineSampler) else _describe(sampler)
 
 
 def checked_draws(

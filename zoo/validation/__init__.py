@@ -1,0 +1,26 @@
+"""The validation battery of ``zoo validate``: a sampler checked, with numbers.
+
+Modules: :mod:`~zoo.validation.battery` (the table of checks and :func:`validate`), one
+module per check (``exact_check``, ``sbc_check``, ``geweke_check``,
+``invariance_check``), :mod:`~zoo.validation.sampler_under_test` (the one picklable
+value every worker receives), :mod:`~zoo.validation.sampler_output` (a sampler's output
+checked against the model), :mod:`~zoo.validation.problem_selection`,
+:mod:`~zoo.validation.results` and :mod:`~zoo.validation.result_store` (resumable SBC
+records).
+"""
+
+from zoo.validation.battery import CHECK_NAMES, CHECKS, validate
+from zoo.validation.results import CheckOutcome, ValidationResult
+from zoo.validation.sampler_output import SamplerOutputError, checked_draws
+from zoo.validation.sampler_under_test import SamplerUnderTest
+
+__all__ = [
+    "CHECKS",
+    "CHECK_NAMES",
+    "CheckOutcome",
+    "SamplerOutputError",
+    "SamplerUnderTest",
+    "ValidationResult",
+    "checked_draws",
+    "validate",
+]

@@ -1,0 +1,69 @@
+"""Running a check of the kernel itself (Geweke's test, invariance) as one task.
+
+Both diagnostics take the model and the kernel under test and return a
+:class:`~zoo.diagnostics.kernel_result.KernelCheckResult`; here each becomes one task of
+the pool, so the per-fit timeout bounds it like any fit.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from zoo.parallel import FitPool, Task
+from zoo.validation.plan import Check, Plan
+from zoo.validation.results import CheckOutcome
+from zoo.validation.sampler_under_test import SamplerUnderTest
+
+__all__ = ["kernel_check"]
+
+# Said when a kernel raises under these checks: the usual cause is a kernel written for
+# a state type of its own.
+_STATE_HINT = (
+    " (Geweke and invariance hand the kernel the model's own state type, "
+    "built from exact latents: see MODEL.kernel_checks)"
+)
+
+
+def _on_worker(diagnostic: Callable, tested: SamplerUnderTest, seed: int, alpha: float, prior):
+    """Run ``diagnostic`` on the kernel under test, in the worker.
+
+    ``prior`` (SBC's, when the caller chose it) replaces the prior of the model's
+    kernel-check setup; the design stays the setup's.
+    """
+    model = tested.model
+    setup = None if prior is None else (prior, model.kernel_checks.setup()[1])
+    return diagnostic(model, tested.kernel_under_test, seed=seed, alpha=alpha, setup=setup)
+
+
+def kernel_check(name: str, diagnostic: Callable) -> Check:
+    """The battery's entry for ``diagnostic(model, kernel, *, seed, alpha, setup)``."""
+
+    def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
+        started = time.perf_counter()
+        prior = None if plan.sbc_setup is None else plan.sbc_setup[0]
+        task = Task(name, _on_worker, (diagnostic, plan.tested, plan.seed, alpha, prior))
+        (outcome,) = pool.run([task])
+        if outcome.status != "ok":
+            hint = _STATE_HINT if outcome.status == "error" else ""
+            return CheckOutcome(
+                name,
+                "fail",
+                f"{outcome.status}: {outcome.message}{hint}",
+                [name],
+                alpha,
+                seconds=time.perf_counter() - started,
+            )
+        result = outcome.value
+        summary = str(result).splitlines()[0]
+        return CheckOutcome(
+            name,
+            result.verdict,
+            summary,
+            list(result.failing()),
+            alpha,
+            result,
+            time.perf_counter() - started,
+        )
+
+    return Check(name, run, needs_kernel=True)

@@ -1,0 +1,155 @@
+"""The sampler under test: one picklable value, built and validated once.
+
+``zoo validate`` tests one of four things: the zoo's own engine (``gibbs`` with the
+model's kernel, or ``pymc``), a user's kernel run by the zoo's Gibbs driver, one of the
+model's catalogued wrong kernels (a *fault*), or a user's sampler function. Whichever it
+is, it becomes one :class:`SamplerUnderTest`, checked when built; every check and every
+worker receives that value as it is.
+
+Pickling (Dask ships it to worker processes): the model travels as itself
+(:meth:`zoo.Model.__reduce__` sends a built-in model as its location); a fault travels
+as its name, resolved to a kernel through the model on the worker side, because the
+kernels of faults may be closures, which pickle cannot carry; a user's function or
+kernel travels by reference to its module, like any module-level object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import xarray as xr
+
+from zoo.core.contract import Kernel, Model
+from zoo.core.defaults import ENGINES
+from zoo.driver import sample
+from zoo.validation.sampler_output import checked_draws
+
+__all__ = ["SamplerUnderTest", "describe"]
+
+_KERNEL_PARTS = ("init", "step", "draw")
+
+
+def describe(value) -> str:
+    """``module:qualified name`` of a function, or of an object's type."""
+    module = getattr(value, "__module__", None) or type(value).__module__
+    name = getattr(value, "__qualname__", None) or type(value).__qualname__
+    return f"{module}:{name}"
+
+
+@dataclass(frozen=True)
+class SamplerUnderTest:
+    """What ``zoo validate`` tests, in one of four forms.
+
+    At most one of ``sampler``, ``kernel`` and ``fault`` is given; with none, the zoo's
+    own ``engine`` is under test.
+
+    Parameters
+    ----------
+    model : Model
+    engine : {"gibbs", "pymc"}
+        The zoo engine that samples, when ``sampler`` is not given. A ``kernel`` or
+        ``fault`` runs on the Gibbs engine.
+    kernel : Kernel, optional
+        A user's kernel (an object with ``init``, ``step`` and ``draw``), sampled by the
+        zoo's driver.
+    fault : str, optional
+        A key of ``model.faults``: one of the model's catalogued wrong kernels.
+    sampler : callable, optional
+        A user's ``sampler(data, prior, *, draws, chains, seed)``.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument, when the combination or a value is not one of the above.
+    """
+
+    model: Model
+    engine: str = ENGINES[0]
+    kernel: Kernel | None = None
+    fault: str | None = None
+    sampler: Callable | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.model, Model):
+            raise ValueError(f"model: expected a zoo.Model, got {self.model!r:.80}")
+        if self.sampler is not None and (self.kernel is not None or self.fault is not None):
+            raise ValueError("sampler: give a sampler, or a kernel / fault, not both")
+        if self.kernel is not None and self.fault is not None:
+            raise ValueError("kernel: give a kernel or a fault, not both")
+        if self.engine not in ENGINES:
+            raise ValueError(
+                f"engine: must be one of {', '.join(map(repr, ENGINES))}, got {self.engine!r}"
+            )
+        if (self.kernel is not None or self.fault is not None) and self.engine != ENGINES[0]:
+            raise ValueError(
+                f"engine: a kernel or fault runs on the {ENGINES[0]!r} engine, got {self.engine!r}"
+            )
+        if self.fault is not None and self.fault not in self.model.faults:
+            raise ValueError(
+                f"fault: {self.model.name} has no fault {self.fault!r}; "
+                f"known: {', '.join(self.model.faults) or 'none'}"
+            )
+        if self.kernel is not None and not all(hasattr(self.kernel, a) for a in _KERNEL_PARTS):
+            raise ValueError("kernel: needs init, step and draw (see zoo.Kernel)")
+        if self.sampler is not None and not callable(self.sampler):
+            raise ValueError(f"sampler: must be callable, got {type(self.sampler).__name__}")
+
+    @property
+    def kernel_under_test(self) -> Kernel | None:
+        """The Gibbs kernel under test, or None for PyMC and a user's sampler function.
+
+        A fault is looked up here, through the model, on whichever process asks.
+        """
+        if self.fault is not None:
+            return self.model.faults[self.fault]
+        if self.kernel is not None:
+            return self.kernel
+        if self.sampler is None and self.engine == ENGINES[0]:
+            return self.model.kernel
+        return None
+
+    @property
+    def label(self) -> str:
+        """How the sampler is named in reports."""
+        if self.sampler is not None:
+            return describe(self.sampler)
+        if self.fault is not None:
+            return f"zoo gibbs kernel with fault {self.fault!r}"
+        if self.kernel is not None:
+            # A Kernel is a NamedTuple of the zoo's: its step names the user's code.
+            step = getattr(self.kernel, "step", self.kernel)
+            return f"zoo gibbs driver with kernel {describe(self.kernel)} ({describe(step)})"
+        return f"zoo {self.engine} engine"
+
+    def sample(self, data, prior, *, draws: int, chains: int, seed: int):
+        """Sample ``data`` under ``prior``: the sampler protocol, output unchecked.
+
+        The zoo's engines warm up for as many iterations as they keep (``tune = draws``).
+        """
+        if self.sampler is not None:
+            return self.sampler(data, prior, draws=draws, chains=chains, seed=seed)
+        return sample(
+            self.model,
+            data,
+            prior,
+            engine=self.engine,
+            draws=draws,
+            tune=draws,
+            chains=chains,
+            seed=seed,
+            kernel=self.kernel_under_test,
+            progress=False,
+        )
+
+    def fit(self, data, prior, *, draws: int, chains: int, seed: int) -> xr.Dataset:
+        """Sample and check the output: a Dataset with the model's dims and coordinates.
+
+        Raises
+        ------
+        SamplerOutputError
+            When the output lacks a variable, has the wrong shape, chains or draws, or
+            holds NaN or infinite values.
+        """
+        output = self.sample(data, prior, draws=draws, chains=chains, seed=seed)
+        return checked_draws(output, self.model, data, prior, chains=chains, draws=draws)
