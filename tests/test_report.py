@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from report_problems import gibbs_check, register_broken, unregister_broken
 
-from zoo.reports.check_report import check_report
 from zoo.diagnostics.figures import sbc_outside, select_elements
 from zoo.diagnostics.report import Report, ReportFigure, Table
+from zoo.reports.check_report import check_report
 
 
 class _Page(HTMLParser):

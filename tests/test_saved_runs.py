@@ -15,8 +15,8 @@ import zoo
 from zoo import registry
 from zoo.check import judge
 from zoo.cli import main
-from zoo.runs.saved import FORMAT, load_runs, save_runs
 from zoo.runs.problem_dataset import from_dataset, to_dataset
+from zoo.runs.saved import FORMAT, load_runs, save_runs
 
 
 def _same_judgement(a: dict, b: dict):

@@ -14,7 +14,7 @@ import zoo
 from zoo.cli import main
 from zoo.core.loading import load_object
 from zoo.diagnostics.sbc import simulation_ranks, summarise
-from zoo.parallel import FitPool, Task
+from zoo.sampling.parallel import FitPool, Task
 from zoo.validation import SamplerUnderTest, validate
 
 # The fault whose detection matters most per model: the one that moves the posterior

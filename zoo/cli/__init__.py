@@ -19,7 +19,7 @@ __all__ = ["main"]
 _COMMANDS = {
     "check": "zoo.cli.check_command",
     "report": "zoo.cli.report_command",
-    "validate": "zoo.cli_validate",
+    "validate": "zoo.cli.validate_command",
 }
 
 

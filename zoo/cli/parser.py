@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import argparse
 
-from zoo.cli_validate import add_parser as add_validate
-from zoo.core.defaults import ALPHA, CHAINS, DRAWS, TUNE
+from zoo.core.defaults import (
+    ALPHA,
+    CHAINS,
+    DRAWS,
+    ENGINES,
+    FIT_TIMEOUT,
+    SBC_CHAINS,
+    SBC_DRAWS,
+    SIMULATIONS,
+    TUNE,
+)
+from zoo.registry import names
 
 __all__ = ["build_parser"]
 
@@ -65,5 +75,79 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--full", action="store_true", help="one row per element of vectors")
     report.add_argument("--quiet", action="store_true", help="no status lines")
     report.set_defaults(title=None)
-    add_validate(commands)
+    _add_validate(commands)
     return parser
+
+
+def _add_validate(commands) -> None:
+    parser = commands.add_parser(
+        "validate",
+        help="check a sampler against exact posteriors, by simulation-based calibration "
+        "and (for kernels) Geweke's test; exit status 0 only when every check passes",
+        description="Validate a sampler for a zoo model. Without --sampler or --kernel the "
+        "zoo's own Gibbs kernel is validated (or --engine pymc, or a catalogued --fault).",
+    )
+    parser.add_argument("model", metavar="MODEL", help=f"one of: {', '.join(names())}")
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument(
+        "--sampler",
+        metavar="MODULE:FUNCTION",
+        help="function(data, prior, *, draws, chains, seed) returning a DataTree or a dict "
+        "of (chain, draw, ...) arrays with the model's variable names",
+    )
+    what.add_argument(
+        "--kernel",
+        metavar="MODULE:OBJECT",
+        help="an object with init, step and draw (like zoo.Kernel); adds Geweke's test and "
+        "the one-sweep invariance check",
+    )
+    what.add_argument("--fault", metavar="NAME", help="a catalogued wrong kernel (zoo list)")
+    what.add_argument("--engine", choices=ENGINES, help="one of the zoo's engines")
+    parser.add_argument(
+        "--checks",
+        metavar="LIST",
+        help="comma-separated subset of exact,sbc,geweke,invariance (default: all that apply)",
+    )
+    parser.add_argument(
+        "--problems",
+        metavar="LIST",
+        help="comma-separated names of the model's validation problems for the exact "
+        "check (default: all; a sampler for one kind of prior picks its own)",
+    )
+    parser.add_argument("--draws", type=int, default=DRAWS, help="draws per chain, exact check")
+    parser.add_argument("--chains", type=int, default=CHAINS, help="chains, exact check")
+    parser.add_argument("--simulations", type=int, default=SIMULATIONS, help="SBC simulations")
+    parser.add_argument(
+        "--sbc-draws", type=int, default=SBC_DRAWS, help="draws per chain per SBC fit"
+    )
+    parser.add_argument("--sbc-chains", type=int, default=SBC_CHAINS, help="chains per SBC fit")
+    parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
+    parser.add_argument(
+        "--alpha",
+        type=float,
+        default=ALPHA,
+        help=f"family-wise false-alarm rate (default {ALPHA:g})",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=None, help="local Dask workers (default: one per core)"
+    )
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=FIT_TIMEOUT,
+        help=f"seconds one fit may take (default {FIT_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--store",
+        metavar="FILE",
+        help="JSON-lines file for SBC results, written as they arrive; rerunning with the "
+        "same settings resumes from it",
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--quiet", action="store_true", help="no progress display")
+    parser.add_argument(
+        "--report",
+        metavar="DIR",
+        help="write an HTML report (index.html, SBC ECDF figure) into DIR",
+    )

@@ -9,6 +9,7 @@ this contract, so a fifth model (a user's own) gets them for free through
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -162,9 +163,13 @@ class Model:
     location: str | None = None
 
     def __reduce__(self):
-        if self.location is None:
-            return super().__reduce__()
-        return (_model_at, (self.location,))
+        # By reference only when the location holds this very object: a copy made with
+        # dataclasses.replace keeps the field but not the identity, and must travel with
+        # its own (changed) fields.
+        if self.location is not None and _model_at(self.location) is self:
+            return (_model_at, (self.location,))
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return (_model_from_fields, (fields,))
 
     def comparable_variables(self, prior) -> list[str]:
         """Variables that engines are compared on under ``prior`` (default: all)."""
@@ -184,3 +189,8 @@ def _model_at(location: str) -> Model:
     if not isinstance(model, Model):
         raise ValueError(f"model: {location!r} is a {type(model).__name__}, not a zoo Model")
     return model
+
+
+def _model_from_fields(fields: dict) -> Model:
+    """Unpickle a model without a location (or a changed copy of one) by value."""
+    return Model(**fields)

@@ -6,7 +6,17 @@ options, :func:`zoo.sample`, :func:`zoo.validate` and the diagnostics' signature
 
 from __future__ import annotations
 
-__all__ = ["ALPHA", "CHAINS", "DRAWS", "ENGINES", "TUNE"]
+__all__ = [
+    "ALPHA",
+    "CHAINS",
+    "DRAWS",
+    "ENGINES",
+    "FIT_TIMEOUT",
+    "SBC_CHAINS",
+    "SBC_DRAWS",
+    "SIMULATIONS",
+    "TUNE",
+]
 
 #: Family-wise false-alarm rate of a battery of tests (one verdict per run).
 ALPHA = 0.01
@@ -19,3 +29,12 @@ TUNE = 1000
 CHAINS = 4
 #: The engines of every model: the hand-written Gibbs kernel and PyMC's NUTS.
 ENGINES = ("gibbs", "pymc")
+
+# zoo validate's budget (README, "Measured power": the power records were taken at these).
+#: Simulations of simulation-based calibration.
+SIMULATIONS = 100
+#: Draws per chain, and chains, of each SBC fit (ranks are thinned to the fit's ESS).
+SBC_DRAWS = 200
+SBC_CHAINS = 2
+#: Seconds one fit may take before its worker is restarted and the fit counted failed.
+FIT_TIMEOUT = 600.0

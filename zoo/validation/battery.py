@@ -12,7 +12,7 @@ family-wise false-alarm rate (Bonferroni over the checks run):
    (:mod:`zoo.validation.geweke_check`, :mod:`zoo.validation.invariance_check`).
 
 Adding a check is writing its module (a :class:`~zoo.validation.plan.Check`) and one
-entry in :data:`CHECKS`. Every fit runs through :class:`zoo.parallel.FitPool` (a Dask
+entry in :data:`CHECKS`. Every fit runs through :class:`zoo.sampling.parallel.FitPool` (a Dask
 cluster by default), with a per-fit timeout.
 """
 
@@ -22,9 +22,18 @@ from collections.abc import Callable, Mapping
 
 from zoo.core.arguments import as_int, as_probability, as_seed
 from zoo.core.contract import Kernel, Model
-from zoo.core.defaults import ALPHA, CHAINS, DRAWS, ENGINES
-from zoo.parallel import FitPool
+from zoo.core.defaults import (
+    ALPHA,
+    CHAINS,
+    DRAWS,
+    ENGINES,
+    FIT_TIMEOUT,
+    SBC_CHAINS,
+    SBC_DRAWS,
+    SIMULATIONS,
+)
 from zoo.registry import get
+from zoo.sampling.parallel import FitPool
 from zoo.validation.exact_check import EXACT
 from zoo.validation.geweke_check import GEWEKE
 from zoo.validation.invariance_check import INVARIANCE
@@ -95,16 +104,16 @@ def validate(
     checks: tuple[str, ...] | None = None,
     draws: int = DRAWS,
     chains: int = CHAINS,
-    simulations: int = 100,
-    sbc_draws: int = 200,
-    sbc_chains: int = 2,
+    simulations: int = SIMULATIONS,
+    sbc_draws: int = SBC_DRAWS,
+    sbc_chains: int = SBC_CHAINS,
     sbc_setup: tuple | None = None,
     problems: list | None = None,
     seed: int = 0,
     alpha: float = ALPHA,
     workers: int | None = None,
     scheduler: str | None = None,
-    timeout: float | None = 600.0,
+    timeout: float | None = FIT_TIMEOUT,
     store=None,
     on_simulation: Callable[[int, int], None] | None = None,
     status: Callable[[str], None] | None = None,
@@ -148,7 +157,7 @@ def validate(
         Family-wise false-alarm rate of the battery, split equally over the checks run
         (Bonferroni); each check splits its share further (Holm within a check).
     workers, scheduler, timeout :
-        Where fits run and how long one may take; see :class:`zoo.parallel.FitPool`.
+        Where fits run and how long one may take; see :class:`zoo.sampling.parallel.FitPool`.
     store : path, optional
         JSON-lines file for SBC results: written as they arrive, and read back by a run
         with the same settings, which then runs only the missing simulations.

@@ -13,7 +13,7 @@ import time
 
 from zoo.core import streams
 from zoo.diagnostics.agreement import agreement
-from zoo.parallel import FitPool, Task
+from zoo.sampling.parallel import FitPool, Task
 from zoo.validation.plan import Check, Plan
 from zoo.validation.reference_cache import exact_reference
 from zoo.validation.results import CheckOutcome, worst_verdict

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from zoo.parallel import FitPool, Task
+from zoo.sampling.parallel import FitPool, Task
 from zoo.validation.plan import Check, Plan
 from zoo.validation.results import CheckOutcome
 from zoo.validation.sampler_under_test import SamplerUnderTest

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from zoo.parallel import FitPool
+from zoo.sampling.parallel import FitPool
 from zoo.validation.problem_selection import Problem
 from zoo.validation.results import CheckOutcome
 from zoo.validation.sampler_under_test import SamplerUnderTest

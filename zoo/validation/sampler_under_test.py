@@ -22,7 +22,7 @@ import xarray as xr
 
 from zoo.core.contract import Kernel, Model
 from zoo.core.defaults import ENGINES
-from zoo.driver import sample
+from zoo.sampling.driver import sample
 from zoo.validation.sampler_output import checked_draws
 
 __all__ = ["SamplerUnderTest", "describe"]

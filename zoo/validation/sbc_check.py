@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from zoo.diagnostics.sbc import simulation_ranks, summarise
-from zoo.parallel import FitPool, Task
+from zoo.sampling.parallel import FitPool, Task
 from zoo.validation.plan import Check, Plan
 from zoo.validation.result_store import ResultStore
 from zoo.validation.results import CheckOutcome

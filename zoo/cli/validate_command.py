@@ -1,4 +1,4 @@
-"""``zoo validate MODEL --sampler module:function | --kernel module:object``."""
+"""``zoo validate MODEL``: the battery on a sampler, a kernel, a fault or an engine."""
 
 from __future__ import annotations
 
@@ -6,84 +6,23 @@ import argparse
 import json
 import sys
 
-from zoo.registry import get, names
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
 
-__all__ = ["add_parser", "run"]
+from zoo.core.loading import load_object
+from zoo.registry import get, names
+from zoo.reports.validation_report import validation_report
+from zoo.sampling.progress import TaskProgress
+from zoo.validation import validate
+
+__all__ = ["run"]
 
 _STYLE = {"pass": "green", "fail": "bold red", "inconclusive": "yellow"}
 
 
-def add_parser(commands) -> None:
-    """Register the ``validate`` sub-command."""
-    parser = commands.add_parser(
-        "validate",
-        help="check a sampler against exact posteriors, by simulation-based calibration "
-        "and (for kernels) Geweke's test; exit status 0 only when every check passes",
-        description="Validate a sampler for a zoo model. Without --sampler or --kernel the "
-        "zoo's own Gibbs kernel is validated (or --engine pymc, or a catalogued --fault).",
-    )
-    parser.add_argument("model", metavar="MODEL", help=f"one of: {', '.join(names())}")
-    what = parser.add_mutually_exclusive_group()
-    what.add_argument(
-        "--sampler",
-        metavar="MODULE:FUNCTION",
-        help="function(data, prior, *, draws, chains, seed) returning a DataTree or a dict "
-        "of (chain, draw, ...) arrays with the model's variable names",
-    )
-    what.add_argument(
-        "--kernel",
-        metavar="MODULE:OBJECT",
-        help="an object with init, step and draw (like zoo.Kernel); adds Geweke's test and "
-        "the one-sweep invariance check",
-    )
-    what.add_argument("--fault", metavar="NAME", help="a catalogued wrong kernel (zoo list)")
-    what.add_argument("--engine", choices=("gibbs", "pymc"), help="one of the zoo's engines")
-    parser.add_argument(
-        "--checks",
-        metavar="LIST",
-        help="comma-separated subset of exact,sbc,geweke,invariance (default: all that apply)",
-    )
-    parser.add_argument(
-        "--problems",
-        metavar="LIST",
-        help="comma-separated names of the model's validation problems for the exact "
-        "check (default: all; a sampler for one kind of prior picks its own)",
-    )
-    parser.add_argument("--draws", type=int, default=1000, help="draws per chain, exact check")
-    parser.add_argument("--chains", type=int, default=4, help="chains, exact check")
-    parser.add_argument("--simulations", type=int, default=100, help="SBC simulations")
-    parser.add_argument("--sbc-draws", type=int, default=200, help="draws per chain per SBC fit")
-    parser.add_argument("--sbc-chains", type=int, default=2, help="chains per SBC fit")
-    parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
-    parser.add_argument(
-        "--alpha", type=float, default=0.01, help="family-wise false-alarm rate (default 0.01)"
-    )
-    parser.add_argument(
-        "--workers", type=int, default=None, help="local Dask workers (default: one per core)"
-    )
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler")
-    parser.add_argument(
-        "--timeout", type=float, default=600.0, help="seconds one fit may take (default 600)"
-    )
-    parser.add_argument(
-        "--store",
-        metavar="FILE",
-        help="JSON-lines file for SBC results, written as they arrive; rerunning with the "
-        "same settings resumes from it",
-    )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument("--quiet", action="store_true", help="no progress display")
-    parser.add_argument(
-        "--report",
-        metavar="DIR",
-        help="write an HTML report (index.html, SBC ECDF figure) into DIR",
-    )
-
-
 def run(args: argparse.Namespace) -> int:
     """Run ``zoo validate``; exit status 0 only when every check passes."""
-    from rich.console import Console
-    from rich.markup import escape
 
     def refuse(message: str) -> int:
         print(f"zoo validate: {message}", file=sys.stderr)
@@ -91,9 +30,6 @@ def run(args: argparse.Namespace) -> int:
 
     if args.model not in names():
         return refuse(f"unknown model {args.model!r}; known: {', '.join(names())}")
-    from zoo.core.loading import load_object
-    from zoo.validation import validate
-
     options = {}
     try:
         if args.sampler:
@@ -152,8 +88,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print(result)
     if args.report:
-        from zoo.validate_report import validation_report
-
         say(f"writing the report to {args.report}")
         validation_report(result).write(args.report)
     return 0 if result.verdict == "pass" else 1
@@ -166,10 +100,6 @@ def _jsonable(value):
 
 
 def _print(result) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
     out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     table = Table(
         title=f"{escape(result.model)}: {escape(result.sampler)}",
@@ -202,8 +132,6 @@ class _SimulationProgress:
         if not self.enabled:
             return
         if self._bar is None:
-            from zoo.sampling.progress import TaskProgress
-
             self._bar = TaskProgress(total, "SBC simulations", enabled=True).__enter__()
         self._bar.advance(done - self._bar.completed)
 
