@@ -47,7 +47,7 @@ from zoo.diagnostics.agreement import holm
 from zoo.diagnostics.draws import element_labels
 from zoo.diagnostics.uniformity import EcdfBand, ecdf_band, uniformity_pvalue
 
-__all__ = ["SBCResult", "quantity_labels", "simulation_ranks", "summarise", "tested_variables"]
+__all__ = ["SBCResult", "quantity_labels", "sbc_result", "simulation_ranks", "tested_variables"]
 
 LOG_LIKELIHOOD = "log_likelihood"
 # Fewer usable simulations than this and the ECDF test has almost no power: say so.
@@ -288,7 +288,7 @@ class SBCResult:
         return f"SBC: {self.verdict.upper()}: {self.summary()}"
 
 
-def summarise(records: Sequence[Mapping], *, alpha: float, settings=None) -> SBCResult:
+def sbc_result(records: Sequence[Mapping], *, alpha: float, settings=None) -> SBCResult:
     """Pool simulation records into an :class:`SBCResult`."""
     alpha = as_probability("alpha", alpha)
     good = sorted((r for r in records if r["status"] == "ok"), key=lambda r: r["index"])

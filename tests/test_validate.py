@@ -13,7 +13,7 @@ import pytest
 import zoo
 from zoo.cli import main
 from zoo.core.loading import load_object
-from zoo.diagnostics.sbc import simulation_ranks, summarise
+from zoo.diagnostics.sbc import sbc_result, simulation_ranks
 from zoo.sampling.parallel import FitPool, Task
 from zoo.validation import SamplerUnderTest, validate
 
@@ -97,15 +97,15 @@ def test_sbc_summary_drops_quantities_missing_from_some_simulations():
         }
         for i in range(30)
     ]
-    result = summarise(records, alpha=0.01)
+    result = sbc_result(records, alpha=0.01)
     assert result.quantities == ["a"] and result.dropped == ["b"]
     assert result.verdict == "pass"
-    failed = summarise(
+    failed = sbc_result(
         [*records, {"index": 30, "status": "timeout", "message": "slow"}], alpha=0.01
     )
     assert failed.verdict == "fail" and "timeout" in failed.summary()
     few = [{**r, "ranks": {"a": (r["index"] + 0.5) / 10}} for r in records[:10]]
-    assert summarise(few, alpha=0.01).verdict == "inconclusive"
+    assert sbc_result(few, alpha=0.01).verdict == "inconclusive"
 
 
 def test_store_resumes_without_refitting(tmp_path):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from zoo.diagnostics.sbc import simulation_ranks, summarise
+from zoo.diagnostics.sbc import sbc_result, simulation_ranks
 from zoo.sampling.parallel import FitPool, Task
 from zoo.validation.plan import Check, Plan
 from zoo.validation.result_store import ResultStore
@@ -88,7 +88,7 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         done += 1
         progress(done, total)
     records = [r for r in results.records.values() if r["index"] < total]
-    result = summarise(records, alpha=alpha, settings=settings)
+    result = sbc_result(records, alpha=alpha, settings=settings)
     result.seconds = time.perf_counter() - started
     return CheckOutcome(
         "sbc",
