@@ -2,7 +2,9 @@
 
 Verdicts come from Holm at the stated rate (alpha = 0.01) over the test functions;
 seeds are fixed for determinism, never tuned. The measured detection and false-alarm
-rates over many seeds are in bench/results/kernel_checks_power.* (bench/README.md).
+rates over many seeds are in bench/results/validate_power_kernel.jsonl (correct kernels)
+and bench/results/validate_power_kernel_faults.jsonl (faults); bench/README.md has the
+commands.
 """
 
 import numpy as np
