@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from zoo.core.contract import KernelChecks
-from zoo.models.lda.gibbs import State, counts_from_topics
+from zoo.models.lda.counts import State
+from zoo.models.lda.gibbs import counts_from_topics
 from zoo.models.lda.spec import Data, Prior
 from zoo.models.naive_bayes.kernel_checks import categorical
 
