@@ -64,17 +64,16 @@ held in :class:`WordLists` (build them with :func:`build_word_lists`):
 - ``word_nnz`` int64 (V,).
 
 The sparse kernel keeps them consistent with ``word_topic`` in place. Because the
-lists are kept sorted by topic id, they are a pure function of ``word_topic``:
-carrying them between sweeps or rebuilding them with :func:`build_word_lists` gives the same draws
-bit for bit. Rebuilding is one O(V K) pass over ``word_topic`` (3 ms at V = 4,258,
+lists are kept sorted by topic id, they are a pure function of ``word_topic``: carrying
+them between sweeps or rebuilding them with :func:`build_word_lists` gives the same
+draws bit for bit. Rebuilding is one O(V K) pass over ``word_topic`` (3 ms at V = 4,258,
 K = 500, a fifth of a sweep of Reuters there; 10 ms at V = 50,000, K = 100); copying
-(``lists.copy()``, at most N entries) takes 0.1 ms in both cases, so a kernel whose
-``step`` copies its state could carry the lists and copy them; :func:`sweep` builds
-them itself when it is not handed any. Per-document
-state (the nonzero topics of the document, the coefficient cache, the running sums) is
-rebuilt at each document and never carried. The same holds for the per-topic
-reciprocals ``1 / (n_k + B)`` and ``1 / (n_k - 1 + B)``, rebuilt at the start of every
-call, so a sweep's output depends only on (counts, topics, rng state).
+(``lists.copy()``, at most N entries) takes 0.1 ms in both cases. :func:`sweep` builds
+them itself when it is not handed any; a caller running many sweeps carries them.
+Per-document state (the nonzero topics of the document, the coefficient cache, the
+running sums) is rebuilt at each document and never carried. The same holds for the
+per-topic reciprocals ``1 / (n_k + B)`` and ``1 / (n_k - 1 + B)``, rebuilt at the start
+of every sweep, so a sweep's output depends only on (counts, topics, rng state).
 
 Random numbers: one fresh ``rng.random()`` per token from the ``numpy.random.Generator``
 handed to the numba function (numba advances the generator's own state), never a
