@@ -120,7 +120,7 @@ def test_count_dtypes_are_the_narrowest_safe():
         counts.count_dtype(-1)
 
 
-def test_build_counts_dtypes_follow_longest_document_and_most_frequent_word():
+def test_build_state_dtypes_follow_longest_document_and_most_frequent_word():
     doc_start = np.array([0, 300, 301], dtype=np.int64)
     token_word = np.zeros(301, dtype=np.int32)
     token_word[::2] = 1  # word 1: 151 tokens, word 0: 150
