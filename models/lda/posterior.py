@@ -22,7 +22,6 @@ beyond, :func:`posterior` answers :class:`~zoo.diagnostics.NoReference`.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,6 +57,8 @@ def log_joint(data: Data, prior: Prior, topic) -> float:
     The full Griffiths & Steyvers (2004) collapsed joint, constants included, summed
     with :func:`math.lgamma`; the enumeration uses the same expression vectorised.
     """
+    import math
+
     hyper = prior.resolve(data)
     topic = np.asarray(topic, dtype=np.int64)
     if topic.shape != (data.n_tokens,):
@@ -174,7 +175,7 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
         mixtures of Betas with exact moments and, when cheap, tabulated CDFs. With a
         symmetric ``alpha`` their exact marginals exist but are symmetric across topic
         labels, which a sampler whose chains each stay near one labeling never shows;
-        they are left out (docs/design.md, "Pitfalls").
+        they are left out (DESIGN.md, "Pitfalls").
     """
     if not isinstance(data, Data):
         raise ValueError(f"data: expected lda.Data, got {type(data).__name__}")
