@@ -6,8 +6,8 @@ whose lengths are multinomial with equal cells (about 500 tokens each), exactly
 N = 10,000,000 tokens; K = 100 topics, alpha = 0.1, beta = 0.01.
 
 The parent writes the corpus to ``.npy`` files; a fresh subprocess imports the zoo,
-loads the corpus, and then runs init (random topics, ``counts.build_counts``,
-``sparse.prepare``) and ``--sweeps`` sweeps of ``sparse.sweep``. The subprocess reports,
+loads the corpus, and then runs init (random topics, ``counts.build_state``,
+``sweeps.build_word_lists``) and ``--sweeps`` sweeps of ``sweeps.sweep``. The subprocess reports,
 after each stage, the peak resident set size (``resource.getrusage`` ``ru_maxrss``),
 the peak of ``tracemalloc`` (which sees every NumPy allocation), and the ``nbytes`` and
 dtype of each array of the sampler state. Bytes per token are the growth of each peak
@@ -35,7 +35,8 @@ CHILD = r"""
 import json, resource, sys, time, tracemalloc
 tracemalloc.start()
 import numpy as np
-from zoo.models.lda import counts, sparse
+from zoo.models.lda import counts, sweeps
+from zoo.models.lda.corpus import Corpus
 
 folder, n_topics, n_sweeps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 doc_dtype, word_dtype = np.dtype(sys.argv[4]), np.dtype(sys.argv[5])
@@ -53,27 +54,24 @@ def stage(name, **extra):
 
 # Compile (or load from numba's cache) for the run's dtypes on a toy corpus first, so
 # that the compiler's memory is part of the baseline, not of the sampler.
-toy_word = np.array([0, 1, 1], dtype=np.int32)
-toy_start = np.array([0, 2, 3], dtype=np.int64)
+toy = Corpus(np.array([0, 1, 1], dtype=np.int32), np.array([0, 2, 3], dtype=np.int64))
 toy_topic = np.zeros(3, dtype=counts.topic_dtype(n_topics))
-toy = counts.build_counts(toy_word, toy_start, toy_topic, n_topics=n_topics, n_words=2)
-toy_word_topic = toy[1].astype(word_dtype)
-sparse.sweep(toy_word, toy_start, toy_topic, toy[0].astype(doc_dtype), toy_word_topic,
-             toy[2], np.full(n_topics, 0.1), np.full(2, 0.01), 0.02,
-             sparse.prepare(toy_word_topic), np.random.default_rng(0))
+toy_state = counts.build_state(toy, toy_topic, n_topics=n_topics, n_words=2)
+toy_state = toy_state._replace(doc_topic=toy_state.doc_topic.astype(doc_dtype),
+                               word_topic=toy_state.word_topic.astype(word_dtype))
+sweeps.sweep(toy, toy_state, (np.full(n_topics, 0.1), np.full(2, 0.01), 0.02),
+             np.random.default_rng(0), word_lists=sweeps.build_word_lists(toy_state.word_topic))
 tracemalloc.reset_peak()
 stage("imports and compilation")
 
-token_word = np.load(f"{folder}/token_word.npy")
-doc_start = np.load(f"{folder}/doc_start.npy")
+corpus = Corpus(np.load(f"{folder}/token_word.npy"), np.load(f"{folder}/doc_start.npy"))
 n_words = int(np.load(f"{folder}/n_words.npy"))
 stage("corpus loaded")
 
 rng = np.random.default_rng(0)
-topic = rng.integers(0, n_topics, token_word.shape[0], dtype=counts.topic_dtype(n_topics))
-doc_topic, word_topic, topic_total = counts.build_counts(
-    token_word, doc_start, topic, n_topics=n_topics, n_words=n_words)
-aux = sparse.prepare(word_topic)
+topic = rng.integers(0, n_topics, corpus.token_word.shape[0], dtype=counts.topic_dtype(n_topics))
+state = counts.build_state(corpus, topic, n_topics=n_topics, n_words=n_words)
+word_lists = sweeps.build_word_lists(state.word_topic)
 alpha = np.full(n_topics, 0.1)
 beta = np.full(n_words, 0.01)
 stage("init")
@@ -81,15 +79,12 @@ stage("init")
 seconds = []
 for _ in range(n_sweeps):
     start = time.perf_counter()
-    sparse.sweep(token_word, doc_start, topic, doc_topic, word_topic, topic_total,
-                 alpha, beta, float(beta.sum()), aux, rng)
+    sweeps.sweep(corpus, state, (alpha, beta, float(beta.sum())), rng, word_lists=word_lists)
     seconds.append(time.perf_counter() - start)
 stage("sweeps", sweep_seconds=seconds)
 
-arrays = {"token_word": token_word, "doc_start": doc_start, "topic": topic,
-          "doc_topic": doc_topic, "word_topic": word_topic, "topic_total": topic_total,
-          "alpha": alpha, "beta": beta}
-arrays.update({f"aux.{name}": value for name, value in aux._asdict().items()})
+arrays = {**corpus._asdict(), **state._asdict(), "alpha": alpha, "beta": beta}
+arrays.update({f"word_lists.{name}": value for name, value in word_lists._asdict().items()})
 print(json.dumps({
     "stages": stages,
     "arrays": {name: {"dtype": str(a.dtype), "shape": list(a.shape), "nbytes": int(a.nbytes)}
@@ -114,7 +109,7 @@ def write_corpus(folder: Path, n_tokens: int, n_words: int, n_docs: int, seed: i
     np.save(folder / "token_word.npy", token_word)
     np.save(folder / "doc_start.npy", doc_start)
     np.save(folder / "n_words.npy", np.array(n_words))
-    # The count dtypes build_counts will choose, so the child can compile for them.
+    # The count dtypes build_state will choose, so the child can compile for them.
     longest = int(lengths.max())
     most_frequent = int(word_frequency(token_word, n_words).max())
     return str(count_dtype(longest)), str(count_dtype(most_frequent))

@@ -4,7 +4,7 @@ Corpus: the Reuters sample shipped with the ``lda`` package (``lda.datasets.load
 395 documents, 4,258 words, 84,010 tokens). Model: symmetric alpha = 0.1 per topic,
 beta = 0.01 per word, K = 20, 100, 500. All three run on one core:
 
-- zoo: ``zoo.models.lda.sparse.sweep`` (SparseLDA buckets or the dense loop, by K);
+- zoo: ``zoo.models.lda.sweeps.sweep`` (SparseLDA buckets or the dense loop, by K);
   numba compilation is excluded (one untimed sweep on a throwaway copy first);
 - tomotopy: ``LDAModel(k=K, alpha=0.1, eta=0.01, seed=...)`` with ``optim_interval = 0``
   (no hyperparameter optimisation; tomotopy's ``alpha`` is per topic: ``model.alpha`` is
@@ -37,7 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
-from zoo.models.lda import counts, sparse
+from zoo.models.lda import counts, sweeps
+from zoo.models.lda.corpus import Corpus
 
 ALPHA = 0.1
 BETA = 0.01
@@ -62,46 +63,43 @@ class Zoo:
     name = "zoo"
 
     def __init__(self, corpus, n_topics, seed):
-        _, self.token_word, self.doc_start = corpus
+        self.corpus = Corpus(corpus[1], corpus[2])
         n_words = corpus[0].shape[1]
         rng = np.random.default_rng(seed)
-        self.topic = rng.integers(0, n_topics, self.token_word.shape[0]).astype(
+        topic = rng.integers(0, n_topics, self.corpus.token_word.shape[0]).astype(
             counts.topic_dtype(n_topics)
         )
-        self.doc_topic, self.word_topic, self.topic_total = counts.build_counts(
-            self.token_word, self.doc_start, self.topic, n_topics=n_topics, n_words=n_words
+        self.state = counts.build_state(self.corpus, topic, n_topics=n_topics, n_words=n_words)
+        beta = np.full(n_words, BETA)
+        self.hyper = (np.full(n_topics, ALPHA), beta, float(beta.sum()))
+        # Carried between sweeps (the kernel would otherwise rebuild them every call).
+        self.word_lists = (
+            sweeps.build_word_lists(self.state.word_topic)
+            if n_topics >= sweeps.SPARSE_FROM_TOPICS
+            else None
         )
-        self.alpha = np.full(n_topics, ALPHA)
-        self.beta = np.full(n_words, BETA)
-        self.beta_sum = float(self.beta.sum())
-        self.aux = sparse.prepare(self.word_topic)
         self.rng = np.random.default_rng(seed + 1)
         self._compile()
 
-    def _arrays(self):
-        return (
-            self.token_word,
-            self.doc_start,
-            self.topic,
-            self.doc_topic,
-            self.word_topic,
-            self.topic_total,
-            self.alpha,
-            self.beta,
-            self.beta_sum,
-        )
-
     def _compile(self):
         # One sweep on copies: loads (or compiles) the numba kernel outside the timing.
-        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in self._arrays()]
-        sparse.sweep(*copies, self.aux.copy(), np.random.default_rng(0))
+        state = counts.State(*(a.copy() for a in self.state))
+        lists = None if self.word_lists is None else self.word_lists.copy()
+        sweeps.sweep(self.corpus, state, self.hyper, np.random.default_rng(0), word_lists=lists)
 
-    def run(self, sweeps):
-        for _ in range(sweeps):
-            sparse.sweep(*self._arrays(), self.aux, self.rng)
+    def run(self, n_sweeps):
+        if n_sweeps:
+            sweeps.sweep(
+                self.corpus,
+                self.state,
+                self.hyper,
+                self.rng,
+                sweeps=n_sweeps,
+                word_lists=self.word_lists,
+            )
 
     def assignments(self):
-        return self.token_word, self.doc_start, self.topic
+        return (*self.corpus, self.state.topic)
 
 
 class Tomotopy:
@@ -185,7 +183,7 @@ def one_run(corpus, cls, n_topics, seed, burn, sweeps):
         raise RuntimeError(f"{cls.name} holds {token_word.shape[0]} tokens, not {n_tokens}")
     n_words = corpus[0].shape[1]
     log_p = counts.log_joint(
-        token_word, doc_start, topic, np.full(n_topics, ALPHA), np.full(n_words, BETA)
+        Corpus(token_word, doc_start), topic, np.full(n_topics, ALPHA), np.full(n_words, BETA)
     )
     return {
         "contender": cls.name,
@@ -223,7 +221,7 @@ def environment():
         "tomotopy": tomotopy.__version__,
         "tomotopy_isa": tomotopy.isa,
         "lda": getattr(lda, "__version__", "3.0.2"),
-        "zoo_sparse_from_topics": sparse.SPARSE_FROM_TOPICS,
+        "zoo_sparse_from_topics": sweeps.SPARSE_FROM_TOPICS,
     }
 
 

@@ -94,20 +94,12 @@ def test_count_invariants_after_every_sweep(name):
         moved += int((new.topic != state.topic).sum())
         state = new
     assert moved > 0
-    # The raw sweep, in place, on the shared layout, keeps them too.
-    for _ in range(50):
-        sweep(
-            data.token_word,
-            data.doc_start,
-            state.topic,
-            state.doc_topic,
-            state.word_topic,
-            state.topic_total,
-            hyper.alpha,
-            hyper.beta,
-            hyper.beta_sum,
-            rng,
-        )
+    # The sweep itself, in place (sparse from 4 topics, dense below), keeps them too,
+    # one sweep at a time or several in one call.
+    for _ in range(25):
+        sweep(data.corpus, state, hyper, rng)
+        _check_counts(data, state)
+        sweep(data.corpus, state, hyper, rng, sweeps=3)
         _check_counts(data, state)
 
 

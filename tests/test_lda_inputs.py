@@ -12,6 +12,8 @@ from scipy import sparse
 
 import zoo
 from zoo.models.lda import Data, Prior, infer_documents, posterior, simulate
+from zoo.models.lda.corpus import read_corpus
+from zoo.models.lda.pairs import track
 
 SPEC = zoo.get("lda")
 TOKENS = [[0, 2, 2], [], [1, 0, 3, 3]]
@@ -206,3 +208,48 @@ def test_infer_documents_validates():
         infer_documents(phi, [[0, 1]], [1.0, 1.0, 1.0])
     with pytest.raises(ValueError, match=r"^sweeps:"):
         infer_documents(phi, [[0, 1]], 1.0, sweeps=0)
+
+
+def test_data_composes_the_parsed_corpus_and_the_tracked_pairs():
+    # Parsing and the choice of pairs are separate steps; Data is their composition.
+    corpus, n_words = read_corpus(MATRIX)
+    assert n_words == 4
+    np.testing.assert_array_equal(corpus.doc_start, [0, 3, 3, 7])
+    tracked = track(corpus, n_words, doc_word_pairs="auto", token_pairs=[[0, 4]])
+    data = Data(MATRIX, topics=2, token_pairs=[[0, 4]])
+    for have, want in zip((*data.corpus, *data.tracked), (*corpus, *tracked), strict=True):
+        np.testing.assert_array_equal(have, want)
+        assert not have.flags.writeable
+    with pytest.raises(ValueError, match=r"^vocabulary: expected 4 names"):
+        read_corpus(MATRIX, n_words=5)
+    with pytest.raises(ValueError, match=r"^token_pairs: entry 0 pairs token 1 with itself"):
+        track(corpus, n_words, doc_word_pairs=None, token_pairs=[[1, 1]])
+
+
+def test_spec_does_not_import_the_posterior_or_the_sampler():
+    # simulate's derived quantities (doc_word, coassignment) sit below spec.py: nothing
+    # spec.py reaches, at module or function level, is the posterior or the sampler.
+    import ast
+    from pathlib import Path
+
+    import zoo.models.lda
+
+    folder = Path(zoo.models.lda.__file__).parent
+    reached, todo = set(), ["spec"]
+    while todo:
+        name = todo.pop()
+        reached.add(name)
+        tree = ast.parse((folder / f"{name}.py").read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                module = node.module
+            elif isinstance(node, ast.Import):
+                module = node.names[0].name
+            else:
+                continue
+            assert module != "zoo.models.lda", (name, "imports the package's __init__")
+            if module.startswith("zoo.models.lda."):
+                below = module.removeprefix("zoo.models.lda.")
+                if below not in reached:
+                    todo.append(below)
+    assert reached == {"spec", "corpus", "pairs", "counts", "invariants"}, reached

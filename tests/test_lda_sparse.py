@@ -1,4 +1,4 @@
-"""Fast LDA sweeps (zoo.models.lda.sparse) and count helpers (zoo.models.lda.counts).
+"""The LDA sweep (zoo.models.lda.sweeps) and the count helpers (zoo.models.lda.counts).
 
 Statistical tests use fixed seeds and a stated level: each exactness or stationarity
 test passes when its G-test p-value is above ``LEVEL`` and each negative control (a
@@ -16,7 +16,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from zoo.models.lda import counts, sparse
+from zoo.models.lda import counts, sweeps
+from zoo.models.lda.corpus import Corpus, check_corpus
+from zoo.models.lda.sweeps import Fault
 
 LEVEL = 1e-3
 METHODS = ("sparse", "dense")
@@ -34,56 +36,44 @@ def make_corpus(rng, n_docs, n_words, mean_length, empty=()):
 
 
 class Chain:
-    """A corpus with its assignment, counts, sparse aux state and priors."""
+    """A corpus with its state, the sparse kernel's word lists and priors."""
 
     def __init__(self, token_word, doc_start, n_topics, n_words, alpha, beta, seed):
         rng = np.random.default_rng(seed)
+        self.corpus = Corpus(token_word, doc_start)
         self.token_word, self.doc_start = token_word, doc_start
-        self.topic = rng.integers(0, n_topics, token_word.shape[0]).astype(
-            counts.topic_dtype(n_topics)
-        )
-        self.doc_topic, self.word_topic, self.topic_total = counts.build_counts(
-            token_word, doc_start, self.topic, n_topics=n_topics, n_words=n_words
-        )
+        topic = rng.integers(0, n_topics, token_word.shape[0]).astype(counts.topic_dtype(n_topics))
+        self.state = counts.build_state(self.corpus, topic, n_topics=n_topics, n_words=n_words)
+        self.topic, self.doc_topic, self.word_topic, self.topic_total = self.state
         self.alpha = np.broadcast_to(np.asarray(alpha, float), (n_topics,)).copy()
         self.beta = np.broadcast_to(np.asarray(beta, float), (n_words,)).copy()
-        self.aux = sparse.prepare(self.word_topic)
-        self.aux_is_stale = False
+        self.hyper = (self.alpha, self.beta, self.beta.sum())
+        self.word_lists = sweeps.build_word_lists(self.word_topic)
+        self.lists_are_stale = False
 
-    def arrays(self):
-        return (
-            self.token_word,
-            self.doc_start,
-            self.topic,
-            self.doc_topic,
-            self.word_topic,
-            self.topic_total,
-            self.alpha,
-            self.beta,
-            self.beta.sum(),
+    def resample(self, lo, hi, rng, method="sparse", fault=Fault.NONE):
+        if method == "sparse" and self.lists_are_stale:
+            self.word_lists = sweeps.build_word_lists(self.word_topic)
+        sweeps.sweep(
+            self.corpus,
+            self.state,
+            self.hyper,
+            rng,
+            tokens=(lo, hi),
+            word_lists=self.word_lists if method == "sparse" else None,
+            method=method,
+            fault=fault,
         )
-
-    def resample(self, lo, hi, rng, method="sparse", fault="none"):
-        if method == "sparse" and self.aux_is_stale:
-            self.aux = sparse.prepare(self.word_topic)
-        sparse.resample_tokens(lo, hi, *self.arrays(), self.aux, rng, method=method, fault=fault)
         # The dense kernel does not maintain the word lists; rebuild them when needed.
-        self.aux_is_stale = method == "dense"
+        self.lists_are_stale = method == "dense"
 
     def sweep(self, rng, method="sparse"):
         self.resample(0, self.token_word.shape[0], rng, method)
 
     def check(self):
-        counts.check_counts(
-            self.token_word,
-            self.doc_start,
-            self.topic,
-            self.doc_topic,
-            self.word_topic,
-            self.topic_total,
-        )
-        if not self.aux_is_stale:
-            sparse.check_aux(self.aux, self.word_topic)
+        counts.check_counts(self.corpus, self.state)
+        if not self.lists_are_stale:
+            sweeps.check_word_lists(self.word_lists, self.word_topic)
 
     def exact_conditional(self, i):
         """Griffiths & Steyvers' full conditional of token i, straight from the formula."""
@@ -130,14 +120,14 @@ def test_count_dtypes_are_the_narrowest_safe():
         counts.count_dtype(-1)
 
 
-def test_build_counts_dtypes_follow_longest_document_and_most_frequent_word():
+def test_build_state_dtypes_follow_longest_document_and_most_frequent_word():
     doc_start = np.array([0, 300, 301], dtype=np.int64)
     token_word = np.zeros(301, dtype=np.int32)
     token_word[::2] = 1  # word 1: 151 tokens, word 0: 150
     topic = np.zeros(301, dtype=np.uint8)
-    doc_topic, word_topic, topic_total = counts.build_counts(
-        token_word, doc_start, topic, n_topics=3, n_words=2
-    )
+    state = counts.build_state(Corpus(token_word, doc_start), topic, n_topics=3, n_words=2)
+    _, doc_topic, word_topic, topic_total = state
+    assert state.topic is topic
     assert doc_topic.dtype == np.uint16  # longest document 300 > 255
     assert word_topic.dtype == np.uint8  # most frequent word 151 <= 255
     assert topic_total.dtype == np.int64
@@ -163,7 +153,7 @@ def test_log_joint_matches_the_sequential_chain_rule():
             log_p += np.log((word_topic[w, k] + beta[w]) / (word_topic[:, k].sum() + beta.sum()))
             doc_topic[k] += 1
             word_topic[w, k] += 1
-    got = counts.log_joint(token_word, doc_start, topic.astype(np.uint8), alpha, beta)
+    got = counts.log_joint(Corpus(token_word, doc_start), topic.astype(np.uint8), alpha, beta)
     assert got == pytest.approx(log_p, rel=1e-12)
 
 
@@ -183,30 +173,34 @@ def test_check_counts_names_the_broken_invariant():
 
 
 def test_bad_inputs_raise():
-    with pytest.raises(ValueError, match="word ids"):
-        counts.check_corpus(np.array([0, 5], np.int32), np.array([0, 2], np.int64), 5)
-    with pytest.raises(ValueError, match="int32"):
-        counts.check_corpus(np.array([0, 1]), np.array([0, 2], np.int64), 5)
-    with pytest.raises(ValueError, match="non-decreasing"):
-        counts.check_corpus(np.array([0, 1], np.int32), np.array([0, 3, 2], np.int64), 5)
+    with pytest.raises(ValueError, match=r"^token_word: word ids"):
+        check_corpus(Corpus(np.array([0, 5], np.int32), np.array([0, 2], np.int64)), 5)
+    with pytest.raises(ValueError, match=r"^token_word: .*int32"):
+        check_corpus(Corpus(np.array([0, 1]), np.array([0, 2], np.int64)), 5)
+    with pytest.raises(ValueError, match=r"^doc_start: .*non-decreasing"):
+        check_corpus(Corpus(np.array([0, 1], np.int32), np.array([0, 3, 2], np.int64)), 5)
     rng = np.random.default_rng(0)
     token_word, doc_start = make_corpus(rng, 3, 5, 4)
     chain = Chain(token_word, doc_start, 2, 5, 0.1, 0.01, seed=0)
-    with pytest.raises(ValueError, match="unsigned"):
-        sparse.sparse_sweep(
-            chain.token_word,
-            chain.doc_start,
-            chain.topic.astype(np.int64),
-            *chain.arrays()[3:],
-            chain.aux,
-            rng,
-        )
-    with pytest.raises(ValueError, match="alpha"):
-        sparse.dense_sweep(*chain.arrays()[:6], np.ones(3), chain.beta, 1.0, rng)
-    with pytest.raises(ValueError, match="needs aux"):
-        sparse.sparse_sweep(*chain.arrays(), None, rng)
-    with pytest.raises(ValueError, match="unknown fault"):
+    signed = chain.state._replace(topic=chain.topic.astype(np.int64))
+    with pytest.raises(ValueError, match=r"^state.topic: .*unsigned"):
+        sweeps.sweep(chain.corpus, signed, chain.hyper, rng)
+    with pytest.raises(ValueError, match=r"^hyper.alpha:"):
+        sweeps.sweep(chain.corpus, chain.state, (np.ones(3), chain.beta, 1.0), rng)
+    with pytest.raises(ValueError, match=r"^word_lists: the dense kernel"):
+        sweeps.sweep(chain.corpus, chain.state, chain.hyper, rng, word_lists=chain.word_lists)
+    with pytest.raises(ValueError, match=r"^fault: unknown fault"):
+        chain.resample(0, 1, rng, fault=99)
+    with pytest.raises(ValueError, match=r"^fault: expected a Fault"):
         chain.resample(0, 1, rng, fault="typo")
+    with pytest.raises(ValueError, match=r"^fault: STALE_DOC_SUM is a fault of the sparse"):
+        chain.resample(0, 1, rng, method="dense", fault=Fault.STALE_DOC_SUM)
+    with pytest.raises(ValueError, match=r"^method:"):
+        chain.resample(0, 1, rng, method="fast")
+    with pytest.raises(ValueError, match=r"^sweeps:"):
+        sweeps.sweep(chain.corpus, chain.state, chain.hyper, rng, sweeps=-1)
+    with pytest.raises(ValueError, match=r"^phi:"):
+        sweeps.sweep(chain.corpus, chain.state, chain.hyper, rng, phi=np.ones((5, 2)))
 
 
 # ------------------------------------------------------------------ invariants
@@ -242,7 +236,7 @@ def test_a_token_range_across_documents_keeps_counts_consistent():
     for lo, hi in [(0, 1), (3, n // 2), (n // 2, n), (n - 1, n), (n, n)]:
         chain.resample(lo, hi, rng)
         chain.check()
-    with pytest.raises(ValueError, match="token range"):
+    with pytest.raises(ValueError, match=r"^tokens: range"):
         chain.resample(2, n + 1, rng)
 
 
@@ -264,8 +258,8 @@ def test_same_seed_same_result_bit_for_bit(method):
     assert np.array_equal(runs[0].word_topic, runs[1].word_topic)
 
 
-def test_rebuilding_aux_gives_the_same_draws_as_carrying_it():
-    # The word lists are kept sorted by topic, so aux is a function of word_topic: a
+def test_rebuilding_word_lists_gives_the_same_draws_as_carrying_them():
+    # The word lists are kept sorted by topic, so they are a function of word_topic: a
     # Kernel.step that rebuilds it from copied counts samples the same chain.
     rng = np.random.default_rng(10)
     token_word, doc_start = make_corpus(rng, 15, 40, 30)
@@ -274,7 +268,7 @@ def test_rebuilding_aux_gives_the_same_draws_as_carrying_it():
     rng_a, rng_b = np.random.default_rng(7), np.random.default_rng(7)
     for _ in range(6):
         carried.sweep(rng_a)
-        rebuilt.aux = sparse.prepare(rebuilt.word_topic)
+        rebuilt.word_lists = sweeps.build_word_lists(rebuilt.word_topic)
         rebuilt.sweep(rng_b)
     assert np.array_equal(carried.topic, rebuilt.topic)
 
@@ -313,7 +307,7 @@ def one_token_problem():
     return chain, token
 
 
-def one_token_frequencies(chain, token, rng, draws, method="sparse", fault="none"):
+def one_token_frequencies(chain, token, rng, draws, method="sparse", fault=Fault.NONE):
     observed = np.zeros(chain.topic_total.shape[0], dtype=np.int64)
     for _ in range(draws):
         chain.resample(token, token + 1, rng, method, fault)
@@ -331,7 +325,7 @@ def test_one_token_draws_follow_the_exact_conditional(method):
     chain.check()
 
 
-@pytest.mark.parametrize("fault", ["stale_smoothing_sum", "stale_doc_sum"])
+@pytest.mark.parametrize("fault", [Fault.STALE_SMOOTHING_SUM, Fault.STALE_DOC_SUM])
 def test_one_token_test_rejects_a_stale_bucket_sum(fault):
     chain, token = one_token_problem()
     exact = chain.exact_conditional(token)
@@ -355,7 +349,10 @@ def tiny_corpus():
 def exact_state_probabilities(token_word, doc_start, alpha, beta, n_topics):
     states = np.array(list(itertools.product(range(n_topics), repeat=token_word.shape[0])))
     log_p = np.array(
-        [counts.log_joint(token_word, doc_start, s.astype(np.uint8), alpha, beta) for s in states]
+        [
+            counts.log_joint(Corpus(token_word, doc_start), s.astype(np.uint8), alpha, beta)
+            for s in states
+        ]
     )
     p = np.exp(log_p - log_p.max())
     return p / p.sum()
@@ -382,23 +379,52 @@ def test_long_run_frequencies_match_exact_enumeration(method):
     exact = exact_state_probabilities(token_word, doc_start, alpha, beta, 2)
     # Thinned by 4 sweeps: on this 16-state chain the lag-4 autocorrelation of the
     # state indicators is below 0.01, so the G-test's independence assumption holds.
-    observed = stationary_frequencies(method, "none", 40_000, 4, seed=2)
+    observed = stationary_frequencies(method, Fault.NONE, 40_000, 4, seed=2)
     p = g_test(observed, exact)
     assert p > LEVEL, (p, observed / observed.sum(), exact)
 
 
-@pytest.mark.parametrize("fault", ["stale_smoothing_sum", "stale_doc_sum"])
-def test_stationarity_test_rejects_a_stale_bucket_sum(fault):
+@pytest.mark.parametrize(
+    ("method", "fault"),
+    [
+        ("sparse", Fault.STALE_SMOOTHING_SUM),
+        ("sparse", Fault.STALE_DOC_SUM),
+        ("dense", Fault.TOKEN_NOT_REMOVED),
+        ("dense", Fault.BETA_NOT_TIMES_V),
+        ("sparse", Fault.BETA_NOT_TIMES_V),
+    ],
+)
+def test_stationarity_test_rejects_a_wrong_kernel(method, fault):
+    # Every fault of the sweep's switch but ADDED_BACK_UNDER_OLD_TOPIC, which by design
+    # leaves the counts behind the topics of an in-place chain (the model-level kernel
+    # rebuilds them every step; its twin is test_lda_gibbs.py's wrong-kernel test).
     token_word, doc_start, alpha, beta = tiny_corpus()
     exact = exact_state_probabilities(token_word, doc_start, alpha, beta, 2)
-    observed = stationary_frequencies("sparse", fault, 40_000, 4, seed=2)
+    observed = stationary_frequencies(method, fault, 40_000, 4, seed=2)
     p = g_test(observed, exact)
     assert p < LEVEL, (p, observed / observed.sum(), exact)
 
 
+def test_held_out_sweeps_keep_the_counts_and_ignore_word_topic():
+    # phi fixed: the draw reads doc_topic and phi only, and the counts stay what the
+    # topics imply.
+    rng = np.random.default_rng(13)
+    token_word, doc_start = make_corpus(rng, 6, 10, 8, empty=[2])
+    chain = Chain(token_word, doc_start, 5, 10, 0.3, 0.1, seed=3)
+    phi = rng.dirichlet(np.ones(10), size=5)
+    twin = Chain(token_word, doc_start, 5, 10, 0.3, 0.1, seed=3)
+    twin.word_topic[...] = 0  # not read: the same draws
+    for one in (chain, twin):
+        sweeps.sweep(one.corpus, one.state, one.hyper, np.random.default_rng(8), sweeps=4, phi=phi)
+    np.testing.assert_array_equal(chain.topic, twin.topic)
+    np.testing.assert_array_equal(chain.doc_topic, twin.doc_topic)
+    chain.lists_are_stale = True
+    chain.check()
+
+
 def test_log_joint_is_the_normaliser_of_the_conditional():
     # p(z_i = k | rest) is proportional to p(w, z with z_i = k): the lgamma log joint
-    # and the Griffiths-Steyvers ratio must agree (ties counts.py to sparse.py's target).
+    # and the Griffiths-Steyvers ratio must agree (ties counts.py to sweeps.py's target).
     rng = np.random.default_rng(30)
     token_word, doc_start = make_corpus(rng, 3, 6, 5)
     chain = Chain(
@@ -409,7 +435,7 @@ def test_log_joint_is_the_normaliser_of_the_conditional():
     for k in range(4):
         topic = chain.topic.copy()
         topic[token] = k
-        log_p.append(counts.log_joint(token_word, doc_start, topic, chain.alpha, chain.beta))
+        log_p.append(counts.log_joint(chain.corpus, topic, chain.alpha, chain.beta))
     log_p = np.array(log_p)
     from_joint = np.exp(log_p - log_p.max())
     np.testing.assert_allclose(
@@ -420,15 +446,40 @@ def test_log_joint_is_the_normaliser_of_the_conditional():
 def test_sweep_dispatches_on_the_number_of_topics():
     rng = np.random.default_rng(12)
     token_word, doc_start = make_corpus(rng, 5, 12, 8)
-    small = Chain(token_word, doc_start, sparse.SPARSE_FROM_TOPICS - 1, 12, 0.1, 0.01, seed=1)
-    sparse.sweep(*small.arrays(), None, rng)  # the dense loop needs no aux
-    small.aux_is_stale = True
-    small.check()
-    large = Chain(token_word, doc_start, sparse.SPARSE_FROM_TOPICS, 12, 0.1, 0.01, seed=1)
-    with pytest.raises(ValueError, match="needs aux"):
-        sparse.sweep(*large.arrays(), None, rng)
-    sparse.sweep(*large.arrays(), large.aux, rng)
-    large.check()
+
+    def chain(n_topics):
+        return Chain(token_word, doc_start, n_topics, 12, 0.1, 0.01, seed=1)
+
+    def topics_after(chain, method):
+        # Five sweeps: enough for the two kernels' different bucket orders to pick
+        # different topics for some uniform (one sweep of 44 tokens may not).
+        sweep_rng = np.random.default_rng(4)
+        for _ in range(5):
+            chain.resample(0, len(token_word), sweep_rng, method)
+        return chain.topic
+
+    for n_topics, kernel, other in (
+        (sweeps.SPARSE_FROM_TOPICS - 1, "dense", "sparse"),
+        (sweeps.SPARSE_FROM_TOPICS, "sparse", "dense"),
+    ):
+        auto, own = chain(n_topics), chain(n_topics)
+        for lists, state in ((auto.word_lists, auto), (None, own)):
+            sweep_rng = np.random.default_rng(4)
+            for _ in range(5):
+                # Lists only for the sparse kernel; without them it builds its own.
+                sweeps.sweep(
+                    state.corpus,
+                    state.state,
+                    state.hyper,
+                    sweep_rng,
+                    word_lists=lists if kernel == "sparse" else None,
+                )
+            state.lists_are_stale = lists is None or kernel == "dense"
+            state.check()
+        expected = topics_after(chain(n_topics), kernel)
+        assert np.array_equal(auto.topic, expected)
+        assert np.array_equal(own.topic, expected)
+        assert not np.array_equal(topics_after(chain(n_topics), other), expected)
 
 
 def test_the_package_never_imports_the_benchmark_peers():
@@ -436,7 +487,7 @@ def test_the_package_never_imports_the_benchmark_peers():
     import sys
 
     code = (
-        "import sys, zoo.models.lda.sparse, zoo.models.lda.counts; "
+        "import sys, zoo.models.lda.sweeps, zoo.models.lda.counts, zoo.models.lda.gibbs; "
         "print(sorted(m for m in ('lda', 'tomotopy') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

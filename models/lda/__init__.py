@@ -14,29 +14,27 @@ the label-invariant variables are compared (:func:`comparable`).
 
 from __future__ import annotations
 
-import numpy as np
-
 from zoo.core.contract import Model
-from zoo.models.lda.gibbs import (
-    FAULTS,
-    State,
-    counts_from_topics,
-    infer_documents,
-    kernel,
-    make_kernel,
-    sweep,
-)
+from zoo.models.lda.corpus import Corpus
+from zoo.models.lda.counts import State
+from zoo.models.lda.gibbs import FAULTS, counts_from_topics, infer_documents, kernel, make_kernel
+from zoo.models.lda.invariants import label_invariants
 from zoo.models.lda.kernel_checks import KERNEL_CHECKS
 from zoo.models.lda.loglik import log_likelihood
-from zoo.models.lda.posterior import label_invariants, posterior
+from zoo.models.lda.pairs import TrackedPairs
+from zoo.models.lda.posterior import posterior
+from zoo.models.lda.problems import default_problem, validation_problems
 from zoo.models.lda.spec import Data, Prior, simulate
-from zoo.models.lda.validation import validation_problems
+from zoo.models.lda.sweeps import Fault, sweep
 
 __all__ = [
     "MODEL",
+    "Corpus",
     "Data",
+    "Fault",
     "Prior",
     "State",
+    "TrackedPairs",
     "counts_from_topics",
     "infer_documents",
     "kernel",
@@ -52,49 +50,9 @@ LABEL_INVARIANT = ("doc_word", "coassignment")
 
 def program(data: Data, prior: Prior):
     """The PyMC program (imported on first use: PyMC is slow to import)."""
-    from zoo.models.lda.program import program as build
+    from zoo.models.lda.program import program as build  # deferred: PyMC is slow to import
 
     return build(data, prior)
-
-
-# The "bank" example of Steyvers & Griffiths ("Probabilistic topic models", 2007,
-# figure 2): "bank" is shared by a money topic and a river topic.
-_BANK_VOCABULARY = ("money", "loan", "bank", "river", "stream")
-_BANK_DOCUMENTS = {
-    "finance": ("money", "bank", "loan", "money"),
-    "nature": ("river", "stream", "bank", "river"),
-    "mixed": ("bank", "money", "river", "stream"),
-}
-
-
-def default_problem() -> tuple[Data, Prior]:
-    """Three four-word documents about money and rivers, two topics, asymmetric alpha.
-
-    N = 12 tokens, so the exact reference enumerates 2^12 = 4096 assignments. The prior
-    ``alpha = (1, 0.5)`` is asymmetric on purpose: topic 0 is the common topic and
-    topic 1 the rare one, so topic labels are not exchangeable and ``theta`` and
-    ``phi`` are checked along with the label-invariant ``doc_word`` (all 15
-    document-word pairs) and ``coassignment`` (all 66 token pairs). On a corpus this
-    small both samplers move freely between topic labelings, so the asymmetric
-    posterior marginals are what both must reproduce.
-
-    Pseudo-counts below 1 (``beta = 0.5``) make the check sensitive: the planted bugs
-    shift counts by one token, which matters against counts of a few tokens. Computed
-    exactly (the stationary distribution of the systematic-scan chain over all 4096
-    states), leaving the token in its own counts moves a co-assignment probability by
-    0.069 (0.14 of its sd), against 0.040 with ``alpha = (2, 0.5)``; smaller
-    pseudo-counts (0.25) move it more but cost NUTS its effective sample size (tail
-    ESS near 260 of 4000 draws).
-    """
-    index = {word: w for w, word in enumerate(_BANK_VOCABULARY)}
-    corpus = [[index[word] for word in words] for words in _BANK_DOCUMENTS.values()]
-    data = Data(
-        corpus,
-        topics=2,
-        vocabulary=np.array(_BANK_VOCABULARY),
-        documents=np.array(list(_BANK_DOCUMENTS)),
-    )
-    return data, Prior(alpha=np.array([1.0, 0.5]), beta=0.5)
 
 
 def variables(prior: Prior) -> dict[str, tuple[str, ...]]:
@@ -112,7 +70,7 @@ def comparable(prior: Prior) -> list[str]:
 
     With a symmetric alpha the posterior is invariant under relabelling the topics;
     chains of either engine settle near one labeling on real corpora, so theta and phi
-    from two correct runs need not agree (R-hat near 1.8, DESIGN.md "Pitfalls").
+    from two correct runs need not agree (R-hat near 1.8, docs/design.md "Pitfalls").
     """
     if prior.symmetric:
         return list(LABEL_INVARIANT)

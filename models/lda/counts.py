@@ -1,15 +1,13 @@
-"""LDA count arrays: narrow dtypes, construction from assignments, log joint, invariants.
+"""LDA chain state: topic assignments and their count tables, narrow dtypes, log joint.
 
-A corpus is stored flat, tokens of all documents concatenated in document order:
+The corpus is stored flat (:mod:`zoo.models.lda.corpus`); the state of the collapsed
+sampler is :class:`State`:
 
-- ``token_word`` int32 (N,): the word id of every token;
-- ``doc_start`` int64 (D+1,): document ``d`` holds tokens ``doc_start[d]:doc_start[d+1]``
-  (empty documents allowed);
 - ``topic`` (N,): the current topic of every token, in the narrowest unsigned type
-  that holds ``K - 1`` (:func:`topic_dtype`).
+  that holds ``K - 1`` (:func:`topic_dtype`);
 
-The sufficient statistics of the collapsed sampler (Griffiths & Steyvers, "Finding
-scientific topics", PNAS 101, 2004) are
+and the sufficient statistics of the collapsed sampler (Griffiths & Steyvers, "Finding
+scientific topics", PNAS 101, 2004):
 
 - ``doc_topic`` (D, K): tokens of document d in topic k; never more than the longest
   document, so its dtype is :func:`count_dtype` of that length;
@@ -23,13 +21,17 @@ Narrow counts matter for memory (``word_topic`` is V x K; at V = 50,000, K = 100
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 from scipy.special import gammaln
 
+from zoo.models.lda.corpus import Corpus, check_corpus
+
 __all__ = [
-    "build_counts",
-    "check_corpus",
+    "State",
+    "build_state",
     "check_counts",
     "count_dtype",
     "log_joint",
@@ -39,6 +41,27 @@ __all__ = [
 ]
 
 _UNSIGNED = (np.uint8, np.uint16, np.uint32, np.uint64)
+
+
+class State(NamedTuple):
+    """Topic assignments and the counts they imply: the state every LDA sweep updates.
+
+    Attributes
+    ----------
+    topic : ndarray of uint8/uint16/uint32, shape (N,)
+    doc_topic : ndarray, shape (D, K)
+        Tokens of document d assigned to topic k (narrowest safe unsigned type).
+    word_topic : ndarray, shape (V, K)
+        Tokens of word w assigned to topic k; word-major, so that one word's K counts
+        are contiguous (the sweep reads all of them for every token).
+    topic_total : ndarray of int64, shape (K,)
+        Tokens assigned to topic k.
+    """
+
+    topic: np.ndarray
+    doc_topic: np.ndarray
+    word_topic: np.ndarray
+    topic_total: np.ndarray
 
 
 def count_dtype(max_count: int) -> np.dtype:
@@ -76,26 +99,6 @@ def topic_dtype(n_topics: int) -> np.dtype:
     return count_dtype(n_topics - 1)
 
 
-def check_corpus(token_word: np.ndarray, doc_start: np.ndarray, n_words: int) -> None:
-    """Raise ``ValueError`` unless ``(token_word, doc_start)`` is a valid flat corpus.
-
-    The kernels do not bounds-check (numba does not either): an out-of-range word id
-    would silently read another word's counts, so ids are checked here, once.
-    """
-    if token_word.ndim != 1 or token_word.dtype != np.int32:
-        raise ValueError(
-            f"token_word must be 1-d int32, got {token_word.dtype} {token_word.shape}"
-        )
-    if doc_start.ndim != 1 or doc_start.dtype != np.int64 or doc_start.shape[0] < 1:
-        raise ValueError("doc_start must be 1-d int64 of length D + 1 >= 1")
-    if doc_start[0] != 0 or doc_start[-1] != token_word.shape[0]:
-        raise ValueError("doc_start must start at 0 and end at the number of tokens")
-    if np.any(np.diff(doc_start) < 0):
-        raise ValueError("doc_start must be non-decreasing")
-    if token_word.shape[0] and (token_word.min() < 0 or token_word.max() >= n_words):
-        raise ValueError(f"word ids must lie in [0, {n_words})")
-
-
 @numba.njit(cache=True)
 def word_frequency(token_word, n_words):
     """Tokens of each word, int64 (V,).
@@ -119,40 +122,33 @@ def _fill_counts(token_word, doc_start, topic, doc_topic, word_topic, topic_tota
             topic_total[k] += 1
 
 
-def build_counts(
-    token_word: np.ndarray,
-    doc_start: np.ndarray,
-    topic: np.ndarray,
-    *,
-    n_topics: int,
-    n_words: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Count arrays ``(doc_topic, word_topic, topic_total)`` of an assignment.
+def build_state(corpus: Corpus, topic: np.ndarray, *, n_topics: int, n_words: int) -> State:
+    """The state of an assignment: ``topic`` itself and fresh count tables.
 
     Parameters
     ----------
-    token_word, doc_start : numpy.ndarray
-        The flat corpus (module docstring).
+    corpus : Corpus
+        The flat corpus (checked here: the sweeps do not bounds-check).
     topic : numpy.ndarray
-        Topic of every token, integers in ``[0, n_topics)``.
+        Topic of every token, integers in ``[0, n_topics)``; held by the state as it is
+        (not copied).
     n_topics, n_words : int
         K and V.
 
     Returns
     -------
-    doc_topic : numpy.ndarray
-        (D, K), dtype ``count_dtype(longest document)``.
-    word_topic : numpy.ndarray
-        (V, K), dtype ``count_dtype(most frequent word's frequency)``.
-    topic_total : numpy.ndarray
+    State
+        ``doc_topic`` (D, K) of dtype ``count_dtype(longest document)``, ``word_topic``
+        (V, K) of dtype ``count_dtype(most frequent word's frequency)``, ``topic_total``
         (K,) int64.
     """
-    check_corpus(token_word, doc_start, n_words)
+    check_corpus(corpus, n_words)
+    token_word, doc_start = corpus
     topic = np.asarray(topic)
     if topic.shape != token_word.shape:
-        raise ValueError("topic must have one entry per token")
+        raise ValueError("topic: must have one entry per token")
     if topic.shape[0] and (int(topic.min()) < 0 or int(topic.max()) >= n_topics):
-        raise ValueError(f"topics must lie in [0, {n_topics})")
+        raise ValueError(f"topic: topics must lie in [0, {n_topics})")
     n_docs = doc_start.shape[0] - 1
     longest = int(np.diff(doc_start).max()) if n_docs else 0
     most_frequent = int(word_frequency(token_word, n_words).max()) if n_words else 0
@@ -160,18 +156,11 @@ def build_counts(
     word_topic = np.zeros((n_words, n_topics), dtype=count_dtype(most_frequent))
     topic_total = np.zeros(n_topics, dtype=np.int64)
     _fill_counts(token_word, doc_start, topic, doc_topic, word_topic, topic_total)
-    return doc_topic, word_topic, topic_total
+    return State(topic, doc_topic, word_topic, topic_total)
 
 
-def check_counts(
-    token_word: np.ndarray,
-    doc_start: np.ndarray,
-    topic: np.ndarray,
-    doc_topic: np.ndarray,
-    word_topic: np.ndarray,
-    topic_total: np.ndarray,
-) -> None:
-    """Raise ``ValueError`` naming the first broken invariant of the count arrays.
+def check_counts(corpus: Corpus, state: State) -> None:
+    """Raise ``ValueError`` naming the first broken invariant of the state's count tables.
 
     Checked: the marginal invariants that hold whatever the assignment (total = N,
     ``doc_topic`` row sums = document lengths, ``word_topic`` row sums = word
@@ -179,6 +168,8 @@ def check_counts(
     rebuilt from ``topic`` (which implies the marginals, but a marginal failure says
     more about what went wrong).
     """
+    token_word, doc_start = corpus
+    topic, doc_topic, word_topic, topic_total = state
     n_tokens = token_word.shape[0]
     n_topics = topic_total.shape[0]
     n_words = word_topic.shape[0]
@@ -194,11 +185,11 @@ def check_counts(
         raise ValueError("doc_topic column sums differ from topic_total")
     if not np.array_equal(word_topic.sum(axis=0, dtype=np.int64), topic_total):
         raise ValueError("word_topic column sums differ from topic_total")
-    rebuilt = build_counts(token_word, doc_start, topic, n_topics=n_topics, n_words=n_words)
+    rebuilt = build_state(corpus, topic, n_topics=n_topics, n_words=n_words)
     for name, have, want in zip(
         ("doc_topic", "word_topic", "topic_total"),
         (doc_topic, word_topic, topic_total),
-        rebuilt,
+        rebuilt[1:],
         strict=True,
     ):
         if not np.array_equal(have, want):
@@ -246,13 +237,7 @@ def log_joint_counts(
     return float(log_p_z + log_p_w)
 
 
-def log_joint(
-    token_word: np.ndarray,
-    doc_start: np.ndarray,
-    topic: np.ndarray,
-    alpha: np.ndarray,
-    beta: np.ndarray,
-) -> float:
+def log_joint(corpus: Corpus, topic: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> float:
     """Collapsed log joint ``log p(w, z)`` of an assignment (see :func:`log_joint_counts`).
 
     ``alpha`` has length K and ``beta`` length V; scalars are not accepted so that the
@@ -262,7 +247,5 @@ def log_joint(
     beta = np.asarray(beta, dtype=np.float64)
     if alpha.ndim != 1 or beta.ndim != 1:
         raise ValueError("alpha (K,) and beta (V,) must be vectors")
-    counts = build_counts(
-        token_word, doc_start, topic, n_topics=alpha.shape[0], n_words=beta.shape[0]
-    )
-    return log_joint_counts(*counts, alpha, beta)
+    state = build_state(corpus, topic, n_topics=alpha.shape[0], n_words=beta.shape[0])
+    return log_joint_counts(*state[1:], alpha, beta)

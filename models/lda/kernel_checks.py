@@ -12,22 +12,19 @@ from __future__ import annotations
 import numpy as np
 
 from zoo.core.contract import KernelChecks
-from zoo.models.lda.gibbs import State, counts_from_topics
+from zoo.models.lda.counts import State
+from zoo.models.lda.gibbs import counts_from_topics
 from zoo.models.lda.spec import Data, Prior
 from zoo.models.naive_bayes.kernel_checks import categorical
 
 __all__ = ["KERNEL_CHECKS"]
 
 
-def _token_document(data: Data) -> np.ndarray:
-    return np.repeat(np.arange(data.n_documents), np.diff(data.doc_start))
-
-
 def latents(params, data: Data, prior: Prior, rng: np.random.Generator) -> dict:
     """Every token's topic from its exact conditional given ``theta`` and ``phi``."""
     theta = np.asarray(params["theta"], dtype=float)
     phi = np.asarray(params["phi"], dtype=float)
-    weights = theta[_token_document(data)] * phi[:, data.token_word].T
+    weights = theta[data.token_document] * phi[:, data.token_word].T
     weights /= weights.sum(axis=1, keepdims=True)
     return {"topic": categorical(weights, rng)}
 

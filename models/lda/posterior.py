@@ -34,7 +34,6 @@ __all__ = [
     "MAX_ASSIGNMENTS",
     "LdaPosterior",
     "doc_word_moments",
-    "label_invariants",
     "log_joint",
     "posterior",
 ]
@@ -50,42 +49,6 @@ _UNTESTABLE_PROBABILITY = 0.02
 _CDF_BUDGET = 250_000
 # Assignments per chunk, so that the (chunk, N, K) one-hot arrays stay near 16 MB.
 _CHUNK_ELEMENTS = 2_000_000
-
-
-def label_invariants(data: Data, theta: np.ndarray, phi: np.ndarray) -> dict[str, np.ndarray]:
-    """``doc_word`` and ``coassignment`` at one value of (theta, phi), for the tracked pairs.
-
-    Parameters
-    ----------
-    data : Data
-        Supplies the tokens and the tracked pairs.
-    theta : ndarray, shape (D, K)
-    phi : ndarray, shape (K, V)
-
-    Returns
-    -------
-    dict
-        ``doc_word`` (P,): ``sum_k theta_dk phi_kw`` for each tracked (d, w);
-        ``coassignment`` (Q,): ``sum_k r_ik r_jk`` for each tracked token pair, with
-        ``r_ik = p(z_i = k | theta, phi, w)``. Both engines report exactly these.
-    """
-    pairs = data.doc_word_pairs
-    doc_word = np.einsum("pk,kp->p", theta[pairs[:, 0]], phi[:, pairs[:, 1]])
-    token_pairs = data.token_pairs
-    if token_pairs.size == 0:
-        return {"doc_word": doc_word, "coassignment": np.zeros(0)}
-    tokens, inverse = data.paired_tokens
-    doc_of = data.token_document[tokens]
-    # Parameters that underflowed to 0 in a random draw are floored at the smallest
-    # normal double so that a token whose every topic underflowed still normalises.
-    tiny = np.finfo(float).tiny
-    log_r = np.log(np.maximum(theta[doc_of], tiny)) + np.log(
-        np.maximum(phi[:, data.token_word[tokens]].T, tiny)
-    )
-    r = np.exp(log_r - log_r.max(axis=1, keepdims=True))
-    r /= r.sum(axis=1, keepdims=True)
-    coassignment = np.einsum("pk,pk->p", r[inverse[:, 0]], r[inverse[:, 1]])
-    return {"doc_word": doc_word, "coassignment": coassignment}
 
 
 def log_joint(data: Data, prior: Prior, topic) -> float:

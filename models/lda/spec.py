@@ -9,46 +9,30 @@ The model (Blei, Ng & Jordan, JMLR 3, 2003; Griffiths & Steyvers, PNAS 101, 2004
 
 ``alpha`` is a scalar (symmetric) or a (K,) array; ``beta`` a scalar or a (V,) array
 shared by every topic. With a symmetric ``alpha`` the topics are exchangeable and their
-labels are not identified (DESIGN.md, "Pitfalls"), so the two label-invariant variables
-below are what engines are compared on; an asymmetric ``alpha`` breaks the symmetry and
-``theta`` and ``phi`` are compared as well.
+labels are not identified (docs/design.md, "Pitfalls"), so the two label-invariant
+variables (``doc_word``, ``coassignment``: :mod:`zoo.models.lda.invariants`) are what
+engines are compared on; an asymmetric ``alpha`` breaks the symmetry and ``theta`` and
+``phi`` are compared as well.
 
-Label-invariant variables, one value per posterior draw:
-
-``doc_word`` (dim ``doc_word_pair``)
-    ``sum_k theta_dk phi_kw`` for chosen (document, word) pairs: the probability that
-    the next word of document d is w.
-``coassignment`` (dim ``token_pair``)
-    ``sum_k r_ik r_jk`` for chosen token pairs (i, j), ``i != j``, where
-    ``r_ik = theta_{d_i k} phi_{k w_i} / sum_k' theta_{d_i k'} phi_{k' w_i}`` is
-    ``p(z_i = k | theta, phi, w)``. Given theta and phi the topics are independent,
-    so this is ``E[1{z_i = z_j} | theta, phi, w]`` and its posterior mean is the
-    co-assignment probability ``P(z_i = z_j | w)`` (Rao-Blackwellised: lower variance
-    than the indicator).
-
-Which pairs are tracked is a field of :class:`Data`: every pair on a tiny corpus, a
-small deterministic sample otherwise (``D V`` pairs and ``N^2`` token pairs per draw
-would not fit in memory on a real corpus), or the caller's own list.
+:class:`Data` composes the parsed corpus (:mod:`zoo.models.lda.corpus`) and the pairs
+the diagnostics track (:mod:`zoo.models.lda.pairs`).
 """
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
 
-from zoo.core.arguments import as_count_array, as_positive_array
+from zoo.core.arguments import as_int, as_positive_array
+from zoo.models.lda.corpus import Corpus, read_corpus
 from zoo.models.lda.counts import count_dtype, topic_dtype
+from zoo.models.lda.invariants import label_invariants
+from zoo.models.lda.pairs import TrackedPairs, track
 
-__all__ = ["AUTO_PAIRS", "Corpus", "Data", "Hyperparameters", "Prior", "simulate"]
-
-# "auto" tracks every pair when there are at most this many (a tiny corpus: 66 token
-# pairs is 12 tokens), and otherwise a sample of at most _SAMPLED_PAIRS.
-AUTO_PAIRS = 100
-_SAMPLED_PAIRS = 12
+__all__ = ["Data", "Hyperparameters", "Prior", "simulate"]
 
 
 def _hyper(field: str, value) -> float | np.ndarray:
@@ -128,21 +112,6 @@ def _broadcast(field: str, value, size: int, what: str) -> np.ndarray:
     return np.array(np.broadcast_to(array, (size,)), dtype=np.float64)
 
 
-class Corpus(NamedTuple):
-    """The tokens of a corpus in the layout every LDA sweep uses.
-
-    Attributes
-    ----------
-    token_word : ndarray of int32, shape (N,)
-        Word id of every token, documents concatenated in order.
-    doc_start : ndarray of int64, shape (D + 1,)
-        Offsets: document d's tokens are ``token_word[doc_start[d]:doc_start[d + 1]]``.
-    """
-
-    token_word: np.ndarray
-    doc_start: np.ndarray
-
-
 def _names(field: str, value, size: int) -> np.ndarray:
     names = np.arange(size) if value is None else np.array(value, copy=True)
     if names.shape != (size,):
@@ -153,79 +122,13 @@ def _names(field: str, value, size: int) -> np.ndarray:
     return names
 
 
-def _from_token_lists(documents) -> tuple[list[np.ndarray], int]:
-    """Validate a list of token-id sequences; return them as int64 arrays and max id + 1."""
-    rows = []
-    top = 0
-    for d, tokens in enumerate(documents):
-        row = as_count_array(f"corpus[{d}]", np.asarray(tokens).reshape(-1), ndim=1)
-        if row.size:
-            top = max(top, int(row.max()) + 1)
-        rows.append(row)
-    return rows, top
-
-
-def _from_matrix(matrix) -> tuple[list[np.ndarray], int]:
-    """A (D, V) count matrix, dense or scipy.sparse, as token lists in word order.
-
-    Dense and sparse input give the same tokens in the same order (ascending word id
-    within a document), hence the same chains for the same seed.
-    """
-    n_words = int(matrix.shape[1])
-    if hasattr(matrix, "tocsr"):
-        csr = matrix.tocsr(copy=True)
-        csr.sum_duplicates()
-        csr.sort_indices()
-        values = as_count_array("corpus", csr.data, ndim=1)
-        rows = []
-        for d in range(csr.shape[0]):
-            part = slice(csr.indptr[d], csr.indptr[d + 1])
-            rows.append(np.repeat(csr.indices[part].astype(np.int64), values[part]))
-        return rows, n_words
-    counts = as_count_array("corpus", matrix, ndim=2)
-    columns = np.arange(n_words, dtype=np.int64)
-    return [np.repeat(columns, row) for row in counts], n_words
-
-
-def _is_matrix(corpus) -> bool:
-    if hasattr(corpus, "tocsr") and hasattr(corpus, "shape"):
-        return True
-    return isinstance(corpus, np.ndarray) and corpus.ndim == 2 and corpus.dtype != object
-
-
-def _pairs(field: str, value, bounds: tuple[int, int], auto_all: int, sample) -> np.ndarray:
-    """Validate tracked pairs: 'auto', 'all', None or an (P, 2) integer array."""
-    if isinstance(value, str):
-        if value not in ("auto", "all"):
-            raise ValueError(
-                f"{field}: expected 'auto', 'all', None or (P, 2) indices, got {value!r}"
-            )
-        if value == "all" or auto_all <= AUTO_PAIRS:
-            return sample(everything=True)
-        return sample(everything=False)
-    if value is None:
-        return np.zeros((0, 2), dtype=np.int64)
-    pairs = as_count_array(field, value, ndim=None)
-    if pairs.size == 0:
-        return np.zeros((0, 2), dtype=np.int64)
-    if pairs.ndim != 2 or pairs.shape[1] != 2:
-        raise ValueError(f"{field}: expected an array of shape (P, 2), got {pairs.shape}")
-    for column, bound in enumerate(bounds):
-        bad = pairs[:, column] >= bound
-        if bad.any():
-            where = int(np.argmax(bad))
-            raise ValueError(
-                f"{field}: entry {where} has index {pairs[where, column]} in column {column}, "
-                f"beyond the {bound} available"
-            )
-    if len(np.unique(pairs, axis=0)) != len(pairs):
-        raise ValueError(f"{field}: pairs must be unique")
-    return pairs
-
-
 @dataclass(frozen=True, init=False, eq=False)
 class Data:
     """A corpus of documents, the number of topics, and the pairs to track.
+
+    Composes the parsed corpus (:func:`zoo.models.lda.corpus.read_corpus`) and the
+    tracked pairs (:func:`zoo.models.lda.pairs.track`) with the names of the documents
+    and words.
 
     Parameters
     ----------
@@ -243,15 +146,12 @@ class Data:
     documents : array-like, shape (D,), optional
         Document names, coordinate ``document``; default ``0 .. D-1``.
     doc_word_pairs : "auto", "all", None or array-like of int, shape (P, 2)
-        (document index, word index) pairs whose ``doc_word`` is reported per draw.
-        "auto": all ``D V`` pairs when there are at most 100 (:data:`AUTO_PAIRS`),
-        otherwise one pair per document for up to 12 evenly spaced non-empty
-        documents, each with its most frequent word. None: no pair.
+        (document index, word index) pairs whose ``doc_word`` is reported per draw
+        (:func:`zoo.models.lda.pairs.track`): "auto" is every pair when there are at
+        most 100, else a small deterministic sample.
     token_pairs : "auto", "all", None or array-like of int, shape (P, 2)
         (i, j) token indices (in the concatenated order, ``i != j``) whose
-        co-assignment is reported. "auto": all ``N (N - 1) / 2`` pairs ``i < j`` when
-        there are at most 100, otherwise up to 12 pairs of neighbouring tokens, in
-        evenly spaced documents with at least two tokens. None: no pair.
+        co-assignment is reported; "auto" as for ``doc_word_pairs``.
 
     Notes
     -----
@@ -262,13 +162,11 @@ class Data:
     the most frequent word).
     """
 
-    token_word: np.ndarray
-    doc_start: np.ndarray
+    corpus: Corpus
     n_topics: int
     vocabulary: np.ndarray
     documents: np.ndarray
-    doc_word_pairs: np.ndarray
-    token_pairs: np.ndarray
+    tracked: TrackedPairs
 
     def __init__(
         self,
@@ -280,107 +178,37 @@ class Data:
         doc_word_pairs="auto",
         token_pairs="auto",
     ):
-        if isinstance(topics, bool) or not isinstance(topics, numbers.Integral) or topics < 1:
-            raise ValueError(f"topics: need an integer K >= 1, got {topics!r}")
-        if isinstance(corpus, str | bytes) or corpus is None:
-            raise ValueError(
-                "corpus: expected a list of token-id arrays or a (D, V) count matrix, "
-                f"got {type(corpus).__name__}"
-            )
-        if isinstance(corpus, np.ndarray) and corpus.ndim == 1 and corpus.dtype != object:
-            raise ValueError(
-                "corpus: a 1-dimensional array is ambiguous (one document, or one token per "
-                "document?); pass a list of token-id arrays, e.g. [tokens] for one document"
-            )
-        if _is_matrix(corpus):
-            rows, n_words = _from_matrix(corpus)
-            if vocabulary is not None and len(vocabulary) != n_words:
-                raise ValueError(
-                    f"vocabulary: expected {n_words} names (the count matrix's columns), "
-                    f"got {len(vocabulary)}"
-                )
-        else:
-            try:
-                documents_in = list(corpus)
-            except TypeError as err:
-                raise ValueError(
-                    "corpus: expected a list of token-id arrays or a (D, V) count matrix, "
-                    f"got {type(corpus).__name__}"
-                ) from err
-            rows, n_words = _from_token_lists(documents_in)
-            if vocabulary is not None:
-                size = len(vocabulary)
-                if n_words > size:
-                    bad = next(
-                        (d, int(np.argmax(r >= size)))
-                        for d, r in enumerate(rows)
-                        if r.size and r.max() >= size
-                    )
-                    raise ValueError(
-                        f"corpus: token {bad[1]} of document {bad[0]} has word id "
-                        f"{rows[bad[0]][bad[1]]}, outside the vocabulary of {size} words"
-                    )
-                n_words = size
-        if not rows:
-            raise ValueError("corpus: need at least one document, got none")
-        lengths = np.array([r.size for r in rows], dtype=np.int64)
-        if lengths.sum() == 0:
-            raise ValueError("corpus: the corpus has no tokens (every document is empty)")
-        if n_words > np.iinfo(np.int32).max:
-            raise ValueError(f"vocabulary: at most 2^31 - 1 words, got {n_words}")
-        doc_start = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=doc_start[1:])
-        token_word = np.concatenate(rows).astype(np.int32)
-        n_docs, n_tokens = len(rows), int(doc_start[-1])
+        topics = as_int("topics", topics, minimum=1)
+        n_words = None if vocabulary is None else len(vocabulary)
+        flat, n_words = read_corpus(corpus, n_words=n_words)
         vocabulary = _names("vocabulary", vocabulary, n_words)
-        documents = _names("documents", documents, n_docs)
-
-        def doc_word_sample(*, everything: bool) -> np.ndarray:
-            if everything:
-                grid = np.indices((n_docs, n_words)).reshape(2, -1).T
-                return grid.astype(np.int64)
-            nonempty = np.flatnonzero(lengths)
-            chosen = nonempty[_spread(nonempty.size, _SAMPLED_PAIRS)]
-            words = [
-                int(np.argmax(np.bincount(token_word[doc_start[d] : doc_start[d + 1]])))
-                for d in chosen
-            ]
-            return np.column_stack([chosen, words]).astype(np.int64).reshape(-1, 2)
-
-        def token_pair_sample(*, everything: bool) -> np.ndarray:
-            if everything:
-                i, j = np.triu_indices(n_tokens, k=1)
-                return np.column_stack([i, j]).astype(np.int64)
-            long_enough = np.flatnonzero(lengths >= 2)
-            chosen = long_enough[_spread(long_enough.size, _SAMPLED_PAIRS)]
-            first = doc_start[chosen]
-            return np.column_stack([first, first + 1]).astype(np.int64).reshape(-1, 2)
-
-        doc_word_pairs = _pairs(
-            "doc_word_pairs", doc_word_pairs, (n_docs, n_words), n_docs * n_words, doc_word_sample
-        )
-        token_pairs = _pairs(
-            "token_pairs",
-            token_pairs,
-            (n_tokens, n_tokens),
-            n_tokens * (n_tokens - 1) // 2,
-            token_pair_sample,
-        )
-        if token_pairs.size and (token_pairs[:, 0] == token_pairs[:, 1]).any():
-            where = int(np.argmax(token_pairs[:, 0] == token_pairs[:, 1]))
-            raise ValueError(
-                f"token_pairs: entry {where} pairs token {token_pairs[where, 0]} with itself; "
-                "co-assignment needs two different tokens"
-            )
-        for array in (token_word, doc_start, doc_word_pairs, token_pairs):
-            array.flags.writeable = False
-        object.__setattr__(self, "token_word", token_word)
-        object.__setattr__(self, "doc_start", doc_start)
-        object.__setattr__(self, "n_topics", int(topics))
+        documents = _names("documents", documents, flat.doc_start.shape[0] - 1)
+        tracked = track(flat, n_words, doc_word_pairs=doc_word_pairs, token_pairs=token_pairs)
+        object.__setattr__(self, "corpus", flat)
+        object.__setattr__(self, "n_topics", topics)
         object.__setattr__(self, "vocabulary", vocabulary)
         object.__setattr__(self, "documents", documents)
-        object.__setattr__(self, "doc_word_pairs", doc_word_pairs)
-        object.__setattr__(self, "token_pairs", token_pairs)
+        object.__setattr__(self, "tracked", tracked)
+
+    @property
+    def token_word(self) -> np.ndarray:
+        """Word id of every token, int32 (N,), documents concatenated in order."""
+        return self.corpus.token_word
+
+    @property
+    def doc_start(self) -> np.ndarray:
+        """Offsets, int64 (D + 1,): document d holds tokens ``doc_start[d]:doc_start[d+1]``."""
+        return self.corpus.doc_start
+
+    @property
+    def doc_word_pairs(self) -> np.ndarray:
+        """Tracked (document, word) pairs, int64 (P, 2)."""
+        return self.tracked.doc_word
+
+    @property
+    def token_pairs(self) -> np.ndarray:
+        """Tracked (i, j) token pairs, int64 (Q, 2)."""
+        return self.tracked.token
 
     @property
     def n_documents(self) -> int:
@@ -396,11 +224,6 @@ class Data:
     def n_tokens(self) -> int:
         """``N``, the number of tokens in the corpus."""
         return int(self.token_word.shape[0])
-
-    @property
-    def corpus(self) -> Corpus:
-        """``(token_word, doc_start)``, the layout of the sweep."""
-        return Corpus(self.token_word, self.doc_start)
 
     # Derived arrays are computed once (the kernel reads them every sweep) and stored
     # read-only; cached_property writes past the frozen dataclass's __setattr__.
@@ -418,12 +241,6 @@ class Data:
     def word_frequency(self) -> np.ndarray:
         """Occurrences of each word in the corpus, shape (V,)."""
         return _read_only(np.bincount(self.token_word, minlength=self.n_words).astype(np.int64))
-
-    @cached_property
-    def paired_tokens(self) -> tuple[np.ndarray, np.ndarray]:
-        """The distinct tokens in :attr:`token_pairs`, and each pair as indices into them."""
-        tokens, inverse = np.unique(self.token_pairs, return_inverse=True)
-        return _read_only(tokens), _read_only(inverse.reshape(self.token_pairs.shape))
 
     def counts(self) -> np.ndarray:
         """The document-term count matrix, shape (D, V), dense int64."""
@@ -504,11 +321,6 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _spread(available: int, wanted: int) -> np.ndarray:
-    """Up to ``wanted`` indices evenly spaced over ``range(available)``."""
-    return np.unique(np.linspace(0, available - 1, num=min(available, wanted)).astype(int))
-
-
 def simulate(
     prior: Prior,
     rng: np.random.Generator,
@@ -547,8 +359,7 @@ def simulate(
         ("documents", documents),
         ("length", length),
     ):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-            raise ValueError(f"{field}: must be an integer >= 1, got {value!r}")
+        as_int(field, value, minimum=1)
     alpha = _broadcast("alpha", prior.alpha, topics, "K topics")
     beta = _broadcast("beta", prior.beta, words, "V words in the vocabulary")
     theta = rng.dirichlet(alpha, size=documents)
@@ -564,7 +375,5 @@ def simulate(
         doc_word_pairs=doc_word_pairs,
         token_pairs=token_pairs,
     )
-    from zoo.models.lda.posterior import label_invariants
-
-    truth = {"theta": theta, "phi": phi, **label_invariants(data, theta, phi)}
+    truth = {"theta": theta, "phi": phi, **label_invariants(data.corpus, data.tracked, theta, phi)}
     return truth, data
