@@ -258,8 +258,10 @@ def mixture_marginal(
     def pdf(x):
         return np.sum(w * components.pdf(np.asarray(x, dtype=float)[:, np.newaxis]), axis=1)
 
-    lower = np.min(components.ppf(_BRACKET_TAIL), axis=0)
-    upper = np.max(components.ppf(1.0 - _BRACKET_TAIL), axis=0)
+    # nanmin/nanmax: scipy's Beta quantile can fail (NaN) for extreme parameters of a
+    # single component; the other components still bracket the mixture.
+    lower = np.nanmin(components.ppf(_BRACKET_TAIL), axis=0)
+    upper = np.nanmax(components.ppf(1.0 - _BRACKET_TAIL), axis=0)
     elements = int(np.prod(np.shape(mean))) or 1
     if weights.shape[0] * elements <= _EXACT_CDF_TERMS:
         element_cdf = cdf

@@ -20,7 +20,7 @@ import numba
 import numpy as np
 
 from zoo.core.contract import Kernel
-from zoo.models.beta_binomial.likelihood import LikelihoodTables, log_likelihood
+from zoo.models.beta_binomial.marginal_likelihood import LikelihoodTables, log_likelihood
 from zoo.models.beta_binomial.spec import Data, Prior
 
 __all__ = ["State", "kernel", "make_kernel"]

@@ -35,7 +35,7 @@ from zoo.core.reference import (
     TabulatedCDF,
     quantile_by_bisection,
 )
-from zoo.models.beta_binomial.likelihood import LikelihoodTables, log_likelihood_grid
+from zoo.models.beta_binomial.marginal_likelihood import LikelihoodTables, log_likelihood_grid
 from zoo.models.beta_binomial.spec import Data, Prior
 
 __all__ = ["BetaBinomialPosterior", "HierarchicalPosterior", "log_hyperposterior", "posterior"]

@@ -14,7 +14,7 @@ import numpy as np
 from zoo.core.contract import KernelChecks
 from zoo.models.gda.gibbs import State
 from zoo.models.gda.spec import Data, Prior
-from zoo.models.naive_bayes.kernel_checks import categorical
+from zoo.models.labelings import categorical
 
 __all__ = ["KERNEL_CHECKS"]
 
@@ -29,25 +29,25 @@ def redraw(params, latents, data: Data, prior: Prior, rng: np.random.Generator) 
     pi = np.asarray(params["pi"], dtype=float)
     mu = np.asarray(params["mu"], dtype=float)
     chol = np.linalg.cholesky(np.asarray(params["Sigma"], dtype=float))
-    labels = data.y.copy()
-    observed = np.flatnonzero(labels >= 0)
+    labels = data.labels.copy()
+    observed = data.labelled
     labels[observed] = categorical(np.broadcast_to(pi, (observed.size, pi.size)), rng)
     classes = labels.copy()
-    classes[data.unlabelled_index] = latents["labels"]
+    classes[data.unlabelled] = latents["labels"]
     x = mu[classes] + rng.standard_normal(data.x.shape) @ chol.T
     return Data(x, labels, classes=data.classes, features=data.features)
 
 
 def state(latents, data: Data, prior: Prior) -> State:
     """All labels: the observed ones and ``latents["labels"]`` for the hidden."""
-    labels = np.array(data.y, dtype=np.int64)
-    labels[data.unlabelled_index] = latents["labels"]
+    labels = np.array(data.labels, dtype=np.int64)
+    labels[data.unlabelled] = latents["labels"]
     return State(labels)
 
 
 def read(state: State, data: Data) -> dict:
     """The hidden points' labels."""
-    return {"labels": np.asarray(state.labels)[data.unlabelled_index]}
+    return {"labels": np.asarray(state.labels)[data.unlabelled]}
 
 
 def setup() -> tuple[Prior, dict]:

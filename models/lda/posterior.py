@@ -25,9 +25,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
+from scipy import special, stats
 
-from zoo.core.reference import Marginal, NoReference, Reference, beta_mixture_marginal
+from zoo.core.reference import Marginal, NoReference, Reference
+from zoo.models.labelings import (
+    MAX_LABELINGS,
+    Labelings,
+    mixture_marginal,
+    probability_marginal,
+)
 from zoo.models.lda.spec import Data, Prior
 
 __all__ = [
@@ -39,17 +45,11 @@ __all__ = [
     "posterior",
 ]
 
-# K^N <= 2^16 assignments: 65536 components of (D + V) K log-gamma terms, a second.
-MAX_ASSIGNMENTS = 2**16
-# Co-assignment means closer than this to 0 or 1 are not tested: the per-draw quantity
-# is then heavy-tailed (rare draws far from the bulk) and 10^3-10^4 draws underestimate
-# its mean and MCSE (the same rule and reason as Naive Bayes' class probabilities).
-_UNTESTABLE_PROBABILITY = 0.02
+# An assignment of topics to the N tokens is a labeling of them: the same cap.
+MAX_ASSIGNMENTS = MAX_LABELINGS
 # CDF tabulation costs (nodes + bisection steps) x components x elements incomplete
 # beta functions; beyond this many component-elements it is not cheap.
 _CDF_BUDGET = 250_000
-# Assignments per chunk, so that the (chunk, N, K) one-hot arrays stay near 16 MB.
-_CHUNK_ELEMENTS = 2_000_000
 
 
 def label_invariants(data: Data, theta: np.ndarray, phi: np.ndarray) -> dict[str, np.ndarray]:
@@ -207,7 +207,8 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
     LdaPosterior or NoReference
         Marginals of ``doc_word`` (mean and sd exact) and ``coassignment`` (mean exact:
         it is ``P(z_i = z_j | w)``; its sd has no closed form and is NaN, and so is the
-        mean of a pair within 0.02 of 0 or 1, which draws cannot estimate reliably).
+        mean of a pair within :data:`zoo.models.labelings.NEAR_CERTAIN` of 0 or 1, which
+        draws cannot estimate reliably).
         With an asymmetric ``alpha`` (identified topics) also ``theta`` and ``phi``:
         mixtures of Betas with exact moments and, when cheap, tabulated CDFs. With a
         symmetric ``alpha`` their exact marginals exist but are symmetric across topic
@@ -220,23 +221,20 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
         raise ValueError(f"prior: expected lda.Prior, got {type(prior).__name__}")
     hyper = prior.resolve(data)
     k, n = data.n_topics, data.n_tokens
-    if n * np.log(k) > np.log(max_assignments) + 1e-9:
-        return NoReference(
-            f"{k}^{n} topic assignments of the {n} tokens exceed the enumeration limit "
-            f"{max_assignments}; compare the Gibbs and PyMC draws instead"
-        )
-    assignments = k**n
+    space = Labelings(k, n, limit=max_assignments, field="max_assignments")
+    if not space.enumerable:
+        return NoReference(space.too_many("tokens (topic assignments)"))
+    assignments = space.count
     doc_onehot = (data.token_document[:, None] == np.arange(data.n_documents)).astype(float)
     word_onehot = (data.token_word[:, None] == np.arange(data.n_words)).astype(float)
     # Per assignment: one-hot (N K), counts ((D + V) K), co-assignment (N^2), and the
     # doc_word moments (P K).
     per_assignment = n * k + (data.n_documents + data.n_words) * k + n * n
     per_assignment += len(data.doc_word_pairs) * k
-    chunk = max(1, _CHUNK_ELEMENTS // per_assignment)
 
     def statistics(index: np.ndarray):
-        topic = (index[:, None] // k ** np.arange(n)) % k  # (C, N)
-        onehot = (topic[:, :, None] == np.arange(k)).astype(float)  # (C, N, K)
+        topic = space.classes(index)  # (C, N)
+        onehot = space.onehot(index)  # (C, N, K)
         doc_alpha = hyper.alpha + np.einsum("nd,cnk->cdk", doc_onehot, onehot)
         topic_beta = hyper.beta + np.einsum("nw,cnk->ckw", word_onehot, onehot)
         return topic, onehot, doc_alpha, topic_beta
@@ -250,8 +248,7 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
         return weight
 
     log_weights = np.empty(assignments)
-    for start in range(0, assignments, chunk):
-        index = np.arange(start, min(assignments, start + chunk))
+    for index in space.chunks(per_assignment):
         log_weights[index] = log_weight(*statistics(index)[2:])
     weights = np.exp(log_weights - special.logsumexp(log_weights))
 
@@ -276,8 +273,7 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
     # First the mixture means, then the spread of the component means about them (law
     # of total variance, without the cancellation of E[x^2] - E[x]^2).
     component_means = []
-    for start in range(0, assignments, chunk):
-        index = np.arange(start, min(assignments, start + chunk))
+    for index in space.chunks(per_assignment):
         topic, onehot, doc_alpha, topic_beta = statistics(index)
         w = weights[index]
         mean, second = doc_word_moments(doc_alpha, topic_beta, pairs)
@@ -325,15 +321,7 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
     pair_probability = sums["coassignment"][left, right]
     marginals = {
         "doc_word": Marginal(("doc_word_pair",), sums["doc_word"], doc_word_sd),
-        "coassignment": Marginal(
-            ("token_pair",),
-            np.where(
-                np.minimum(pair_probability, 1.0 - pair_probability) < _UNTESTABLE_PROBABILITY,
-                np.nan,
-                pair_probability,
-            ),
-            np.full(len(pair_probability), np.nan),
-        ),
+        "coassignment": probability_marginal(("token_pair",), pair_probability),
     }
     note = f"exact mixture over all {assignments} topic assignments of {n} tokens"
     if identified:
@@ -350,8 +338,15 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
             mean = sums[name]
             between = np.maximum(sums[name + "2"] - mean**2, 0.0)
             sd = np.sqrt(sums[name + "_var"] + between)
-            cheap = a.size <= _CDF_BUDGET
-            marginals[name] = beta_mixture_marginal(dims, mean, sd, w, a, b, cheap)
+            marginals[name] = mixture_marginal(
+                dims,
+                w,
+                stats.beta(a, b),
+                mean=mean,
+                sd=sd,
+                with_cdf=a.size <= _CDF_BUDGET,
+                scale="logit",
+            )
         note += "; theta and phi (asymmetric alpha) as Beta mixtures"
     return LdaPosterior(
         marginals=marginals,

@@ -32,7 +32,7 @@ import numba
 import numpy as np
 
 from zoo.core.contract import Kernel
-from zoo.models.naive_bayes.posterior import class_probability
+from zoo.models.naive_bayes.conditional import class_probability
 from zoo.models.naive_bayes.spec import Data, Prior
 
 __all__ = ["State", "kernel", "make_kernel"]

@@ -13,21 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 from zoo.core.contract import KernelChecks
+from zoo.models.labelings import categorical
 from zoo.models.naive_bayes.gibbs import State
 from zoo.models.naive_bayes.spec import Data, Prior
 
-__all__ = ["KERNEL_CHECKS", "categorical"]
-
-
-def categorical(probabilities: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One category per row of ``probabilities`` (rows sum to 1), by inverse CDF."""
-    probabilities = np.asarray(probabilities, dtype=float)
-    if probabilities.shape[0] == 0:
-        return np.empty(0, dtype=np.int64)
-    cumulative = np.cumsum(probabilities, axis=1)
-    uniform = rng.random(probabilities.shape[0]) * cumulative[:, -1]
-    chosen = (cumulative <= uniform[:, None]).sum(axis=1)
-    return np.minimum(chosen, probabilities.shape[1] - 1).astype(np.int64)
+__all__ = ["KERNEL_CHECKS"]
 
 
 def latents(params, data: Data, prior: Prior, rng: np.random.Generator) -> dict:

@@ -23,25 +23,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from zoo.core.arguments import as_count_array, as_finite_array, as_positive_array
+from zoo.core.arguments import as_count_array, as_finite_array
+from zoo.models.arrays import as_hyperparameter, read_only
+from zoo.models.labelings import MISSING
+from zoo.models.naive_bayes.conditional import class_probability
 
-__all__ = ["EVENT_MODELS", "MISSING", "Data", "Hyperparameters", "Prior", "simulate"]
+__all__ = ["EVENT_MODELS", "Data", "Hyperparameters", "Prior", "simulate"]
 
-MISSING = -1
 EVENT_MODELS = ("multinomial", "bernoulli")
-
-
-def _hyper(field: str, value) -> float | np.ndarray:
-    """Validate one hyperparameter: a positive scalar or a read-only array of them."""
-    if isinstance(value, bool):
-        raise ValueError(f"{field}: expected positive numbers, got {value!r}")
-    array = as_positive_array(field, value)
-    if array.ndim == 0:
-        return float(array)
-    if array.size == 0:
-        raise ValueError(f"{field}: expected positive numbers, got an empty array")
-    array.flags.writeable = False
-    return array
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,18 +65,11 @@ class Prior:
     beta0: float | np.ndarray | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "alpha", _hyper("alpha", self.alpha))
-        object.__setattr__(self, "beta", _hyper("beta", self.beta))
+        # alpha: a scalar or (K,); beta and beta0: a scalar, (V,) or (K, V).
+        object.__setattr__(self, "alpha", as_hyperparameter("alpha", self.alpha, max_ndim=1))
+        object.__setattr__(self, "beta", as_hyperparameter("beta", self.beta, max_ndim=2))
         if self.beta0 is not None:
-            object.__setattr__(self, "beta0", _hyper("beta0", self.beta0))
-        if np.ndim(self.alpha) > 1:
-            raise ValueError(f"alpha: expected a scalar or shape (K,), got {np.shape(self.alpha)}")
-        for name in ("beta", "beta0"):
-            value = getattr(self, name)
-            if value is not None and np.ndim(value) > 2:
-                raise ValueError(
-                    f"{name}: expected a scalar, shape (V,) or (K, V), got {np.shape(value)}"
-                )
+            object.__setattr__(self, "beta0", as_hyperparameter("beta0", self.beta0, max_ndim=2))
 
     def resolve(self, data: Data) -> Hyperparameters:
         """Broadcast the hyperparameters to the data's shapes.
@@ -142,8 +124,7 @@ def _names(field: str, value, size: int, default) -> np.ndarray:
         raise ValueError(f"{field}: expected {size} names, got shape {names.shape}")
     if len(np.unique(names)) != size:
         raise ValueError(f"{field}: names must be unique")
-    names.flags.writeable = False
-    return names
+    return read_only(names)
 
 
 @dataclass(frozen=True, init=False, eq=False)
@@ -243,10 +224,8 @@ class Data:
         class_names = _names("classes", class_names, n_classes, None)
         features = _names("features", features, n_features, np.arange(n_features))
         documents = _names("documents", documents, n_docs, np.arange(n_docs))
-        for array in (counts, labels):
-            array.flags.writeable = False
-        object.__setattr__(self, "counts", counts)
-        object.__setattr__(self, "labels", labels)
+        object.__setattr__(self, "counts", read_only(counts))
+        object.__setattr__(self, "labels", read_only(labels))
         object.__setattr__(self, "classes", class_names)
         object.__setattr__(self, "features", features)
         object.__setattr__(self, "documents", documents)
@@ -377,8 +356,6 @@ def simulate(
     observed = labels.copy()
     observed[documents - unlabelled :] = MISSING
     data = Data(counts, observed, classes=classes, event_model=event_model)
-    from zoo.models.naive_bayes.posterior import class_probability
-
     truth = {
         "pi": pi,
         "phi": phi,
