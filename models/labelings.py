@@ -11,12 +11,14 @@ likelihood (Nigam et al., Machine Learning 39, 2000; Griffiths & Steyvers, PNAS 
   base-K decoding of a labeling's index into the class of each item, in chunks of
   bounded memory;
 - :func:`heaviest`: pruning of light labelings, with the bound on what it changes;
-- :func:`mixture_marginal`: the :class:`~zoo.core.reference.Marginal` of a mixture of
-  scipy distributions (moments, CDF, quantiles);
+- the mixture's marginals are built by :func:`zoo.models.mixtures.mixture_marginal`;
 - :data:`NEAR_CERTAIN` and :func:`probability_marginal`: which label probabilities a
   Monte Carlo mean can be tested on;
-- :data:`MISSING` and :func:`categorical`: the marker of a missing label, and a draw of
-  one label per row of probabilities.
+- :data:`MISSING`, :class:`LabelledData` and :func:`categorical`: the marker of a
+  missing label, what a ``Data`` type with such labels offers, and a draw of one label
+  per row of probabilities;
+- :func:`latent_labels`, :func:`completed_labels` and :func:`read_latent_labels`: the
+  parts of a :class:`~zoo.core.contract.KernelChecks` that move the missing labels.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from zoo.core.arguments import as_int
-from zoo.core.reference import Marginal, TabulatedCDF, quantile_by_bisection
+from zoo.core.reference import Marginal
 
 __all__ = [
     "CHUNK_ELEMENTS",
@@ -33,10 +35,13 @@ __all__ = [
     "NEAR_CERTAIN",
     "NEGLIGIBLE_MASS",
     "Labelings",
+    "LabelledData",
     "categorical",
+    "completed_labels",
     "heaviest",
-    "mixture_marginal",
+    "latent_labels",
     "probability_marginal",
+    "read_latent_labels",
 ]
 
 #: Label of an item whose class is not observed (scikit-learn's marker for unlabelled
@@ -64,19 +69,6 @@ NEGLIGIBLE_MASS = 1e-12
 #: 0.001 estimated as 0.0005 with z = 16 on a correct sampler). Naive Bayes and LDA used
 #: an empirical 0.02 and GDA this derived 0.025; the derived one is kept for all.
 NEAR_CERTAIN = 10.0 / 400.0
-
-# Tail probability of the components that brackets every quantile of a mixture.
-_BRACKET_TAIL = 1e-12
-# Mixtures of at most this many (component x element) terms keep their exact CDF; larger
-# ones get a table (KS evaluates the CDF at thousands of points).
-_EXACT_CDF_TERMS = 8192
-# Nodes of a tabulated CDF by scale, and the tail mass left out of the table at each
-# end (below and above it the CDF is taken as 0 and 1, an error of at most that mass).
-# Beta mixtures use a logit grid, which follows the power-law edges of Beta densities
-# at 0 and 1: over the ~40 logit units between a Beta's 1e-12 quantiles 257 nodes
-# interpolate to about 1e-7, far below KS resolution. On a linear grid (t and
-# inverse-gamma mixtures) 1025 nodes between the 1e-6 quantiles do as well.
-_TABLES = {"logit": (257, 1e-12), "linear": (1025, 1e-6)}
 
 
 class Labelings:
@@ -188,101 +180,6 @@ def heaviest(
     return kept, max(0.0, 1.0 - float(weights[kept].sum()))
 
 
-def mixture_marginal(
-    dims,
-    weights: np.ndarray,
-    components,
-    *,
-    mean: np.ndarray | None = None,
-    sd: np.ndarray | None = None,
-    with_cdf: bool = True,
-    scale: str = "linear",
-) -> Marginal:
-    """Marginal of a finite mixture of scipy distributions, element by element.
-
-    Parameters
-    ----------
-    dims : tuple of str
-    weights : ndarray, shape (C,) or (C, *shape)
-        Mixture weights summing to 1: shared by every element, or one set per element
-        (a component of weight 0 must still have valid parameters).
-    components : scipy.stats frozen distribution
-        With array parameters of shape (C, *shape): component ``c`` of each element.
-    mean, sd : ndarray, optional
-        Exact moments of the mixture when the caller has them from more components than
-        it keeps for the CDF (every labeling, by the law of total variance). Default:
-        computed from ``components``; NaN where a component's moment does not exist.
-    with_cdf : bool
-        False gives the moments only (too many components for a cheap CDF).
-    scale : {"linear", "logit"}
-        Grid of the tabulated CDF of a large mixture: ``"logit"`` for distributions on
-        (0, 1) such as Betas, ``"linear"`` otherwise.
-
-    Notes
-    -----
-    A single component keeps scipy's own CDF and quantiles. Otherwise the CDF is the
-    weighted sum of the components' CDFs, exact for up to 8192 (component x element)
-    terms and tabulated beyond (:class:`~zoo.core.reference.TabulatedCDF`, between the
-    mixture's quantiles at the table's tail mass); quantiles are found by bisection on
-    that CDF, bracketed by the components' 1e-12 quantiles.
-    """
-    if scale not in _TABLES:
-        raise ValueError(f"scale: must be one of {sorted(_TABLES)}, got {scale!r}")
-    dims = tuple(dims)
-    weights = np.asarray(weights, dtype=float)
-    if mean is None or sd is None:
-        means = np.asarray(components.mean(), dtype=float)
-        variances = np.asarray(components.var(), dtype=float)
-        w = weights.reshape(weights.shape + (1,) * (means.ndim - weights.ndim))
-        mixed = np.sum(w * means, axis=0)
-        second = np.sum(w * (variances + means**2), axis=0)
-        with np.errstate(invalid="ignore"):
-            spread = np.sqrt(np.maximum(second - mixed**2, 0.0))
-        sd = np.where(np.isfinite(second), spread, np.nan)
-        mean = np.where(np.all(np.isfinite(means), axis=0), mixed, np.nan)
-    if not with_cdf:
-        return Marginal(dims, mean, sd)
-    if weights.shape == (1,):
-        return Marginal(
-            dims,
-            mean,
-            sd,
-            cdf=lambda x: components.cdf(np.asarray(x, dtype=float)[:, np.newaxis])[:, 0],
-            ppf=lambda prob: np.asarray(components.ppf(prob), dtype=float)[0],
-        )
-    w = weights.reshape(weights.shape + (1,) * (np.ndim(mean) + 1 - weights.ndim))
-
-    def cdf(x):
-        return np.sum(w * components.cdf(np.asarray(x, dtype=float)[:, np.newaxis]), axis=1)
-
-    def pdf(x):
-        return np.sum(w * components.pdf(np.asarray(x, dtype=float)[:, np.newaxis]), axis=1)
-
-    # nanmin/nanmax: scipy's Beta quantile can fail (NaN) for extreme parameters of a
-    # single component; the other components still bracket the mixture.
-    lower = np.nanmin(components.ppf(_BRACKET_TAIL), axis=0)
-    upper = np.nanmax(components.ppf(1.0 - _BRACKET_TAIL), axis=0)
-    elements = int(np.prod(np.shape(mean))) or 1
-    if weights.shape[0] * elements <= _EXACT_CDF_TERMS:
-        element_cdf = cdf
-    else:
-        points, tail = _TABLES[scale]
-        low = quantile_by_bisection(cdf, tail, lower, upper, tol=1e-14)
-        high = quantile_by_bisection(cdf, 1.0 - tail, lower, upper, tol=1e-14)
-        if scale == "logit":
-            # The logit of 0 or 1 is infinite: keep the table's ends inside (0, 1).
-            low = np.maximum(low, np.finfo(float).tiny)
-            high = np.minimum(high, 1.0 - 1e-16)
-        element_cdf = TabulatedCDF(cdf, pdf, low, high, points=points, scale=scale)
-    return Marginal(
-        dims,
-        mean,
-        sd,
-        cdf=element_cdf,
-        ppf=lambda prob: quantile_by_bisection(element_cdf, prob, lower, upper),
-    )
-
-
 def probability_marginal(dims, probability: np.ndarray) -> Marginal:
     """Marginal of a per-draw label probability with exact mean ``probability``.
 
@@ -308,3 +205,51 @@ def categorical(probabilities: np.ndarray, rng: np.random.Generator) -> np.ndarr
     uniform = rng.random(probabilities.shape[0]) * cumulative[:, -1]
     chosen = (cumulative <= uniform[:, None]).sum(axis=1)
     return np.minimum(chosen, probabilities.shape[1] - 1).astype(np.int64)
+
+
+class LabelledData:
+    """What a ``Data`` type whose ``labels`` may be :data:`MISSING` offers (a mixin).
+
+    The class needs the attributes ``labels`` (int array, one label per item: document,
+    point) and ``classes`` (the class names, coordinate ``class``).
+    """
+
+    labels: np.ndarray
+    classes: np.ndarray
+
+    @property
+    def n_classes(self) -> int:
+        """``K``, the number of classes."""
+        return int(self.classes.shape[0])
+
+    @property
+    def labelled(self) -> np.ndarray:
+        """Indices of the items whose label is known (coordinate ``labelled``)."""
+        return np.flatnonzero(self.labels != MISSING)
+
+    @property
+    def unlabelled(self) -> np.ndarray:
+        """Indices of the items whose label is missing, in order (coordinate ``unlabelled``)."""
+        return np.flatnonzero(self.labels == MISSING)
+
+
+def latent_labels(params, data: LabelledData, prior, rng: np.random.Generator) -> dict:
+    """``KernelChecks.latents``: the missing labels from their exact conditional.
+
+    Given the parameters the missing labels are independent, each drawn from
+    ``params["class_probability"]`` (``p(y_u = k | parameters, x_u)``, which the engines
+    report per draw).
+    """
+    return {"labels": categorical(params["class_probability"], rng)}
+
+
+def completed_labels(data: LabelledData, latents) -> np.ndarray:
+    """Every item's label: the observed ones, and ``latents["labels"]`` for the missing."""
+    labels = np.array(data.labels, dtype=np.int64)
+    labels[data.unlabelled] = latents["labels"]
+    return labels
+
+
+def read_latent_labels(state, data: LabelledData) -> dict:
+    """``KernelChecks.read``: the missing items' labels held by a state with ``labels``."""
+    return {"labels": np.asarray(state.labels)[data.unlabelled]}

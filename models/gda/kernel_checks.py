@@ -14,14 +14,14 @@ import numpy as np
 from zoo.core.contract import KernelChecks
 from zoo.models.gda.gibbs import State
 from zoo.models.gda.spec import Data, Prior
-from zoo.models.labelings import categorical
+from zoo.models.labelings import (
+    categorical,
+    completed_labels,
+    latent_labels,
+    read_latent_labels,
+)
 
 __all__ = ["KERNEL_CHECKS"]
-
-
-def latents(params, data: Data, prior: Prior, rng: np.random.Generator) -> dict:
-    """Labels of the hidden points from their exact conditional."""
-    return {"labels": categorical(params["class_probability"], rng)}
 
 
 def redraw(params, latents, data: Data, prior: Prior, rng: np.random.Generator) -> Data:
@@ -39,15 +39,8 @@ def redraw(params, latents, data: Data, prior: Prior, rng: np.random.Generator) 
 
 
 def state(latents, data: Data, prior: Prior) -> State:
-    """All labels: the observed ones and ``latents["labels"]`` for the hidden."""
-    labels = np.array(data.labels, dtype=np.int64)
-    labels[data.unlabelled] = latents["labels"]
-    return State(labels)
-
-
-def read(state: State, data: Data) -> dict:
-    """The hidden points' labels."""
-    return {"labels": np.asarray(state.labels)[data.unlabelled]}
+    """The kernel's state: every label, ``latents["labels"]`` for the missing ones."""
+    return State(completed_labels(data, latents))
 
 
 def setup() -> tuple[Prior, dict]:
@@ -62,4 +55,6 @@ def setup() -> tuple[Prior, dict]:
     return prior, {"points": 6, "classes": 2, "features": 2, "hidden": 2}
 
 
-KERNEL_CHECKS = KernelChecks(latents=latents, redraw=redraw, state=state, read=read, setup=setup)
+KERNEL_CHECKS = KernelChecks(
+    latents=latent_labels, redraw=redraw, state=state, read=read_latent_labels, setup=setup
+)

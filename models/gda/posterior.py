@@ -51,9 +51,9 @@ from zoo.models.labelings import (
     MAX_LABELINGS,
     Labelings,
     heaviest,
-    mixture_marginal,
     probability_marginal,
 )
+from zoo.models.mixtures import mixture_marginal
 
 __all__ = [
     "MAX_LABELINGS",

@@ -35,7 +35,7 @@ from zoo.core.arguments import as_finite_array, as_positive_array, as_positive_s
 from zoo.models.arrays import read_only
 from zoo.models.gda.conditional import class_probability
 from zoo.models.gda.linalg import draw_inverse_wishart
-from zoo.models.labelings import MISSING
+from zoo.models.labelings import MISSING, LabelledData
 
 __all__ = ["Data", "Hyperparameters", "Prior", "simulate"]
 
@@ -206,7 +206,7 @@ class Prior:
 
 
 @dataclass(frozen=True, init=False)
-class Data:
+class Data(LabelledData):
     """Points with class labels, some possibly missing.
 
     Parameters
@@ -279,21 +279,6 @@ class Data:
         object.__setattr__(self, "labels", read_only(labels))
         object.__setattr__(self, "classes", read_only(classes))
         object.__setattr__(self, "features", read_only(features))
-
-    @property
-    def n_classes(self) -> int:
-        """K."""
-        return int(self.classes.shape[0])
-
-    @property
-    def labelled(self) -> np.ndarray:
-        """Row indices of the points whose class is observed (coordinate ``labelled``)."""
-        return np.flatnonzero(self.labels != MISSING)
-
-    @property
-    def unlabelled(self) -> np.ndarray:
-        """Row indices of the unlabelled points, in order (coordinate ``unlabelled``)."""
-        return np.flatnonzero(self.labels == MISSING)
 
     @property
     def coords(self) -> dict[str, np.ndarray]:

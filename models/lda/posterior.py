@@ -31,10 +31,10 @@ from zoo.core.reference import Marginal, NoReference, Reference
 from zoo.models.labelings import (
     MAX_LABELINGS,
     Labelings,
-    mixture_marginal,
     probability_marginal,
 )
 from zoo.models.lda.spec import Data, Prior
+from zoo.models.mixtures import mixture_marginal
 
 __all__ = [
     "MAX_ASSIGNMENTS",

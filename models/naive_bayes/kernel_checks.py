@@ -13,16 +13,16 @@ from __future__ import annotations
 import numpy as np
 
 from zoo.core.contract import KernelChecks
-from zoo.models.labelings import categorical
+from zoo.models.labelings import (
+    categorical,
+    completed_labels,
+    latent_labels,
+    read_latent_labels,
+)
 from zoo.models.naive_bayes.gibbs import State
 from zoo.models.naive_bayes.spec import Data, Prior
 
 __all__ = ["KERNEL_CHECKS"]
-
-
-def latents(params, data: Data, prior: Prior, rng: np.random.Generator) -> dict:
-    """Labels of the unlabelled documents from their exact conditional."""
-    return {"labels": categorical(params["class_probability"], rng)}
 
 
 def redraw(params, latents, data: Data, prior: Prior, rng: np.random.Generator) -> Data:
@@ -51,15 +51,8 @@ def redraw(params, latents, data: Data, prior: Prior, rng: np.random.Generator) 
 
 
 def state(latents, data: Data, prior: Prior) -> State:
-    """All labels: the observed ones and ``latents["labels"]`` for the unlabelled."""
-    labels = np.array(data.labels, dtype=np.int64)
-    labels[data.unlabelled] = latents["labels"]
-    return State(labels)
-
-
-def read(state: State, data: Data) -> dict:
-    """The unlabelled documents' labels."""
-    return {"labels": np.asarray(state.labels)[data.unlabelled]}
+    """The kernel's state: every label, ``latents["labels"]`` for the missing ones."""
+    return State(completed_labels(data, latents))
 
 
 def setup() -> tuple[Prior, dict]:
@@ -78,4 +71,6 @@ def setup() -> tuple[Prior, dict]:
     }
 
 
-KERNEL_CHECKS = KernelChecks(latents=latents, redraw=redraw, state=state, read=read, setup=setup)
+KERNEL_CHECKS = KernelChecks(
+    latents=latent_labels, redraw=redraw, state=state, read=read_latent_labels, setup=setup
+)

@@ -37,9 +37,9 @@ from zoo.models.labelings import (
     MAX_LABELINGS,
     Labelings,
     heaviest,
-    mixture_marginal,
     probability_marginal,
 )
+from zoo.models.mixtures import mixture_marginal
 from zoo.models.naive_bayes.conditional import class_probability
 from zoo.models.naive_bayes.spec import Data, Prior
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from zoo.core.arguments import as_count_array, as_finite_array
 from zoo.models.arrays import as_hyperparameter, read_only
-from zoo.models.labelings import MISSING
+from zoo.models.labelings import MISSING, LabelledData
 from zoo.models.naive_bayes.conditional import class_probability
 
 __all__ = ["EVENT_MODELS", "Data", "Hyperparameters", "Prior", "simulate"]
@@ -128,7 +128,7 @@ def _names(field: str, value, size: int, default) -> np.ndarray:
 
 
 @dataclass(frozen=True, init=False, eq=False)
-class Data:
+class Data(LabelledData):
     """Documents (rows of feature counts) with class labels, some possibly missing.
 
     Parameters
@@ -232,24 +232,9 @@ class Data:
         object.__setattr__(self, "event_model", event_model)
 
     @property
-    def n_classes(self) -> int:
-        """``K``."""
-        return int(self.classes.shape[0])
-
-    @property
     def n_features(self) -> int:
         """``V``, the vocabulary size or number of binary features."""
         return int(self.counts.shape[1])
-
-    @property
-    def labelled(self) -> np.ndarray:
-        """Indices of the documents with a known label."""
-        return np.flatnonzero(self.labels != MISSING)
-
-    @property
-    def unlabelled(self) -> np.ndarray:
-        """Indices of the documents whose label is missing (latent)."""
-        return np.flatnonzero(self.labels == MISSING)
 
     @property
     def lengths(self) -> np.ndarray:
