@@ -17,8 +17,9 @@ likelihood (Nigam et al., Machine Learning 39, 2000; Griffiths & Steyvers, PNAS 
 - :data:`MISSING`, :class:`LabelledData` and :func:`categorical`: the marker of a
   missing label, what a ``Data`` type with such labels offers, and a draw of one label
   per row of probabilities;
-- :func:`latent_labels`, :func:`completed_labels` and :func:`read_latent_labels`: the
-  parts of a :class:`~zoo.core.contract.KernelChecks` that move the missing labels.
+- :func:`latent_labels`, :func:`completed_labels`, :func:`read_latent_labels` and
+  :func:`redrawn_labels`: the parts of a :class:`~zoo.core.contract.KernelChecks` that
+  move the labels.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ __all__ = [
     "latent_labels",
     "probability_marginal",
     "read_latent_labels",
+    "redrawn_labels",
 ]
 
 #: Label of an item whose class is not observed (scikit-learn's marker for unlabelled
@@ -243,11 +245,25 @@ def latent_labels(params, data: LabelledData, prior, rng: np.random.Generator) -
     return {"labels": categorical(params["class_probability"], rng)}
 
 
-def completed_labels(data: LabelledData, latents) -> np.ndarray:
-    """Every item's label: the observed ones, and ``latents["labels"]`` for the missing."""
-    labels = np.array(data.labels, dtype=np.int64)
-    labels[data.unlabelled] = latents["labels"]
+def completed_labels(labels: np.ndarray, latents) -> np.ndarray:
+    """Every item's class: the observed ``labels``, and ``latents["labels"]`` for the missing."""
+    labels = np.array(labels, dtype=np.int64)
+    labels[labels == MISSING] = latents["labels"]
     return labels
+
+
+def redrawn_labels(pi: np.ndarray, data: LabelledData, latents, rng: np.random.Generator):
+    """The label half of ``KernelChecks.redraw``: new observed labels, ``y ~ Categorical(pi)``.
+
+    The same items stay unlabelled. Returns ``(labels, classes)``: the new data's labels
+    and every item's class (``latents["labels"]`` for the unlabelled), from which the
+    caller draws the features.
+    """
+    pi = np.asarray(pi, dtype=float)
+    labels = data.labels.copy()
+    labelled = data.labelled
+    labels[labelled] = categorical(np.broadcast_to(pi, (labelled.size, pi.size)), rng)
+    return labels, completed_labels(labels, latents)
 
 
 def read_latent_labels(state, data: LabelledData) -> dict:

@@ -15,10 +15,10 @@ from zoo.core.contract import KernelChecks
 from zoo.models.gda.gibbs import State
 from zoo.models.gda.spec import Data, Prior
 from zoo.models.labelings import (
-    categorical,
     completed_labels,
     latent_labels,
     read_latent_labels,
+    redrawn_labels,
 )
 
 __all__ = ["KERNEL_CHECKS"]
@@ -26,21 +26,16 @@ __all__ = ["KERNEL_CHECKS"]
 
 def redraw(params, latents, data: Data, prior: Prior, rng: np.random.Generator) -> Data:
     """New observed labels and new features for every point; the hidden set kept."""
-    pi = np.asarray(params["pi"], dtype=float)
     mu = np.asarray(params["mu"], dtype=float)
     chol = np.linalg.cholesky(np.asarray(params["Sigma"], dtype=float))
-    labels = data.labels.copy()
-    observed = data.labelled
-    labels[observed] = categorical(np.broadcast_to(pi, (observed.size, pi.size)), rng)
-    classes = labels.copy()
-    classes[data.unlabelled] = latents["labels"]
+    labels, classes = redrawn_labels(params["pi"], data, latents, rng)
     x = mu[classes] + rng.standard_normal(data.x.shape) @ chol.T
     return Data(x, labels, classes=data.classes, features=data.features)
 
 
 def state(latents, data: Data, prior: Prior) -> State:
     """The kernel's state: every label, ``latents["labels"]`` for the missing ones."""
-    return State(completed_labels(data, latents))
+    return State(completed_labels(data.labels, latents))
 
 
 def setup() -> tuple[Prior, dict]:

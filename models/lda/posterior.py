@@ -213,7 +213,7 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
         mixtures of Betas with exact moments and, when cheap, tabulated CDFs. With a
         symmetric ``alpha`` their exact marginals exist but are symmetric across topic
         labels, which a sampler whose chains each stay near one labeling never shows;
-        they are left out (DESIGN.md, "Pitfalls").
+        they are left out (``docs/design.md``, "Pitfalls").
     """
     if not isinstance(data, Data):
         raise ValueError(f"data: expected lda.Data, got {type(data).__name__}")

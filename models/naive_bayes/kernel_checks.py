@@ -14,10 +14,10 @@ import numpy as np
 
 from zoo.core.contract import KernelChecks
 from zoo.models.labelings import (
-    categorical,
     completed_labels,
     latent_labels,
     read_latent_labels,
+    redrawn_labels,
 )
 from zoo.models.naive_bayes.gibbs import State
 from zoo.models.naive_bayes.spec import Data, Prior
@@ -27,13 +27,8 @@ __all__ = ["KERNEL_CHECKS"]
 
 def redraw(params, latents, data: Data, prior: Prior, rng: np.random.Generator) -> Data:
     """New labels for the labelled documents, new features for all; lengths kept."""
-    pi = np.asarray(params["pi"], dtype=float)
     phi = np.asarray(params["phi"], dtype=float)
-    labels = data.labels.copy()
-    labelled = data.labelled
-    labels[labelled] = categorical(np.broadcast_to(pi, (labelled.size, pi.size)), rng)
-    classes = labels.copy()
-    classes[data.unlabelled] = latents["labels"]
+    labels, classes = redrawn_labels(params["pi"], data, latents, rng)
     if data.event_model == "multinomial":
         counts = np.zeros_like(data.counts)
         for d, (length, k) in enumerate(zip(data.lengths, classes, strict=True)):
@@ -52,7 +47,7 @@ def redraw(params, latents, data: Data, prior: Prior, rng: np.random.Generator) 
 
 def state(latents, data: Data, prior: Prior) -> State:
     """The kernel's state: every label, ``latents["labels"]`` for the missing ones."""
-    return State(completed_labels(data, latents))
+    return State(completed_labels(data.labels, latents))
 
 
 def setup() -> tuple[Prior, dict]:
