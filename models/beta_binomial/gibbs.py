@@ -113,6 +113,9 @@ def make_kernel(
 ) -> Kernel:
     """Build the kernel; the flags plant classic derivation bugs (negative controls).
 
+    All flags at their defaults give the correct sampler; :mod:`zoo.models.beta_binomial.faults`
+    names the wrong ones.
+
     Parameters
     ----------
     swap_ab : bool

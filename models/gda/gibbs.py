@@ -175,6 +175,9 @@ def make_kernel(
 ) -> Kernel:
     """Build the kernel; the flags plant classic derivation bugs (negative controls).
 
+    All flags at their defaults give the correct sampler; :mod:`zoo.models.gda.faults`
+    names the wrong ones.
+
     Parameters
     ----------
     nu_offset : int

@@ -171,6 +171,9 @@ def make_kernel(
 ) -> Kernel:
     """Build the kernel; the flags plant classic derivation bugs (negative controls).
 
+    All flags at their defaults give the correct sampler; :mod:`zoo.models.naive_bayes.faults`
+    names the wrong ones.
+
     Parameters
     ----------
     remove_document : bool
