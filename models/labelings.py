@@ -11,6 +11,7 @@ likelihood (Nigam et al., Machine Learning 39, 2000; Griffiths & Steyvers, PNAS 
   base-K decoding of a labeling's index into the class of each item, in chunks of
   bounded memory;
 - :func:`heaviest`: pruning of light labelings, with the bound on what it changes;
+- :class:`BetaMoments`: exact moments of Beta marginals mixed over every labeling;
 - the mixture's marginals are built by :func:`zoo.models.mixtures.mixture_marginal`;
 - :data:`NEAR_CERTAIN` and :func:`probability_marginal`: which label probabilities a
   Monte Carlo mean can be tested on;
@@ -35,6 +36,7 @@ __all__ = [
     "MISSING",
     "NEAR_CERTAIN",
     "NEGLIGIBLE_MASS",
+    "BetaMoments",
     "Labelings",
     "LabelledData",
     "categorical",
@@ -180,6 +182,39 @@ def heaviest(
     kept = order[: int(np.searchsorted(np.cumsum(weights[order]), 1.0 - negligible)) + 1]
     kept = np.sort(kept[:at_most])
     return kept, max(0.0, 1.0 - float(weights[kept].sum()))
+
+
+class BetaMoments:
+    """Exact mean and sd of Beta marginals mixed over every labeling, chunk by chunk.
+
+    Given a labeling, each element is ``Beta(a, b)``; over the labelings it is a mixture.
+    By the law of total variance, ``Var = E[Var | z] + Var[E | z]``, where the second
+    term is ``E[m^2] - E[m]^2`` of the component means ``m`` (clipped at 0 against
+    rounding). Every labeling counts, pruned or not.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        Shape of the variable (one Beta per element).
+    """
+
+    def __init__(self, shape: tuple[int, ...]):
+        self._mean = np.zeros(shape)
+        self._square = np.zeros(shape)
+        self._within = np.zeros(shape)
+
+    def add(self, weights: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+        """Add components ``Beta(a[c], b[c])`` of posterior weight ``weights[c]``."""
+        mean = a / (a + b)
+        variance = a * b / ((a + b) ** 2 * (a + b + 1.0))
+        self._mean += np.tensordot(weights, mean, axes=1)
+        self._square += np.tensordot(weights, mean**2, axes=1)
+        self._within += np.tensordot(weights, variance, axes=1)
+
+    def result(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(mean, sd)`` of the mixture, once every labeling has been added."""
+        between = np.maximum(self._square - self._mean**2, 0.0)
+        return self._mean, np.sqrt(self._within + between)
 
 
 def probability_marginal(dims, probability: np.ndarray) -> Marginal:

@@ -6,10 +6,12 @@ import itertools
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from zoo.models.labelings import (
     MAX_LABELINGS,
     NEAR_CERTAIN,
+    BetaMoments,
     Labelings,
     categorical,
     heaviest,
@@ -83,3 +85,20 @@ def test_categorical_follows_the_probabilities():
     counts = np.bincount(categorical(probabilities, rng), minlength=3) / 20_000
     np.testing.assert_allclose(counts, [0.2, 0.5, 0.3], atol=0.015)
     assert categorical(np.zeros((0, 3)), rng).shape == (0,)
+
+
+def test_beta_moments_accumulated_in_chunks_are_the_mixture_moments():
+    rng = np.random.default_rng(4)
+    a = rng.uniform(0.5, 20.0, size=(50, 3))
+    b = rng.uniform(0.5, 20.0, size=(50, 3))
+    weights = rng.dirichlet(np.ones(50))
+    moments = BetaMoments((3,))
+    for chunk in np.array_split(np.arange(50), 4):
+        moments.add(weights[chunk], a[chunk], b[chunk])
+    mean, sd = moments.result()
+    # E[x] and E[x^2] of the mixture from scipy's moments of each component.
+    components = stats.beta(a, b)
+    exact_mean = weights @ components.mean()
+    second = weights @ (components.var() + components.mean() ** 2)
+    np.testing.assert_allclose(mean, exact_mean, rtol=1e-12)
+    np.testing.assert_allclose(sd, np.sqrt(second - exact_mean**2), rtol=1e-9)

@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from zoo.core.arguments import as_finite_array, as_positive_array, as_positive_scalar
+from zoo.core.arguments import as_finite_array, as_int, as_positive_array, as_positive_scalar
 from zoo.models.arrays import read_only
 from zoo.models.gda.conditional import class_probability
 from zoo.models.gda.linalg import draw_inverse_wishart
@@ -350,13 +350,9 @@ def simulate(
     """
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng: expected a numpy.random.Generator, got {type(rng).__name__}")
-    for field, value, minimum in (
-        ("points", points, 1),
-        ("classes", classes, 2),
-        ("features", features, 1),
-    ):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-            raise ValueError(f"{field}: must be an integer >= {minimum}, got {value!r}")
+    points = as_int("points", points, minimum=1)
+    classes = as_int("classes", classes, minimum=2)
+    features = as_int("features", features, minimum=1)
     if not 0.0 <= unlabelled < 1.0:
         raise ValueError(f"unlabelled: must be a fraction in [0, 1), got {unlabelled!r}")
     if hidden is not None and (

@@ -30,6 +30,7 @@ from scipy import special, stats
 from zoo.core.reference import Marginal, NoReference, Reference
 from zoo.models.labelings import (
     MAX_LABELINGS,
+    BetaMoments,
     Labelings,
     probability_marginal,
 )
@@ -260,9 +261,10 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
         "topic": np.zeros((n, k)),
         "coassignment": np.zeros((n, n)),
     }
-    for name, shape in (("theta", (data.n_documents, k)), ("phi", (k, data.n_words))):
-        for suffix in ("", "2", "_var"):
-            sums[name + suffix] = np.zeros(shape)
+    beta_moments = {
+        "theta": BetaMoments((data.n_documents, k)),
+        "phi": BetaMoments((k, data.n_words)),
+    }
     if identified:
         longest = int(data.lengths.max())
         frequent = int(data.word_frequency.max())
@@ -304,16 +306,8 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
                 ),
                 np.broadcast_to(w[:, None, None], word_count.shape),
             )
-            for name, (a, b) in (
-                ("theta", _theta_beta(doc_alpha)),
-                ("phi", _phi_beta(topic_beta)),
-            ):
-                part_mean = a / (a + b)
-                sums[name] += np.tensordot(w, part_mean, axes=1)
-                sums[name + "2"] += np.tensordot(w, part_mean**2, axes=1)
-                sums[name + "_var"] += np.tensordot(
-                    w, a * b / ((a + b) ** 2 * (a + b + 1.0)), axes=1
-                )
+            beta_moments["theta"].add(w, *_theta_beta(doc_alpha))
+            beta_moments["phi"].add(w, *_phi_beta(topic_beta))
     spread = weights @ (np.concatenate(component_means) - sums["doc_word"]) ** 2
     doc_word_sd = np.sqrt(sums["doc_word_var"] + spread)
 
@@ -335,9 +329,7 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
             ("theta", ("document", "topic"), theta_a, theta_b, theta_w),
             ("phi", ("topic", "word"), phi_a, phi_b, phi_w),
         ):
-            mean = sums[name]
-            between = np.maximum(sums[name + "2"] - mean**2, 0.0)
-            sd = np.sqrt(sums[name + "_var"] + between)
+            mean, sd = beta_moments[name].result()
             marginals[name] = mixture_marginal(
                 dims,
                 w,

@@ -35,6 +35,7 @@ from zoo.core.arguments import as_count_array
 from zoo.core.reference import NoReference, Reference
 from zoo.models.labelings import (
     MAX_LABELINGS,
+    BetaMoments,
     Labelings,
     heaviest,
     probability_marginal,
@@ -249,37 +250,16 @@ def posterior(data: Data, prior: Prior, *, max_labelings: int = MAX_LABELINGS):
     weights = np.exp(log_weights - special.logsumexp(log_weights))
 
     # Second pass: exact moments from every labeling, by the law of total variance.
-    sums = {
-        name: np.zeros(shape)
-        for name, shape in (
-            ("pi", (k,)),
-            ("pi2", (k,)),
-            ("pi_var", (k,)),
-            ("phi", (k, data.n_features)),
-            ("phi2", (k, data.n_features)),
-            ("phi_var", (k, data.n_features)),
-            ("class", (u, k)),
-        )
-    }
+    sums = {"pi": BetaMoments((k,)), "phi": BetaMoments((k, data.n_features))}
+    class_sum = np.zeros((u, k))
     for index in space.chunks(per_labeling):
         onehot, alpha, beta, beta0 = labeling_statistics(index)
         w = weights[index]
         part = Components(w, alpha, beta, beta0)
-        for name, (a, b) in (
-            ("pi", part.pi_beta_parameters()),
-            ("phi", part.phi_beta_parameters()),
-        ):
-            mean = a / (a + b)
-            variance = a * b / ((a + b) ** 2 * (a + b + 1.0))
-            sums[name] += np.tensordot(w, mean, axes=1)
-            sums[f"{name}2"] += np.tensordot(w, mean**2, axes=1)
-            sums[f"{name}_var"] += np.tensordot(w, variance, axes=1)
-        sums["class"] += np.tensordot(w, onehot, axes=1)
-    moments = {}
-    for name in ("pi", "phi"):
-        mean = sums[name]
-        between = np.maximum(sums[f"{name}2"] - mean**2, 0.0)
-        moments[name] = (mean, np.sqrt(sums[f"{name}_var"] + between))
+        sums["pi"].add(w, *part.pi_beta_parameters())
+        sums["phi"].add(w, *part.phi_beta_parameters())
+        class_sum += np.tensordot(w, onehot, axes=1)
+    moments = {name: moment.result() for name, moment in sums.items()}
 
     # Keep the heaviest labelings holding all but a negligible mass, for CDFs and the
     # predictive distribution; memory: each component holds K V numbers (twice for
@@ -303,7 +283,7 @@ def posterior(data: Data, prior: Prior, *, max_labelings: int = MAX_LABELINGS):
             with_cdf=cheap,
             scale="logit",
         )
-    marginals["class_probability"] = probability_marginal(("unlabelled", "class"), sums["class"])
+    marginals["class_probability"] = probability_marginal(("unlabelled", "class"), class_sum)
     if u == 0:
         # Nothing to test in a (0, K) array, and the diagnostics reduce over elements.
         del marginals["class_probability"]
@@ -322,6 +302,6 @@ def posterior(data: Data, prior: Prior, *, max_labelings: int = MAX_LABELINGS):
         event_model=data.event_model,
         components=components,
         labelings=labelings,
-        class_probability=sums["class"],
+        class_probability=class_sum,
         class_counts=data.class_counts(),
     )

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from zoo.core.arguments import as_count_array, as_finite_array
+from zoo.core.arguments import as_count_array, as_finite_array, as_int
 from zoo.models.arrays import as_hyperparameter, read_only
 from zoo.models.labelings import MISSING, LabelledData
 from zoo.models.naive_bayes.conditional import class_probability
@@ -317,15 +317,11 @@ def simulate(
     """
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng: expected a numpy.random.Generator, got {type(rng).__name__}")
-    for field, value, least in (
-        ("classes", classes, 2),
-        ("features", features, 1),
-        ("documents", documents, 1),
-        ("unlabelled", unlabelled, 0),
-        ("length", length, 1),
-    ):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
-            raise ValueError(f"{field}: must be an integer >= {least}, got {value!r}")
+    classes = as_int("classes", classes, minimum=2)
+    features = as_int("features", features, minimum=1)
+    documents = as_int("documents", documents, minimum=1)
+    unlabelled = as_int("unlabelled", unlabelled, minimum=0)
+    length = as_int("length", length, minimum=1)
     if unlabelled > documents:
         raise ValueError(f"unlabelled: at most documents={documents}, got {unlabelled}")
     shape = Data(np.ones((1, features), dtype=int), [0], classes=classes, event_model=event_model)
