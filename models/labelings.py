@@ -15,9 +15,10 @@ likelihood (Nigam et al., Machine Learning 39, 2000; Griffiths & Steyvers, PNAS 
 - the mixture's marginals are built by :func:`zoo.models.mixtures.mixture_marginal`;
 - :data:`NEAR_CERTAIN` and :func:`probability_marginal`: which label probabilities a
   Monte Carlo mean can be tested on;
-- :data:`MISSING`, :class:`LabelledData` and :func:`categorical`: the marker of a
-  missing label, what a ``Data`` type with such labels offers, and a draw of one label
-  per row of probabilities;
+- :data:`MISSING`, :func:`as_labels`, :func:`check_label_range`, :class:`LabelledData`
+  and :func:`categorical`: the marker of a missing label, the checks of such labels,
+  what a ``Data`` type with them offers, and a draw of one label per row of
+  probabilities;
 - :func:`latent_labels`, :func:`completed_labels`, :func:`read_latent_labels` and
   :func:`redrawn_labels`: the parts of a :class:`~zoo.core.contract.KernelChecks` that
   move the labels.
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from zoo.core.arguments import as_int
+from zoo.core.arguments import as_finite_array, as_int
 from zoo.core.reference import Marginal
 
 __all__ = [
@@ -268,6 +269,39 @@ class LabelledData:
     def unlabelled(self) -> np.ndarray:
         """Indices of the items whose label is missing, in order (coordinate ``unlabelled``)."""
         return np.flatnonzero(self.labels == MISSING)
+
+
+def as_labels(value, n_items: int, *, item: str) -> np.ndarray:
+    """An ``int64`` copy of ``value``: one integer label per item, :data:`MISSING` allowed.
+
+    Raises ValueError naming ``labels`` for a non-finite or fractional entry, or a
+    length other than ``n_items`` (``item`` names one: "document", "row of x").
+    The range is checked by :func:`check_label_range` once ``K`` is known.
+    """
+    labels = as_finite_array("labels", value, ndim=1)
+    if labels.shape != (n_items,):
+        raise ValueError(
+            f"labels: expected one label per {item} ({n_items}), got shape {labels.shape}"
+        )
+    fractional = labels != np.floor(labels)
+    if fractional.any():
+        where = int(np.argmax(fractional))
+        raise ValueError(
+            f"labels: must be integers (a class index, or {MISSING} for missing), "
+            f"found {labels[where]:g} at index {where}"
+        )
+    return labels.astype(np.int64)
+
+
+def check_label_range(labels: np.ndarray, n_classes: int) -> None:
+    """Raise ValueError naming ``labels`` unless each is in ``0 .. K-1`` or :data:`MISSING`."""
+    bad = (labels != MISSING) & ((labels < 0) | (labels >= n_classes))
+    if bad.any():
+        where = int(np.argmax(bad))
+        raise ValueError(
+            f"labels: must lie in [0, {n_classes}) or be {MISSING} (missing), "
+            f"found {labels[where]} at index {where}"
+        )
 
 
 def latent_labels(params, data: LabelledData, prior, rng: np.random.Generator) -> dict:

@@ -35,7 +35,7 @@ from zoo.core.arguments import as_finite_array, as_int, as_positive_array, as_po
 from zoo.models.arrays import read_only
 from zoo.models.gda.conditional import class_probability
 from zoo.models.gda.linalg import draw_inverse_wishart
-from zoo.models.labelings import MISSING, LabelledData
+from zoo.models.labelings import MISSING, LabelledData, as_labels, check_label_range
 
 __all__ = ["Data", "Hyperparameters", "Prior", "simulate"]
 
@@ -239,14 +239,7 @@ class Data(LabelledData):
             raise ValueError(f"x: expected shape (N, d), got {x.shape}")
         if x.shape[0] == 0 or x.shape[1] == 0:
             raise ValueError(f"x: need at least one point and one feature, got shape {x.shape}")
-        labels = as_finite_array("labels", labels, ndim=1)
-        if labels.shape[0] != x.shape[0]:
-            raise ValueError(
-                f"labels: expected {x.shape[0]} labels (one per row of x), got {labels.shape[0]}"
-            )
-        if np.any(labels != np.floor(labels)):
-            raise ValueError("labels: must be integers (class index, or -1 for missing)")
-        labels = labels.astype(np.int64)
+        labels = as_labels(labels, x.shape[0], item="row of x")
         if classes is None:
             if labels.max() < 1:
                 raise ValueError("labels: need labels of at least two classes, or pass classes")
@@ -262,13 +255,7 @@ class Data(LabelledData):
         n_classes = classes.shape[0]
         if n_classes < 2:
             raise ValueError(f"classes: need K >= 2 classes, got {n_classes}")
-        bad = (labels < MISSING) | (labels >= n_classes)
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise ValueError(
-                f"labels: must lie in 0..{n_classes - 1} or be -1 (missing), "
-                f"found {labels[i]} at index {i}"
-            )
+        check_label_range(labels, n_classes)
         d = x.shape[1]
         features = np.arange(d) if features is None else np.array(features, copy=True)
         if features.shape != (d,):

@@ -23,9 +23,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from zoo.core.arguments import as_count_array, as_finite_array, as_int
+from zoo.core.arguments import as_count_array, as_int
 from zoo.models.arrays import as_hyperparameter, read_only
-from zoo.models.labelings import MISSING, LabelledData
+from zoo.models.labelings import MISSING, LabelledData, as_labels, check_label_range
 from zoo.models.naive_bayes.conditional import class_probability
 
 __all__ = ["EVENT_MODELS", "Data", "Hyperparameters", "Prior", "simulate"]
@@ -176,20 +176,12 @@ class Data(LabelledData):
         if event_model not in EVENT_MODELS:
             raise ValueError(f"event_model: must be one of {EVENT_MODELS}, got {event_model!r}")
         counts = as_count_array("counts", counts, ndim=2)
-        labels = as_finite_array("labels", labels, ndim=1)
         n_docs, n_features = counts.shape
         if n_features == 0:
             raise ValueError("counts: the vocabulary is empty (no feature columns)")
         if n_docs == 0:
             raise ValueError("counts: need at least one document, got none")
-        if labels.shape != (n_docs,):
-            raise ValueError(
-                f"labels: expected one label per document ({n_docs}), got shape {labels.shape}"
-            )
-        if (labels != np.floor(labels)).any():
-            where = int(np.argmax(labels != np.floor(labels)))
-            raise ValueError(f"labels: must be integers, found {labels[where]:g} at index {where}")
-        labels = labels.astype(np.int64)
+        labels = as_labels(labels, n_docs, item="document")
         if classes is None:
             n_classes = int(labels.max()) + 1
             class_names = np.arange(max(n_classes, 0))
@@ -201,13 +193,7 @@ class Data(LabelledData):
             n_classes = class_names.shape[0] if class_names.ndim == 1 else -1
         if n_classes < 2:
             raise ValueError(f"classes: need K >= 2 classes, got {classes!r} (labels {labels})")
-        bad = (labels != MISSING) & ((labels < 0) | (labels >= n_classes))
-        if bad.any():
-            where = int(np.argmax(bad))
-            raise ValueError(
-                f"labels: must lie in [0, {n_classes}) or be {MISSING} (missing), "
-                f"found {labels[where]} at index {where}"
-            )
+        check_label_range(labels, n_classes)
         if event_model == "multinomial":
             empty = counts.sum(axis=1) == 0
             if empty.any():
