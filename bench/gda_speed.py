@@ -76,7 +76,7 @@ def main() -> None:
     data, prior = dataset(), Prior()
     common = dict(draws=args.draws, chains=args.chains, seed=args.seed, progress=False)
     results = {"machine": platform.platform(), "points": 5000, "features": 5, "classes": 3}
-    results["unlabelled"] = int(data.unlabelled_index.size)
+    results["unlabelled"] = int(data.unlabelled.size)
 
     started = time.perf_counter()
     gibbs = zoo.sample("gda", data, prior, engine="gibbs", tune=min(args.tune, 200), **common)

@@ -1,5 +1,14 @@
-"""The models of the zoo, one sub-package each.
+"""The models of the zoo, one sub-package each, and what they share.
 
-Each has ``spec`` (Prior, Data, simulate), ``posterior`` (exact reference), ``program``
-(PyMC) and ``gibbs`` (collapsed Gibbs kernel).
+Each model package has ``spec`` (Prior, Data, simulate), ``posterior`` (exact
+reference), ``program`` (PyMC), ``gibbs`` (collapsed Gibbs kernel), ``faults`` (the
+deliberately wrong kernels, by name), ``kernel_checks`` (what Geweke's test and the
+invariance check need) and ``problems`` (the data sets ``zoo check`` and ``zoo
+validate`` run on); its ``__init__`` assembles the :class:`~zoo.core.contract.Model`
+and nothing inside the package imports it. Quantities ``simulate`` needs sit below
+``spec`` (``conditional`` for the class probabilities).
+
+Shared by the models: :mod:`zoo.models.labelings` (exact posteriors by enumerating
+labelings of latent labels), :mod:`zoo.models.mixtures` (marginals of finite mixtures)
+and :mod:`zoo.models.arrays` (read-only arrays and hyperparameters of a spec).
 """

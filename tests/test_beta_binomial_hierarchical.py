@@ -9,7 +9,7 @@ from scipy import special, stats
 import zoo
 from zoo.diagnostics import agreement
 from zoo.models.beta_binomial import Data, Prior, posterior
-from zoo.models.beta_binomial.likelihood import LikelihoodTables, log_likelihood
+from zoo.models.beta_binomial.marginal_likelihood import LikelihoodTables, log_likelihood
 from zoo.models.beta_binomial.posterior import log_hyperposterior
 
 SPEC = zoo.get("beta-binomial")

@@ -46,11 +46,11 @@ def test_marginal_likelihood_chain_rule(last):
     """log p(D) = log p(D without the last point) + log p(x_N, y_N | rest), the predictive."""
     data, prior = small_problem(points=last, unlabelled=0)
     hyper = prior.resolve(data)
-    full = log_marginal_likelihood(data.x, data.y, hyper)
-    rest = Data(data.x[:-1], data.y[:-1], classes=data.classes)
+    full = log_marginal_likelihood(data.x, data.labels, hyper)
+    rest = Data(data.x[:-1], data.labels[:-1], classes=data.classes)
     post = gda.posterior(rest, prior)
-    predictive = post._log_joint(data.x[-1:])[0, data.y[-1]]
-    assert full == pytest.approx(log_marginal_likelihood(rest.x, rest.y, hyper) + predictive)
+    predictive = post._log_joint(data.x[-1:])[0, data.labels[-1]]
+    assert full == pytest.approx(log_marginal_likelihood(rest.x, rest.labels, hyper) + predictive)
 
 
 def test_marginal_likelihood_one_point_d1():
@@ -69,7 +69,7 @@ def test_enumerated_class_probability_is_the_predictive():
     """One unlabelled point: P(y_u = k | D) is the closed-form predictive given the rest."""
     data, prior = small_problem(unlabelled=1)
     exact = gda.posterior(data, prior)
-    rest = Data(data.x[1:], data.y[1:], classes=data.classes)
+    rest = Data(data.x[1:], data.labels[1:], classes=data.classes)
     predictive = gda.posterior(rest, prior).predict_proba(data.x[:1])
     assert np.allclose(exact.class_probability_exact, predictive)
 
@@ -80,7 +80,7 @@ def test_enumeration_weights_and_evidence():
     hyper = exact.hyper
     log_joint = []
     for code in range(8):
-        labels = data.y.copy()
+        labels = data.labels.copy()
         labels[:3] = [(code >> 2) & 1, (code >> 1) & 1, code & 1]
         log_joint.append(log_marginal_likelihood(data.x, labels, hyper))
     assert exact.log_marginal_likelihood == pytest.approx(logsumexp(log_joint))

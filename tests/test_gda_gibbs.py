@@ -100,5 +100,5 @@ def test_fault_is_flagged(problem, fault, request):
 
 def test_default_problem_keeps_labelled_points_in_every_class():
     data, _ = MODEL.default_problem()
-    counts = np.bincount(data.y[data.labelled], minlength=data.n_classes)
-    assert counts.min() >= 40 and data.unlabelled_index.size == 6
+    counts = np.bincount(data.labels[data.labelled], minlength=data.n_classes)
+    assert counts.min() >= 40 and data.unlabelled.size == 6

@@ -17,11 +17,11 @@ Y = np.array([0, 0, 1, 1, -1, -1])
         (lambda: Data(np.where(X == 1.0, np.nan, X), Y), "x"),
         (lambda: Data(np.where(X == 1.0, np.inf, X), Y), "x"),
         (lambda: Data(X[:, :, None], Y), "x"),
-        (lambda: Data(X, Y[:-1]), "y"),
-        (lambda: Data(X, np.array([0, 0, 1, 2, -1, -1]), classes=["a", "b"]), "y"),
-        (lambda: Data(X, np.array([0, 0, 1, 1, -2, -1])), "y"),
-        (lambda: Data(X, np.array([0, 0, 1, 1.5, -1, -1])), "y"),
-        (lambda: Data(X, np.zeros(6)), "y"),
+        (lambda: Data(X, Y[:-1]), "labels"),
+        (lambda: Data(X, np.array([0, 0, 1, 2, -1, -1]), classes=["a", "b"]), "labels"),
+        (lambda: Data(X, np.array([0, 0, 1, 1, -2, -1])), "labels"),
+        (lambda: Data(X, np.array([0, 0, 1, 1.5, -1, -1])), "labels"),
+        (lambda: Data(X, np.zeros(6)), "labels"),
         (lambda: Data(X, Y, classes=["a"]), "classes"),
         (lambda: Data(X, Y, classes=["a", "a"]), "classes"),
         (lambda: Data(X, Y, features=["f"]), "features"),
@@ -67,7 +67,7 @@ def test_nothing_modified_and_data_frozen():
     zoo.sample("gda", data, prior, draws=5, tune=2, chains=2, seed=0)
     assert np.array_equal(x, X) and np.array_equal(y, Y)
     assert np.array_equal(psi0, np.eye(2)) and np.array_equal(m0, np.zeros(2))
-    for array in (data.x, data.y, data.classes, data.features, prior.psi0, prior.m0):
+    for array in (data.x, data.labels, data.classes, data.features, prior.psi0, prior.m0):
         assert not array.flags.writeable
     x[0, 0] = 99.0
     assert data.x[0, 0] == 0.0  # copied, not aliased
@@ -96,7 +96,7 @@ def test_simulate_truth_names_the_posterior_variables():
         prior, np.random.default_rng(1), points=40, classes=3, features=3, unlabelled=0.3
     )
     assert set(truth) == set(gda.MODEL.variables(prior))
-    assert truth["class_probability"].shape == (data.unlabelled_index.size, 3)
+    assert truth["class_probability"].shape == (data.unlabelled.size, 3)
     assert np.allclose(truth["Sigma"], truth["Sigma"].T)
     with pytest.raises(ValueError, match=r"^unlabelled:"):
         gda.simulate(prior, np.random.default_rng(1), features=3, unlabelled=1.0)

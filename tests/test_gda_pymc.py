@@ -57,7 +57,7 @@ def test_inverse_wishart_prior_draws_match_scipy():
 
 
 def test_inverse_wishart_truncated_nu_is_flagged():
-    """pm.Wishart's silent int(nu) (DESIGN.md pitfalls) would be caught: nu = 20 vs 20.5."""
+    """pm.Wishart's silent int(nu) (docs/design.md, pitfalls) would be caught: nu = 20 vs 20.5."""
     result = agreement(as_draws(inverse_wishart_draws(int(NU), seed=1)), scipy_inverse_wishart(NU))
     assert result.verdict == "disagree"
 

@@ -63,7 +63,7 @@ def test_gda_sums_the_missing_labels_out():
     truth, data = spec.simulate(prior, np.random.default_rng(4), **{**size, "points": 12})
     pi, mu, sigma = truth["pi"], truth["mu"], truth["Sigma"]
     terms = []
-    for _, full in _labelings(data.y, pi.size):
+    for _, full in _labelings(data.labels, pi.size):
         terms.append(
             sum(
                 np.log(pi[k]) + stats.multivariate_normal.logpdf(x, mu[k], sigma)

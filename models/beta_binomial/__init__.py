@@ -7,13 +7,13 @@ Variables (both engines): ``theta`` (dim ``group``); with the hierarchical prior
 from __future__ import annotations
 
 from zoo.core.contract import Model
-from zoo.datasets import rat_tumours
-from zoo.models.beta_binomial.gibbs import kernel, make_kernel
+from zoo.models.beta_binomial.faults import FAULTS
+from zoo.models.beta_binomial.gibbs import kernel
 from zoo.models.beta_binomial.kernel_checks import KERNEL_CHECKS
 from zoo.models.beta_binomial.loglik import log_likelihood
 from zoo.models.beta_binomial.posterior import posterior
+from zoo.models.beta_binomial.problems import default_problem, validation_problems
 from zoo.models.beta_binomial.spec import Data, Prior, simulate
-from zoo.models.beta_binomial.validation import validation_problems
 
 __all__ = [
     "MODEL",
@@ -28,16 +28,11 @@ __all__ = [
 
 
 def program(data: Data, prior: Prior):
-    """The PyMC program (imported on first use: PyMC is slow to import)."""
+    """The PyMC program, built by :func:`zoo.models.beta_binomial.program.program`."""
+    # deferred: PyMC is slow to import, and only the PyMC engine needs it.
     from zoo.models.beta_binomial.program import program as build
 
     return build(data, prior)
-
-
-def default_problem() -> tuple[Data, Prior]:
-    """The rat tumour data (BDA3 Table 5.1) under the BDA3 hyperprior."""
-    rats = rat_tumours()
-    return Data(rats["tumours"], rats["rats"], groups=rats["experiment"]), Prior()
 
 
 def variables(prior: Prior) -> dict[str, tuple[str, ...]]:
@@ -73,10 +68,6 @@ MODEL = Model(
     log_likelihood=log_likelihood,
     validation_problems=validation_problems,
     summary="theta_j ~ Beta(a, b), y_j ~ Binomial(n_j, theta_j); fixed or BDA3 hyperprior",
-    faults={
-        "swapped-a-b": make_kernel(swap_ab=True),
-        "failures-as-trials": make_kernel(failures_as_trials=True),
-        "jacobian-omitted": make_kernel(jacobian=False),
-    },
+    faults=FAULTS,
     kernel_checks=KERNEL_CHECKS,
 )

@@ -20,7 +20,7 @@ import numba
 import numpy as np
 
 from zoo.core.contract import Kernel
-from zoo.models.beta_binomial.likelihood import LikelihoodTables, log_likelihood
+from zoo.models.beta_binomial.marginal_likelihood import LikelihoodTables, log_likelihood
 from zoo.models.beta_binomial.spec import Data, Prior
 
 __all__ = ["State", "kernel", "make_kernel"]
@@ -112,6 +112,9 @@ def make_kernel(
     *, swap_ab: bool = False, failures_as_trials: bool = False, jacobian: bool = True
 ) -> Kernel:
     """Build the kernel; the flags plant classic derivation bugs (negative controls).
+
+    All flags at their defaults give the correct sampler; :mod:`zoo.models.beta_binomial.faults`
+    names the wrong ones.
 
     Parameters
     ----------

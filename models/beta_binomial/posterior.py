@@ -24,7 +24,7 @@ given by quantiles and CDFs only; ``u`` and ``v`` have all moments.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import integrate, optimize, special, stats
@@ -32,11 +32,12 @@ from scipy import integrate, optimize, special, stats
 from zoo.core.reference import (
     Marginal,
     Reference,
-    TabulatedCDF,
     quantile_by_bisection,
 )
-from zoo.models.beta_binomial.likelihood import LikelihoodTables, log_likelihood_grid
+from zoo.models.beta_binomial.marginal_likelihood import LikelihoodTables, log_likelihood_grid
 from zoo.models.beta_binomial.spec import Data, Prior
+from zoo.models.labelings import heaviest
+from zoo.models.mixtures import mixture_marginal
 
 __all__ = ["BetaBinomialPosterior", "HierarchicalPosterior", "log_hyperposterior", "posterior"]
 
@@ -381,7 +382,8 @@ def _hierarchical(data: Data, prior: Prior) -> HierarchicalPosterior:
     # theta_j is a mixture of Betas over the nodes. Evaluating its CDF costs one
     # incomplete beta function per node, so use the sparsest sub-grid (every m-th node
     # on each axis) whose moments still match the full rule to 1e-7 sds, and drop
-    # nodes that together carry less than 1e-13 of the mass.
+    # nodes that together carry less than 1e-13 of the mass (which moves no CDF value by
+    # more than that; see zoo.models.labelings.heaviest).
     for stride in (8, 4, 2, 1):
         sub = weights[::stride, ::stride] / weights[::stride, ::stride].sum()
         sub_mean, sub_sd = theta_moments(sub, a[::stride, ::stride], b[::stride, ::stride])
@@ -390,31 +392,17 @@ def _hierarchical(data: Data, prior: Prior) -> HierarchicalPosterior:
             break
     sub_a, sub_b = a[::stride, ::stride].ravel(), b[::stride, ::stride].ravel()
     sub_w = sub.ravel()
-    order = np.argsort(sub_w)[::-1]
-    used = order[: int(np.searchsorted(np.cumsum(sub_w[order]), 1.0 - 1e-13)) + 1]
+    used, _ = heaviest(sub_w, negligible=1e-13)
     w_used = sub_w[used] / sub_w[used].sum()
-    alpha = sub_a[used][:, None] + y
-    beta = sub_b[used][:, None] + f
-
-    def theta_cdf_direct(x):
-        x = np.asarray(x, dtype=float)
-        return np.stack([w_used @ special.betainc(alpha, beta, row[None, :]) for row in x])
-
-    def theta_pdf_direct(x):
-        x = np.asarray(x, dtype=float)
-        return np.stack([w_used @ stats.beta.pdf(row[None, :], alpha, beta) for row in x])
-
-    # Tabulate once on 257 points per group, equally spaced in logit(theta) between the
-    # 1e-12 and 1 - 1e-12 quantiles (in logit space the x^(a + y - 1) edge at 0 is a
-    # smooth exponential tail); cubic Hermite interpolation with the exact density as
-    # slope is then accurate to about 1e-6 and each later CDF evaluation is cheap.
-    zeros, ones = np.zeros_like(theta_mean), np.ones_like(theta_mean)
-    theta_cdf = TabulatedCDF(
-        theta_cdf_direct,
-        theta_pdf_direct,
-        quantile_by_bisection(theta_cdf_direct, 1e-12, zeros, ones, tol=1e-10),
-        quantile_by_bisection(theta_cdf_direct, 1.0 - 1e-12, zeros, ones, tol=1e-10),
-        points=257,
+    # A mixture of Betas per group; its CDF is tabulated once on a logit grid (in logit
+    # space the x^(a + y - 1) edge at 0 is a smooth exponential tail), so that each
+    # later CDF evaluation is cheap.
+    theta = mixture_marginal(
+        ("group",),
+        w_used,
+        stats.beta(sub_a[used][:, None] + y, sub_b[used][:, None] + f),
+        mean=theta_mean,
+        sd=theta_sd,
         scale="logit",
     )
 
@@ -459,14 +447,7 @@ def _hierarchical(data: Data, prior: Prior) -> HierarchicalPosterior:
             on_positive_scale(log_b_cdf),
             ppf_factory(log_b_cdf, log_b.min(), log_b.max(), exponentiate=True),
         ),
-        "theta": Marginal(
-            ("group",),
-            theta_mean,
-            theta_sd,
-            theta_cdf,
-            ppf_factory(theta_cdf, np.zeros_like(theta_mean), np.ones_like(theta_mean)),
-            kurtosis=theta_kurtosis,
-        ),
+        "theta": replace(theta, kurtosis=theta_kurtosis),
     }
     return HierarchicalPosterior(
         marginals=marginals,

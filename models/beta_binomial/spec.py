@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from zoo.core.arguments import as_count_array, as_positive_scalar, require_same_length
+from zoo.core.arguments import as_count_array, as_int, as_positive_scalar, require_same_length
 
 __all__ = ["Data", "Prior", "simulate"]
 
@@ -168,8 +168,7 @@ def simulate(prior: Prior, rng: np.random.Generator, *, groups: int = 10, trials
             "prior: the hyperprior p(a, b) ∝ (a + b)^(-5/2) is improper and cannot be "
             "simulated from; set min_concentration to truncate it"
         )
-    if int(groups) != groups or groups < 1:
-        raise ValueError(f"groups: must be an integer >= 1, got {groups!r}")
+    groups = as_int("groups", groups, minimum=1)
     trials = np.broadcast_to(as_count_array("trials", trials, ndim=None), (int(groups),))
     truth: dict[str, np.ndarray] = {}
     if prior.hierarchical:

@@ -14,12 +14,14 @@ from __future__ import annotations
 import numpy as np
 
 from zoo.core.contract import Model
-from zoo.models.gda.gibbs import kernel, make_kernel
+from zoo.models.gda.faults import FAULTS
+from zoo.models.gda.gibbs import kernel
 from zoo.models.gda.kernel_checks import KERNEL_CHECKS
 from zoo.models.gda.loglik import log_likelihood
 from zoo.models.gda.posterior import posterior
-from zoo.models.gda.spec import MISSING, Data, Prior, simulate
-from zoo.models.gda.validation import validation_problems
+from zoo.models.gda.problems import default_problem, validation_problems
+from zoo.models.gda.spec import Data, Prior, simulate
+from zoo.models.labelings import MISSING
 
 __all__ = [
     "MISSING",
@@ -35,39 +37,11 @@ __all__ = [
 
 
 def program(data: Data, prior: Prior):
-    """The PyMC program (imported on first use: PyMC is slow to import)."""
+    """The PyMC program, built by :func:`zoo.models.gda.program.program`."""
+    # deferred: PyMC is slow to import, and only the PyMC engine needs it.
     from zoo.models.gda.program import program as build
 
     return build(data, prior)
-
-
-# Rows of the iris data whose labels default_problem() hides: two versicolor and two
-# virginica flowers near the boundary between the two, and one of each far from it, so
-# the class probabilities are neither all 0/1 nor all 1/2.
-_HIDDEN_IRIS_ROWS = (70, 77, 83, 133, 60, 110)
-
-
-def default_problem() -> tuple[Data, Prior]:
-    """Fisher's iris data (scikit-learn's copy), petal length and width, 6 labels hidden.
-
-    150 flowers, 3 species, d = 2 features (petal length and width, cm); six labels are
-    hidden (``-1``), so the exact reference enumerates ``3^6 = 729`` labelings. Every
-    species keeps at least 46 labelled flowers, so the labels are identified. Default
-    (data-scaled) prior.
-    """
-    from sklearn.datasets import load_iris
-
-    iris = load_iris()
-    columns = [2, 3]
-    labels = np.array(iris.target, copy=True)
-    labels[list(_HIDDEN_IRIS_ROWS)] = MISSING
-    data = Data(
-        iris.data[:, columns],
-        labels,
-        classes=np.array(iris.target_names),
-        features=np.array(["petal_length", "petal_width"]),
-    )
-    return data, Prior()
 
 
 def variables(prior: Prior) -> dict[str, tuple[str, ...]]:
@@ -110,10 +84,6 @@ MODEL = Model(
     log_likelihood=log_likelihood,
     validation_problems=validation_problems,
     summary="x | y=k ~ N(mu_k, Sigma), shared Sigma ~ InvWishart (LDA); labels may be missing",
-    faults={
-        "nu-off-by-one": make_kernel(nu_offset=1),
-        "sample-covariance": make_kernel(sample_covariance=True),
-        "kappa-not-updated": make_kernel(kappa_fixed=True),
-    },
+    faults=FAULTS,
     kernel_checks=KERNEL_CHECKS,
 )

@@ -32,8 +32,9 @@ import numba
 import numpy as np
 
 from zoo.core.contract import Kernel
-from zoo.models.gda.linalg import forward_solve
-from zoo.models.gda.spec import MISSING, Data, Prior
+from zoo.models.gda.conditional import class_probability
+from zoo.models.gda.linalg import draw_inverse_wishart
+from zoo.models.gda.spec import Data, Prior
 
 __all__ = ["State", "kernel", "make_kernel"]
 
@@ -174,6 +175,9 @@ def make_kernel(
 ) -> Kernel:
     """Build the kernel; the flags plant classic derivation bugs (negative controls).
 
+    All flags at their defaults give the correct sampler; :mod:`zoo.models.gda.faults`
+    names the wrong ones.
+
     Parameters
     ----------
     nu_offset : int
@@ -189,15 +193,15 @@ def make_kernel(
 
     def init(data: Data, prior: Prior, rng: np.random.Generator) -> State:
         prior.resolve(data)  # fail early on hyperparameters that do not fit the data
-        labels = np.array(data.y, dtype=np.int64, copy=True)
-        hidden = labels == MISSING
+        labels = np.array(data.labels, dtype=np.int64, copy=True)
+        hidden = data.unlabelled
         # Uniform random labels: over-dispersed relative to the posterior, so R-hat sees
         # chains stuck in different labelings.
-        labels[hidden] = rng.integers(0, data.n_classes, size=int(hidden.sum()))
+        labels[hidden] = rng.integers(0, data.n_classes, size=hidden.size)
         return State(labels)
 
     def step(state: State, data: Data, prior: Prior, rng: np.random.Generator) -> State:
-        hidden = data.unlabelled_index
+        hidden = data.unlabelled
         if hidden.size == 0:
             return state
         hyper = prior.resolve(data)
@@ -227,8 +231,6 @@ def make_kernel(
         return State(labels)
 
     def draw(state: State, data: Data, prior: Prior, rng: np.random.Generator) -> dict:
-        from zoo.models.gda.spec import draw_inverse_wishart
-
         hyper = prior.resolve(data)
         counts, kappa, mean, psi = _statistics(
             data, state.labels, hyper, sample_covariance=sample_covariance
@@ -243,25 +245,10 @@ def make_kernel(
             "pi": pi,
             "mu": mu,
             "Sigma": sigma,
-            "class_probability": class_probability(data.x[data.unlabelled_index], pi, mu, sigma),
+            "class_probability": class_probability(data.x[data.unlabelled], pi, mu, sigma),
         }
 
     return Kernel(init=init, step=step, draw=draw)
-
-
-def class_probability(x: np.ndarray, pi: np.ndarray, mu: np.ndarray, sigma: np.ndarray):
-    """``p(y = k | x, pi, mu, Sigma)`` for each row of ``x``: softmax of the log joint.
-
-    The log-determinant of Sigma is common to all classes and cancels.
-    """
-    chol = np.linalg.cholesky(sigma)
-    log_joint = np.empty((x.shape[0], pi.shape[0]))
-    for k in range(pi.shape[0]):
-        white = forward_solve(chol, (x - mu[k]).T)
-        log_joint[:, k] = np.log(pi[k]) - 0.5 * np.sum(white**2, axis=0)
-    log_joint -= log_joint.max(axis=1, keepdims=True)
-    prob = np.exp(log_joint)
-    return prob / prob.sum(axis=1, keepdims=True)
 
 
 kernel = make_kernel()

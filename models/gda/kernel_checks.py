@@ -14,40 +14,28 @@ import numpy as np
 from zoo.core.contract import KernelChecks
 from zoo.models.gda.gibbs import State
 from zoo.models.gda.spec import Data, Prior
-from zoo.models.naive_bayes.kernel_checks import categorical
+from zoo.models.labelings import (
+    completed_labels,
+    latent_labels,
+    read_latent_labels,
+    redrawn_labels,
+)
 
 __all__ = ["KERNEL_CHECKS"]
 
 
-def latents(params, data: Data, prior: Prior, rng: np.random.Generator) -> dict:
-    """Labels of the hidden points from their exact conditional."""
-    return {"labels": categorical(params["class_probability"], rng)}
-
-
 def redraw(params, latents, data: Data, prior: Prior, rng: np.random.Generator) -> Data:
     """New observed labels and new features for every point; the hidden set kept."""
-    pi = np.asarray(params["pi"], dtype=float)
     mu = np.asarray(params["mu"], dtype=float)
     chol = np.linalg.cholesky(np.asarray(params["Sigma"], dtype=float))
-    labels = data.y.copy()
-    observed = np.flatnonzero(labels >= 0)
-    labels[observed] = categorical(np.broadcast_to(pi, (observed.size, pi.size)), rng)
-    classes = labels.copy()
-    classes[data.unlabelled_index] = latents["labels"]
+    labels, classes = redrawn_labels(params["pi"], data, latents, rng)
     x = mu[classes] + rng.standard_normal(data.x.shape) @ chol.T
     return Data(x, labels, classes=data.classes, features=data.features)
 
 
 def state(latents, data: Data, prior: Prior) -> State:
-    """All labels: the observed ones and ``latents["labels"]`` for the hidden."""
-    labels = np.array(data.y, dtype=np.int64)
-    labels[data.unlabelled_index] = latents["labels"]
-    return State(labels)
-
-
-def read(state: State, data: Data) -> dict:
-    """The hidden points' labels."""
-    return {"labels": np.asarray(state.labels)[data.unlabelled_index]}
+    """The kernel's state: every label, ``latents["labels"]`` for the missing ones."""
+    return State(completed_labels(data.labels, latents))
 
 
 def setup() -> tuple[Prior, dict]:
@@ -62,4 +50,6 @@ def setup() -> tuple[Prior, dict]:
     return prior, {"points": 6, "classes": 2, "features": 2, "hidden": 2}
 
 
-KERNEL_CHECKS = KernelChecks(latents=latents, redraw=redraw, state=state, read=read, setup=setup)
+KERNEL_CHECKS = KernelChecks(
+    latents=latent_labels, redraw=redraw, state=state, read=read_latent_labels, setup=setup
+)

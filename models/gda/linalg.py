@@ -1,4 +1,4 @@
-"""Small dense triangular solves for the hot paths of the GDA kernel.
+"""GDA's linear algebra: small triangular solves, and inverse-Wishart draws built on them.
 
 SciPy's ``solve_triangular`` costs about a millisecond per call on tiny matrices (input
 checks and LAPACK dispatch), more than everything else in a sweep; for the ``d <= 10``
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["forward_solve"]
+__all__ = ["draw_inverse_wishart", "forward_solve"]
 
 
 @numba.njit(cache=True)
@@ -32,3 +32,33 @@ def forward_solve(lower: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return _forward_solve(
         np.ascontiguousarray(lower, dtype=float), np.ascontiguousarray(rhs, dtype=float)
     )
+
+
+def draw_inverse_wishart(
+    nu: float, psi_chol: np.ndarray, rng: np.random.Generator, *, return_root: bool = False
+):
+    """One draw of ``Sigma ~ InvWishart(nu, Psi)`` given the Cholesky factor of ``Psi``.
+
+    Bartlett decomposition (Bartlett 1933; Anderson, *An Introduction to Multivariate
+    Statistical Analysis*, 3rd ed., theorem 7.2.1): the precision
+    ``Sigma^-1 = L^-T A A^T L^-1`` is ``Wishart(nu, Psi^-1)`` when ``Psi = L L^T`` and
+    ``A`` is lower triangular with ``A_jj^2 ~ chi2(nu - j)`` and standard normal entries
+    below the diagonal; so ``Sigma = (L A^-T)(L A^-T)^T``. Only triangular solves, and
+    non-integer ``nu`` is exact.
+
+    Returns
+    -------
+    sigma : ndarray, shape (d, d)
+    root : ndarray, shape (d, d)
+        Only with ``return_root``: ``R = L A^-T`` with ``Sigma = R R^T`` (a square root,
+        not triangular), so that ``m + R z / sqrt(kappa)`` draws ``N(m, Sigma / kappa)``.
+    """
+    d = psi_chol.shape[0]
+    bartlett = np.zeros((d, d))
+    bartlett[np.diag_indices(d)] = np.sqrt(rng.chisquare(nu - np.arange(d)))
+    below = np.tril_indices(d, -1)
+    bartlett[below] = rng.standard_normal(below[0].size)
+    # L A^-T = (A^-1 L^T)^T: one triangular solve.
+    root = forward_solve(bartlett, psi_chol.T).T
+    sigma = root @ root.T
+    return (sigma, root) if return_root else sigma

@@ -14,7 +14,7 @@ __all__ = ["log_likelihood"]
 
 
 def log_likelihood(data: Data, params: Mapping[str, np.ndarray]) -> float:
-    """``log p(x, y_labelled | pi, mu, Sigma)``, the missing labels summed out.
+    """``log p(x, labels | pi, mu, Sigma)``, the missing labels summed out.
 
     ``log N(x | mu_k, Sigma)`` through the Cholesky factor L of Sigma:
     ``-d/2 log 2 pi - sum log diag L - |L^-1 (x - mu_k)|^2 / 2``.
@@ -30,9 +30,8 @@ def log_likelihood(data: Data, params: Mapping[str, np.ndarray]) -> float:
     for k in range(pi.shape[0]):
         white = forward_solve(chol, (data.x - mu[k]).T)
         joint[:, k] = log_pi[k] + normaliser - 0.5 * np.sum(white**2, axis=0)
-    unlabelled = data.unlabelled_index
-    labelled = np.flatnonzero(data.y >= 0)
-    total = float(np.sum(joint[labelled, data.y[labelled]]))
+    labelled, unlabelled = data.labelled, data.unlabelled
+    total = float(np.sum(joint[labelled, data.labels[labelled]]))
     if unlabelled.size:
         total += float(np.sum(logsumexp(joint[unlabelled], axis=1)))
     return total

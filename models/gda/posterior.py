@@ -44,15 +44,16 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import special, stats
 
-from zoo.core.reference import (
-    Marginal,
-    NoReference,
-    Reference,
-    TabulatedCDF,
-    quantile_by_bisection,
-)
+from zoo.core.reference import Marginal, NoReference, Reference
 from zoo.models.gda.linalg import forward_solve
-from zoo.models.gda.spec import Data, Hyper, Prior
+from zoo.models.gda.spec import Data, Hyperparameters, Prior
+from zoo.models.labelings import (
+    MAX_LABELINGS,
+    Labelings,
+    heaviest,
+    probability_marginal,
+)
+from zoo.models.mixtures import mixture_marginal
 
 __all__ = [
     "MAX_LABELINGS",
@@ -64,21 +65,6 @@ __all__ = [
     "posterior",
     "predictive_log_joint",
 ]
-
-#: Largest number of labelings of the unlabelled points enumerated exactly.
-MAX_LABELINGS = 2**16
-# Labelings are processed in batches of this many (memory: batch x K x d x d floats).
-_BATCH = 4096
-# Mixture components whose total weight is below this are dropped from CDFs (their
-# contribution to any CDF value is below it too).
-_PRUNE = 1e-12
-# Mixture quantiles are bracketed by these tail quantiles of the components.
-_TAIL = 1e-10
-# Mixtures with more (components x elements) than this get a tabulated CDF for KS tests,
-# over the range between these tail quantiles of the components (outside it the CDF is
-# within 1e-6 of 0 or 1, invisible to KS on a few thousand draws).
-_EXACT_CDF_TERMS = 8192
-_TABLE_TAIL = 1e-6
 
 
 @dataclass(frozen=True)
@@ -167,7 +153,7 @@ def _log_det_chol(matrix: np.ndarray) -> np.ndarray:
     return 2.0 * np.log(np.diagonal(chol, axis1=-2, axis2=-1)).sum(axis=-1)
 
 
-def _niw_from_statistics(counts, means, scatter, hyper: Hyper, n_points: int) -> NIW:
+def _niw_from_statistics(counts, means, scatter, hyper: Hyperparameters, n_points: int) -> NIW:
     d = hyper.m0.shape[0]
     kappa = hyper.kappa0 + counts
     mean = (hyper.kappa0 * hyper.m0 + counts[..., np.newaxis] * means) / kappa[..., np.newaxis]
@@ -195,7 +181,7 @@ def _niw_from_statistics(counts, means, scatter, hyper: Hyper, n_points: int) ->
     return NIW(counts, kappa, mean, float(nu), psi, log_likelihood, log_labels)
 
 
-def niw_posterior(x: np.ndarray, labels: np.ndarray, hyper: Hyper) -> NIW:
+def niw_posterior(x: np.ndarray, labels: np.ndarray, hyper: Hyperparameters) -> NIW:
     """The conjugate posterior given complete labels (a batch of one).
 
     Parameters
@@ -203,7 +189,7 @@ def niw_posterior(x: np.ndarray, labels: np.ndarray, hyper: Hyper) -> NIW:
     x : ndarray, shape (N, d)
     labels : ndarray of int, shape (N,)
         Every label in ``0 .. K-1``.
-    hyper : Hyper
+    hyper : Hyperparameters
         From :meth:`Prior.resolve`.
     """
     n_classes = hyper.alpha.shape[0]
@@ -212,17 +198,10 @@ def niw_posterior(x: np.ndarray, labels: np.ndarray, hyper: Hyper) -> NIW:
     return _niw_from_statistics(counts, means, scatter, hyper, x.shape[0])
 
 
-def log_marginal_likelihood(x: np.ndarray, labels: np.ndarray, hyper: Hyper) -> float:
+def log_marginal_likelihood(x: np.ndarray, labels: np.ndarray, hyper: Hyperparameters) -> float:
     """``log p(X, y)`` for complete labels: Murphy (2007) eq. 266 times ``p(y | alpha)``."""
     niw = niw_posterior(x, labels, hyper)
     return float(niw.log_likelihood[0] + niw.log_label_probability[0])
-
-
-def _labelings(n_unlabelled: int, n_classes: int, start: int, stop: int) -> np.ndarray:
-    """Labelings ``start .. stop-1`` in base-K counting order, shape (B, U)."""
-    codes = np.arange(start, stop)
-    powers = n_classes ** np.arange(n_unlabelled - 1, -1, -1)
-    return (codes[:, np.newaxis] // powers) % n_classes
 
 
 def _mvt_logpdf(df, log_det_root, mahalanobis, d):
@@ -252,7 +231,7 @@ class GDAPosterior(Reference):
         Classes of the unlabelled points under each retained labeling.
     log_marginal_likelihood : float
         ``log p(X, y_observed)``: features of all points and the observed labels.
-    hyper : Hyper
+    hyper : Hyperparameters
         The hyperparameters used (defaults resolved).
     class_probability_exact : ndarray, shape (U, K)
         ``P(y_u = k | D)`` for every unlabelled point.
@@ -262,7 +241,7 @@ class GDAPosterior(Reference):
     weights: np.ndarray = None
     labelings: np.ndarray = None
     log_marginal_likelihood: float = np.nan
-    hyper: Hyper = None
+    hyper: Hyperparameters = None
     class_probability_exact: np.ndarray = None
 
     def predict_log_proba(self, x_new) -> np.ndarray:
@@ -291,7 +270,7 @@ class GDAPosterior(Reference):
         return predictive_log_joint(self.components, self.weights, self.hyper, x_new)
 
 
-def predictive_log_joint(components: NIW, weights: np.ndarray, hyper: Hyper, x_new):
+def predictive_log_joint(components: NIW, weights: np.ndarray, hyper: Hyperparameters, x_new):
     """``log p(y* = k, x* | D)`` for new points, shape (M, K); see ``predict_log_proba``.
 
     A plain function of picklable arrays, so that estimators can store its inputs.
@@ -336,8 +315,8 @@ def posterior(data: Data, prior: Prior):
     GDAPosterior or NoReference
         A :class:`zoo.diagnostics.Reference` with marginals of ``pi``, ``mu``,
         ``Sigma`` and ``class_probability`` (posterior mean only: ``P(y_u = k | D)``;
-        NaN, i.e. not tested, within 0.025 of 0 or 1, see ``_EXTREME``; the exact
-        values are in ``class_probability_exact``),
+        NaN, i.e. not tested, within :data:`zoo.models.labelings.NEAR_CERTAIN` of 0 or
+        1; the exact values are in ``class_probability_exact``),
         or :class:`~zoo.diagnostics.NoReference` if more than :data:`MAX_LABELINGS`
         labelings would have to be enumerated.
     """
@@ -347,23 +326,22 @@ def posterior(data: Data, prior: Prior):
         raise ValueError(f"prior: expected gda.Prior, got {type(prior).__name__}")
     hyper = prior.resolve(data)
     n_classes = data.n_classes
-    hidden = data.unlabelled_index
+    hidden = data.unlabelled
     n_hidden = hidden.shape[0]
-    if n_hidden * np.log(n_classes) > np.log(MAX_LABELINGS) + 1e-9:
-        return NoReference(
-            f"{n_hidden} unlabelled points in {n_classes} classes give {n_classes}^{n_hidden} "
-            f"labelings, more than the {MAX_LABELINGS} enumerated exactly"
-        )
+    space = Labelings(n_classes, n_hidden)
+    if not space.enumerable:
+        return NoReference(space.too_many("unlabelled points"))
     x_seen = data.x[data.labelled]
-    onehot_seen = (data.y[data.labelled][:, np.newaxis] == np.arange(n_classes)).astype(float)
+    onehot_seen = (data.labels[data.labelled][:, np.newaxis] == np.arange(n_classes)).astype(float)
     seen = class_statistics(x_seen, onehot_seen[np.newaxis])
     x_hidden = data.x[hidden]
-    n_labelings = n_classes**n_hidden
+    n_labelings = space.count
+    d = data.x.shape[1]
     parts = []
-    for start in range(0, n_labelings, _BATCH):
-        stop = min(n_labelings, start + _BATCH)
-        labels = _labelings(n_hidden, n_classes, start, stop)
-        onehot = (labels[..., np.newaxis] == np.arange(n_classes)).astype(float)
+    # Per labeling: the one-hot labels and K scatter matrices.
+    for index in space.chunks(n_hidden * n_classes + n_classes * d * d):
+        labels = space.classes(index)
+        onehot = space.onehot(index)
         extra = class_statistics(x_hidden, onehot)
         merged = _merge(*seen, *extra)
         niw = _niw_from_statistics(*merged, hyper, data.x.shape[0])
@@ -384,9 +362,7 @@ def posterior(data: Data, prior: Prior):
     class_probability = np.einsum(
         "c,cuk->uk", weights, labels[..., np.newaxis] == np.arange(n_classes)
     )
-    order = np.argsort(weights)[::-1]
-    keep = order[: int(np.searchsorted(np.cumsum(weights[order]), 1.0 - _PRUNE)) + 1]
-    keep = np.sort(keep)
+    keep, _ = heaviest(weights)
     components = NIW(
         components.counts[keep],
         components.kappa[keep],
@@ -398,10 +374,8 @@ def posterior(data: Data, prior: Prior):
     )
     weights = weights[keep] / weights[keep].sum()
     marginals = _marginals(components, weights, hyper)
-    marginals["class_probability"] = Marginal(
-        dims=("unlabelled", "class"),
-        mean=np.where(_testable(class_probability), class_probability, np.nan),
-        sd=np.full_like(class_probability, np.nan),
+    marginals["class_probability"] = probability_marginal(
+        ("unlabelled", "class"), class_probability
     )
     note = (
         "closed form: normal-inverse-Wishart and Dirichlet posteriors"
@@ -421,70 +395,7 @@ def posterior(data: Data, prior: Prior):
     )
 
 
-# A z-test of a Monte Carlo mean of a quantity in [0, 1] needs the normal approximation
-# to hold: by the binomial rule of thumb (ESS p >= 10, with the ESS >= 400 gate of
-# agreement()), not for means within 10 / 400 of 0 or 1. Those elements (a point that is
-# almost surely not in a class, probability 1e-14, say) keep no mean test: a handful of
-# rare draws dominate their estimate and its MCSE.
-_EXTREME = 10.0 / 400.0
-
-
-def _testable(probability: np.ndarray) -> np.ndarray:
-    return (probability >= _EXTREME) & (probability <= 1.0 - _EXTREME)
-
-
-def _mixture(dims, weights, frozen, *, lower_tail=_TAIL):
-    """Marginal of a mixture of scipy distributions with a leading component axis."""
-    means = np.asarray(frozen.mean(), dtype=float)
-    variances = np.asarray(frozen.var(), dtype=float)
-    w = weights.reshape((-1,) + (1,) * (means.ndim - 1))
-    mean = np.sum(w * means, axis=0)
-    second = np.sum(w * (variances + means**2), axis=0)
-    with np.errstate(invalid="ignore"):
-        sd = np.sqrt(np.maximum(second - mean**2, 0.0))
-    sd = np.where(np.isfinite(second), sd, np.nan)
-    mean = np.where(np.all(np.isfinite(means), axis=0), mean, np.nan)
-    if weights.shape[0] == 1:
-        single_ppf = frozen.ppf
-
-        return Marginal(
-            dims=dims,
-            mean=mean,
-            sd=sd,
-            cdf=lambda x: frozen.cdf(np.asarray(x)[:, np.newaxis])[:, 0],
-            ppf=lambda prob: np.asarray(single_ppf(prob), dtype=float)[0],
-        )
-
-    def cdf(x):
-        x = np.asarray(x, dtype=float)
-        return np.einsum("nc...,c->n...", frozen.cdf(x[:, np.newaxis]), weights)
-
-    def pdf(x):
-        x = np.asarray(x, dtype=float)
-        return np.einsum("nc...,c->n...", frozen.pdf(x[:, np.newaxis]), weights)
-
-    lower = np.min(frozen.ppf(lower_tail), axis=0)
-    upper = np.max(frozen.ppf(1.0 - lower_tail), axis=0)
-    # Quantiles by bisection on the exact mixture CDF (one point per step: cheap). The
-    # CDF at many points (KS) is exact too unless the mixture is large, then tabulated
-    # on the central range, where its error is far below KS's resolution.
-    elements = int(np.prod(mean.shape)) or 1
-    if weights.shape[0] * elements <= _EXACT_CDF_TERMS:
-        element_cdf = cdf
-    else:
-        centre_low = np.min(frozen.ppf(_TABLE_TAIL), axis=0)
-        centre_high = np.max(frozen.ppf(1.0 - _TABLE_TAIL), axis=0)
-        element_cdf = TabulatedCDF(cdf, pdf, centre_low, centre_high, points=1025)
-    return Marginal(
-        dims=dims,
-        mean=mean,
-        sd=sd,
-        cdf=element_cdf,
-        ppf=lambda prob: quantile_by_bisection(cdf, prob, lower, upper),
-    )
-
-
-def _marginals(components: NIW, weights, hyper: Hyper):
+def _marginals(components: NIW, weights, hyper: Hyperparameters):
     c = components
     d = c.mean.shape[-1]
     df = c.nu - d + 1
@@ -494,8 +405,8 @@ def _marginals(components: NIW, weights, hyper: Hyper):
     scale = np.sqrt(psi_diag[:, np.newaxis, :] / (c.kappa[..., np.newaxis] * df))
     mu = stats.t(df, loc=c.mean, scale=scale)
     marginals = {
-        "pi": _mixture(("class",), weights, pi),
-        "mu": _testable_moments(_mixture(("class", "feature"), weights, mu), df),
+        "pi": mixture_marginal(("class",), weights, pi),
+        "mu": _testable_moments(mixture_marginal(("class", "feature"), weights, mu), df),
     }
     # Sigma: moments of every element from the inverse-Wishart; CDFs of the diagonal
     # (scaled inverse-gamma) only.
@@ -513,7 +424,9 @@ def _marginals(components: NIW, weights, hyper: Hyper):
     mean = np.sum(w * comp_mean, axis=0)
     sd = np.sqrt(np.maximum(np.sum(w * (comp_var + comp_mean**2), axis=0) - mean**2, 0.0))
     sd = np.where(np.isfinite(comp_var).all(axis=0), sd, np.nan)
-    diagonal = _mixture(("feature",), weights, stats.invgamma(0.5 * df, scale=0.5 * psi_diag))
+    diagonal = mixture_marginal(
+        ("feature",), weights, stats.invgamma(0.5 * df, scale=0.5 * psi_diag)
+    )
     index = np.arange(d)
 
     def sigma_cdf(x):

@@ -1,7 +1,7 @@
 """Bayesian GDA: the PyMC program.
 
 PyMC 6.4 has no inverse-Wishart, and ``pm.Wishart`` silently truncates a non-integer
-``nu`` (DESIGN.md, pitfalls). The program therefore builds Sigma from its Bartlett
+``nu`` (``docs/design.md``, pitfalls). The program therefore builds Sigma from its Bartlett
 decomposition (Bartlett 1933; Anderson, *An Introduction to Multivariate Statistical
 Analysis*, 3rd ed., theorem 7.2.1): free variables ``bartlett_chi2[j] ~ chi2(nu0 - j)``
 and ``bartlett_normal ~ N(0, 1)`` (below the diagonal) fill a lower-triangular ``A``,
@@ -67,7 +67,7 @@ def program(data: Data, prior: Prior) -> pm.Model:
     """Return the PyMC model; variable names and dims match the Gibbs output."""
     hyper = prior.resolve(data)
     labelled = data.labelled
-    hidden = data.unlabelled_index
+    hidden = data.unlabelled
     with pm.Model(coords=dict(data.coords)) as model:
         pi = pm.Dirichlet("pi", a=hyper.alpha, dims="class")
         sigma, _ = inverse_wishart("Sigma", hyper.nu0, hyper.psi0, dims=("feature", "feature_bis"))
@@ -79,9 +79,9 @@ def program(data: Data, prior: Prior) -> pm.Model:
             chol=sigma_chol / np.sqrt(hyper.kappa0),
             dims=("class", "feature"),
         )
-        if labelled.any():
-            y_seen = data.y[labelled]
-            pm.Categorical("y_labelled", p=pi, observed=y_seen, dims="labelled")
+        if labelled.size:
+            y_seen = data.labels[labelled]
+            pm.Categorical("labels", p=pi, observed=y_seen, dims="labelled")
             pm.MvNormal(
                 "x_labelled",
                 mu=mu[y_seen],

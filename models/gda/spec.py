@@ -10,8 +10,9 @@ with the inverse-Wishart parametrised as in Murphy (2007, "Conjugate Bayesian an
 of the Gaussian distribution", section 7) and Gelman et al. (BDA3, section 3.6):
 ``E[Sigma] = Psi0 / (nu0 - d - 1)``, proper for ``nu0 > d - 1``.
 
-Labels may be missing: the marker is ``-1`` (the scikit-learn convention for
-unlabelled points in semi-supervised learning).
+Labels may be missing: the marker is ``-1`` (:data:`zoo.models.labelings.MISSING`, the
+scikit-learn convention for unlabelled points in semi-supervised learning), as in Naive
+Bayes.
 
 Default hyperparameters are derived from the data scale, following Fraley & Raftery
 (2007, "Bayesian regularization for normal mixture estimation and model-based
@@ -30,19 +31,20 @@ from typing import NamedTuple
 
 import numpy as np
 
-from zoo.core.arguments import as_finite_array, as_positive_array, as_positive_scalar
+from zoo.core.arguments import as_finite_array, as_int, as_positive_array, as_positive_scalar
+from zoo.models.arrays import read_only
+from zoo.models.gda.conditional import class_probability
+from zoo.models.gda.linalg import draw_inverse_wishart
+from zoo.models.labelings import MISSING, LabelledData, as_labels, check_label_range
 
-__all__ = ["MISSING", "Data", "Hyper", "Prior", "draw_inverse_wishart", "simulate"]
-
-#: Label of a point whose class is not observed.
-MISSING = -1
+__all__ = ["Data", "Hyperparameters", "Prior", "simulate"]
 
 # Fraley & Raftery (2007), section 3: the prior on each class mean is worth 1/100 of a
 # point, weak enough to leave the class means to the data.
 DEFAULT_KAPPA0 = 0.01
 
 
-class Hyper(NamedTuple):
+class Hyperparameters(NamedTuple):
     """Hyperparameters with every default resolved against one data set.
 
     Attributes
@@ -62,11 +64,6 @@ class Hyper(NamedTuple):
     nu0: float
     psi0: np.ndarray
     psi0_chol: np.ndarray
-
-
-def _frozen(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False
-    return array
 
 
 def _spd(field: str, value) -> tuple[np.ndarray, np.ndarray]:
@@ -122,16 +119,16 @@ class Prior:
         alpha = as_positive_array("alpha", self.alpha)
         if alpha.ndim > 1:
             raise ValueError(f"alpha: expected a number or a vector, got shape {alpha.shape}")
-        object.__setattr__(self, "alpha", _frozen(alpha))
+        object.__setattr__(self, "alpha", read_only(alpha))
         object.__setattr__(self, "kappa0", as_positive_scalar("kappa0", self.kappa0))
         dims = []
         if self.m0 is not None:
             m0 = as_finite_array("m0", self.m0, ndim=1)
-            object.__setattr__(self, "m0", _frozen(m0))
+            object.__setattr__(self, "m0", read_only(m0))
             dims.append(("m0", m0.shape[0]))
         if self.psi0 is not None:
             psi0, _ = _spd("psi0", self.psi0)
-            object.__setattr__(self, "psi0", _frozen(psi0))
+            object.__setattr__(self, "psi0", read_only(psi0))
             dims.append(("psi0", psi0.shape[0]))
         if len({d for _, d in dims}) > 1:
             raise ValueError(f"m0, psi0: dimensions disagree ({dims[0][1]} and {dims[1][1]})")
@@ -150,7 +147,7 @@ class Prior:
                 raise ValueError(f"nu0: must be > 0, got {nu0:g}")
             object.__setattr__(self, "nu0", nu0)
 
-    def resolve(self, data: Data) -> Hyper:
+    def resolve(self, data: Data) -> Hyperparameters:
         """Return the hyperparameters for ``data``, defaults filled in and checked.
 
         Raises
@@ -198,29 +195,29 @@ class Prior:
                 raise ValueError(f"psi0: expected shape ({d}, {d}), got {self.psi0.shape}")
             psi0 = self.psi0.copy()
         psi0_chol = np.linalg.cholesky(psi0)
-        return Hyper(
-            alpha=_frozen(alpha),
-            m0=_frozen(m0),
+        return Hyperparameters(
+            alpha=read_only(alpha),
+            m0=read_only(m0),
             kappa0=self.kappa0,
             nu0=nu0,
-            psi0=_frozen(psi0),
-            psi0_chol=_frozen(psi0_chol),
+            psi0=read_only(psi0),
+            psi0_chol=read_only(psi0_chol),
         )
 
 
 @dataclass(frozen=True, init=False)
-class Data:
+class Data(LabelledData):
     """Points with class labels, some possibly missing.
 
     Parameters
     ----------
     x : array-like, shape (N, d)
         Features; finite. A 1-D array is read as ``d = 1``.
-    y : array-like of int, shape (N,)
+    labels : array-like of int, shape (N,)
         Class index in ``0 .. K-1``, or ``-1`` (:data:`MISSING`) for an unlabelled point.
     classes : array-like, shape (K,), optional
         Class names (coordinate ``class``); their number fixes ``K``. Default
-        ``0 .. max(y)``.
+        ``0 .. max(labels)``.
     features : array-like, shape (d,), optional
         Feature names (coordinates ``feature`` and ``feature_bis``).
 
@@ -230,11 +227,11 @@ class Data:
     """
 
     x: np.ndarray
-    y: np.ndarray
+    labels: np.ndarray
     classes: np.ndarray
     features: np.ndarray
 
-    def __init__(self, x, y, *, classes=None, features=None):
+    def __init__(self, x, labels, *, classes=None, features=None):
         x = as_finite_array("x", x)
         if x.ndim == 1:
             x = x[:, np.newaxis]
@@ -242,17 +239,10 @@ class Data:
             raise ValueError(f"x: expected shape (N, d), got {x.shape}")
         if x.shape[0] == 0 or x.shape[1] == 0:
             raise ValueError(f"x: need at least one point and one feature, got shape {x.shape}")
-        labels = as_finite_array("y", y, ndim=1)
-        if labels.shape[0] != x.shape[0]:
-            raise ValueError(
-                f"y: expected {x.shape[0]} labels (one per row of x), got {labels.shape[0]}"
-            )
-        if np.any(labels != np.floor(labels)):
-            raise ValueError("y: labels must be integers (class index, or -1 for missing)")
-        labels = labels.astype(np.int64)
+        labels = as_labels(labels, x.shape[0], item="row of x")
         if classes is None:
             if labels.max() < 1:
-                raise ValueError("y: need labels of at least two classes, or pass classes")
+                raise ValueError("labels: need labels of at least two classes, or pass classes")
             classes = np.arange(labels.max() + 1)
         else:
             classes = np.array(classes, copy=True)
@@ -265,40 +255,17 @@ class Data:
         n_classes = classes.shape[0]
         if n_classes < 2:
             raise ValueError(f"classes: need K >= 2 classes, got {n_classes}")
-        bad = (labels < MISSING) | (labels >= n_classes)
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise ValueError(
-                f"y: labels must lie in 0..{n_classes - 1} or be -1 (missing), "
-                f"found {labels[i]} at index {i}"
-            )
+        check_label_range(labels, n_classes)
         d = x.shape[1]
         features = np.arange(d) if features is None else np.array(features, copy=True)
         if features.shape != (d,):
             raise ValueError(f"features: expected {d} names, got shape {features.shape}")
         if len(np.unique(features)) != d:
             raise ValueError("features: names must be unique")
-        for array in (x, labels, classes, features):
-            array.flags.writeable = False
-        object.__setattr__(self, "x", x)
-        object.__setattr__(self, "y", labels)
-        object.__setattr__(self, "classes", classes)
-        object.__setattr__(self, "features", features)
-
-    @property
-    def n_classes(self) -> int:
-        """K."""
-        return int(self.classes.shape[0])
-
-    @property
-    def labelled(self) -> np.ndarray:
-        """Boolean mask of the points whose class is observed."""
-        return self.y != MISSING
-
-    @property
-    def unlabelled_index(self) -> np.ndarray:
-        """Row indices of the unlabelled points, in order (coordinate ``unlabelled``)."""
-        return np.flatnonzero(self.y == MISSING)
+        object.__setattr__(self, "x", read_only(x))
+        object.__setattr__(self, "labels", read_only(labels))
+        object.__setattr__(self, "classes", read_only(classes))
+        object.__setattr__(self, "features", read_only(features))
 
     @property
     def coords(self) -> dict[str, np.ndarray]:
@@ -307,8 +274,8 @@ class Data:
             "class": self.classes,
             "feature": self.features,
             "feature_bis": self.features,
-            "unlabelled": self.unlabelled_index,
-            "labelled": np.flatnonzero(self.labelled),
+            "unlabelled": self.unlabelled,
+            "labelled": self.labelled,
             "point": np.arange(self.x.shape[0]),
         }
 
@@ -320,51 +287,19 @@ class Data:
         cannot observe an empty array).
         """
         labelled = self.labelled
-        if not labelled.any():
+        if not labelled.size:
             return {}
         return {
-            "y_labelled": (self.y[labelled], ("labelled",)),
+            "labels": (self.labels[labelled], ("labelled",)),
             "x_labelled": (self.x[labelled], ("labelled", "feature")),
         }
 
     @property
     def constant_data(self) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
         """The unlabelled points (their labels are summed out), as PyMC stores them."""
-        if self.unlabelled_index.size == 0:
+        if self.unlabelled.size == 0:
             return {}
-        return {"x_unlabelled": (self.x[self.unlabelled_index], ("unlabelled", "feature"))}
-
-
-def draw_inverse_wishart(
-    nu: float, psi_chol: np.ndarray, rng: np.random.Generator, *, return_root: bool = False
-):
-    """One draw of ``Sigma ~ InvWishart(nu, Psi)`` given the Cholesky factor of ``Psi``.
-
-    Bartlett decomposition (Bartlett 1933; Anderson, *An Introduction to Multivariate
-    Statistical Analysis*, 3rd ed., theorem 7.2.1): the precision
-    ``Sigma^-1 = L^-T A A^T L^-1`` is ``Wishart(nu, Psi^-1)`` when ``Psi = L L^T`` and
-    ``A`` is lower triangular with ``A_jj^2 ~ chi2(nu - j)`` and standard normal entries
-    below the diagonal; so ``Sigma = (L A^-T)(L A^-T)^T``. Only triangular solves, and
-    non-integer ``nu`` is exact.
-
-    Returns
-    -------
-    sigma : ndarray, shape (d, d)
-    root : ndarray, shape (d, d)
-        Only with ``return_root``: ``R = L A^-T`` with ``Sigma = R R^T`` (a square root,
-        not triangular), so that ``m + R z / sqrt(kappa)`` draws ``N(m, Sigma / kappa)``.
-    """
-    from zoo.models.gda.linalg import forward_solve
-
-    d = psi_chol.shape[0]
-    bartlett = np.zeros((d, d))
-    bartlett[np.diag_indices(d)] = np.sqrt(rng.chisquare(nu - np.arange(d)))
-    below = np.tril_indices(d, -1)
-    bartlett[below] = rng.standard_normal(below[0].size)
-    # L A^-T = (A^-1 L^T)^T: one triangular solve.
-    root = forward_solve(bartlett, psi_chol.T).T
-    sigma = root @ root.T
-    return (sigma, root) if return_root else sigma
+        return {"x_unlabelled": (self.x[self.unlabelled], ("unlabelled", "feature"))}
 
 
 def simulate(
@@ -402,13 +337,9 @@ def simulate(
     """
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng: expected a numpy.random.Generator, got {type(rng).__name__}")
-    for field, value, minimum in (
-        ("points", points, 1),
-        ("classes", classes, 2),
-        ("features", features, 1),
-    ):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-            raise ValueError(f"{field}: must be an integer >= {minimum}, got {value!r}")
+    points = as_int("points", points, minimum=1)
+    classes = as_int("classes", classes, minimum=2)
+    features = as_int("features", features, minimum=1)
     if not 0.0 <= unlabelled < 1.0:
         raise ValueError(f"unlabelled: must be a fraction in [0, 1), got {unlabelled!r}")
     if hidden is not None and (
@@ -442,8 +373,6 @@ def simulate(
     else:
         hide = np.arange(int(points)) >= int(points) - int(hidden)
     observed[hide] = MISSING
-    from zoo.models.gda.gibbs import class_probability
-
     truth = {
         "pi": pi,
         "mu": mu,

@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from zoo.core.contract import KernelChecks
+from zoo.models.labelings import categorical
 from zoo.models.lda.counts import State
 from zoo.models.lda.gibbs import counts_from_topics
 from zoo.models.lda.spec import Data, Prior
-from zoo.models.naive_bayes.kernel_checks import categorical
 
 __all__ = ["KERNEL_CHECKS"]
 

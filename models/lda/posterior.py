@@ -25,10 +25,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
+from scipy import special, stats
 
-from zoo.core.reference import Marginal, NoReference, Reference, beta_mixture_marginal
+from zoo.core.reference import Marginal, NoReference, Reference
+from zoo.models.labelings import (
+    MAX_LABELINGS,
+    BetaMoments,
+    Labelings,
+    probability_marginal,
+)
 from zoo.models.lda.spec import Data, Prior
+from zoo.models.mixtures import mixture_marginal
 
 __all__ = [
     "MAX_ASSIGNMENTS",
@@ -38,17 +45,11 @@ __all__ = [
     "posterior",
 ]
 
-# K^N <= 2^16 assignments: 65536 components of (D + V) K log-gamma terms, a second.
-MAX_ASSIGNMENTS = 2**16
-# Co-assignment means closer than this to 0 or 1 are not tested: the per-draw quantity
-# is then heavy-tailed (rare draws far from the bulk) and 10^3-10^4 draws underestimate
-# its mean and MCSE (the same rule and reason as Naive Bayes' class probabilities).
-_UNTESTABLE_PROBABILITY = 0.02
+# An assignment of topics to the N tokens is a labeling of them: the same cap.
+MAX_ASSIGNMENTS = MAX_LABELINGS
 # CDF tabulation costs (nodes + bisection steps) x components x elements incomplete
 # beta functions; beyond this many component-elements it is not cheap.
 _CDF_BUDGET = 250_000
-# Assignments per chunk, so that the (chunk, N, K) one-hot arrays stay near 16 MB.
-_CHUNK_ELEMENTS = 2_000_000
 
 
 def log_joint(data: Data, prior: Prior, topic) -> float:
@@ -170,12 +171,13 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
     LdaPosterior or NoReference
         Marginals of ``doc_word`` (mean and sd exact) and ``coassignment`` (mean exact:
         it is ``P(z_i = z_j | w)``; its sd has no closed form and is NaN, and so is the
-        mean of a pair within 0.02 of 0 or 1, which draws cannot estimate reliably).
+        mean of a pair within :data:`zoo.models.labelings.NEAR_CERTAIN` of 0 or 1, which
+        draws cannot estimate reliably).
         With an asymmetric ``alpha`` (identified topics) also ``theta`` and ``phi``:
         mixtures of Betas with exact moments and, when cheap, tabulated CDFs. With a
         symmetric ``alpha`` their exact marginals exist but are symmetric across topic
         labels, which a sampler whose chains each stay near one labeling never shows;
-        they are left out (DESIGN.md, "Pitfalls").
+        they are left out (``docs/design.md``, "Pitfalls").
     """
     if not isinstance(data, Data):
         raise ValueError(f"data: expected lda.Data, got {type(data).__name__}")
@@ -183,23 +185,20 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
         raise ValueError(f"prior: expected lda.Prior, got {type(prior).__name__}")
     hyper = prior.resolve(data)
     k, n = data.n_topics, data.n_tokens
-    if n * np.log(k) > np.log(max_assignments) + 1e-9:
-        return NoReference(
-            f"{k}^{n} topic assignments of the {n} tokens exceed the enumeration limit "
-            f"{max_assignments}; compare the Gibbs and PyMC draws instead"
-        )
-    assignments = k**n
+    space = Labelings(k, n, limit=max_assignments, field="max_assignments")
+    if not space.enumerable:
+        return NoReference(space.too_many("tokens (topic assignments)"))
+    assignments = space.count
     doc_onehot = (data.token_document[:, None] == np.arange(data.n_documents)).astype(float)
     word_onehot = (data.token_word[:, None] == np.arange(data.n_words)).astype(float)
     # Per assignment: one-hot (N K), counts ((D + V) K), co-assignment (N^2), and the
     # doc_word moments (P K).
     per_assignment = n * k + (data.n_documents + data.n_words) * k + n * n
     per_assignment += len(data.doc_word_pairs) * k
-    chunk = max(1, _CHUNK_ELEMENTS // per_assignment)
 
     def statistics(index: np.ndarray):
-        topic = (index[:, None] // k ** np.arange(n)) % k  # (C, N)
-        onehot = (topic[:, :, None] == np.arange(k)).astype(float)  # (C, N, K)
+        topic = space.classes(index)  # (C, N)
+        onehot = space.onehot(index)  # (C, N, K)
         doc_alpha = hyper.alpha + np.einsum("nd,cnk->cdk", doc_onehot, onehot)
         topic_beta = hyper.beta + np.einsum("nw,cnk->ckw", word_onehot, onehot)
         return topic, onehot, doc_alpha, topic_beta
@@ -213,8 +212,7 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
         return weight
 
     log_weights = np.empty(assignments)
-    for start in range(0, assignments, chunk):
-        index = np.arange(start, min(assignments, start + chunk))
+    for index in space.chunks(per_assignment):
         log_weights[index] = log_weight(*statistics(index)[2:])
     weights = np.exp(log_weights - special.logsumexp(log_weights))
 
@@ -226,9 +224,10 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
         "topic": np.zeros((n, k)),
         "coassignment": np.zeros((n, n)),
     }
-    for name, shape in (("theta", (data.n_documents, k)), ("phi", (k, data.n_words))):
-        for suffix in ("", "2", "_var"):
-            sums[name + suffix] = np.zeros(shape)
+    beta_moments = {
+        "theta": BetaMoments((data.n_documents, k)),
+        "phi": BetaMoments((k, data.n_words)),
+    }
     if identified:
         longest = int(data.lengths.max())
         frequent = int(data.word_frequency.max())
@@ -239,8 +238,7 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
     # First the mixture means, then the spread of the component means about them (law
     # of total variance, without the cancellation of E[x^2] - E[x]^2).
     component_means = []
-    for start in range(0, assignments, chunk):
-        index = np.arange(start, min(assignments, start + chunk))
+    for index in space.chunks(per_assignment):
         topic, onehot, doc_alpha, topic_beta = statistics(index)
         w = weights[index]
         mean, second = doc_word_moments(doc_alpha, topic_beta, pairs)
@@ -271,16 +269,8 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
                 ),
                 np.broadcast_to(w[:, None, None], word_count.shape),
             )
-            for name, (a, b) in (
-                ("theta", _theta_beta(doc_alpha)),
-                ("phi", _phi_beta(topic_beta)),
-            ):
-                part_mean = a / (a + b)
-                sums[name] += np.tensordot(w, part_mean, axes=1)
-                sums[name + "2"] += np.tensordot(w, part_mean**2, axes=1)
-                sums[name + "_var"] += np.tensordot(
-                    w, a * b / ((a + b) ** 2 * (a + b + 1.0)), axes=1
-                )
+            beta_moments["theta"].add(w, *_theta_beta(doc_alpha))
+            beta_moments["phi"].add(w, *_phi_beta(topic_beta))
     spread = weights @ (np.concatenate(component_means) - sums["doc_word"]) ** 2
     doc_word_sd = np.sqrt(sums["doc_word_var"] + spread)
 
@@ -288,15 +278,7 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
     pair_probability = sums["coassignment"][left, right]
     marginals = {
         "doc_word": Marginal(("doc_word_pair",), sums["doc_word"], doc_word_sd),
-        "coassignment": Marginal(
-            ("token_pair",),
-            np.where(
-                np.minimum(pair_probability, 1.0 - pair_probability) < _UNTESTABLE_PROBABILITY,
-                np.nan,
-                pair_probability,
-            ),
-            np.full(len(pair_probability), np.nan),
-        ),
+        "coassignment": probability_marginal(("token_pair",), pair_probability),
     }
     note = f"exact mixture over all {assignments} topic assignments of {n} tokens"
     if identified:
@@ -310,11 +292,16 @@ def posterior(data: Data, prior: Prior, *, max_assignments: int = MAX_ASSIGNMENT
             ("theta", ("document", "topic"), theta_a, theta_b, theta_w),
             ("phi", ("topic", "word"), phi_a, phi_b, phi_w),
         ):
-            mean = sums[name]
-            between = np.maximum(sums[name + "2"] - mean**2, 0.0)
-            sd = np.sqrt(sums[name + "_var"] + between)
-            cheap = a.size <= _CDF_BUDGET
-            marginals[name] = beta_mixture_marginal(dims, mean, sd, w, a, b, cheap)
+            mean, sd = beta_moments[name].result()
+            marginals[name] = mixture_marginal(
+                dims,
+                w,
+                stats.beta(a, b),
+                mean=mean,
+                sd=sd,
+                with_cdf=a.size <= _CDF_BUDGET,
+                scale="logit",
+            )
         note += "; theta and phi (asymmetric alpha) as Beta mixtures"
     return LdaPosterior(
         marginals=marginals,

@@ -10,13 +10,14 @@ marks a document whose class is missing.
 from __future__ import annotations
 
 from zoo.core.contract import Model
-from zoo.models.naive_bayes.datasets import digits_problem
-from zoo.models.naive_bayes.gibbs import kernel, make_kernel
+from zoo.models.labelings import MISSING
+from zoo.models.naive_bayes.faults import FAULTS
+from zoo.models.naive_bayes.gibbs import kernel
 from zoo.models.naive_bayes.kernel_checks import KERNEL_CHECKS
 from zoo.models.naive_bayes.loglik import log_likelihood
 from zoo.models.naive_bayes.posterior import posterior
-from zoo.models.naive_bayes.spec import MISSING, Data, Prior, simulate
-from zoo.models.naive_bayes.validation import validation_problems
+from zoo.models.naive_bayes.problems import default_problem, validation_problems
+from zoo.models.naive_bayes.spec import Data, Prior, simulate
 
 __all__ = [
     "MISSING",
@@ -32,23 +33,11 @@ __all__ = [
 
 
 def program(data: Data, prior: Prior):
-    """The PyMC program (imported on first use: PyMC is slow to import)."""
+    """The PyMC program, built by :func:`zoo.models.naive_bayes.program.program`."""
+    # deferred: PyMC is slow to import, and only the PyMC engine needs it.
     from zoo.models.naive_bayes.program import program as build
 
     return build(data, prior)
-
-
-def default_problem() -> tuple[Data, Prior]:
-    """Handwritten digits 5 and 9 as ink counts (units of 8 pixels), 8 unlabelled.
-
-    Forty labelled images per class identify the classes (no label switching); the 8
-    unlabelled images are those the labelled ones leave most in doubt, and 2^8 = 256
-    labelings keep the exact reference cheap; see
-    :func:`zoo.models.naive_bayes.datasets.digits_problem`.
-    """
-    return digits_problem(classes=(5, 9), coarsen=8, labelled_per_class=40), Prior(
-        alpha=1.0, beta=1.0
-    )
 
 
 def variables(prior: Prior) -> dict[str, tuple[str, ...]]:
@@ -86,10 +75,6 @@ MODEL = Model(
     log_likelihood=log_likelihood,
     validation_problems=validation_problems,
     summary="pi ~ Dir(alpha), phi ~ Dir(beta) or Beta; multinomial/Bernoulli NB, missing labels",
-    faults={
-        "document-not-removed": make_kernel(remove_document=False),
-        "normaliser-wrong-class": make_kernel(normaliser_offset=1),
-        "normaliser-dropped": make_kernel(normaliser=False),
-    },
+    faults=FAULTS,
     kernel_checks=KERNEL_CHECKS,
 )

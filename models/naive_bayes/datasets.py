@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from zoo.models.naive_bayes.spec import MISSING, Data
+from zoo.models.labelings import MISSING
+from zoo.models.naive_bayes.posterior import posterior
+from zoo.models.naive_bayes.spec import Data, Prior
 
 __all__ = ["digits", "digits_problem"]
 
@@ -39,6 +41,7 @@ def digits(
     """
     if isinstance(coarsen, bool) or not isinstance(coarsen, int) or coarsen < 1:
         raise ValueError(f"coarsen: must be an integer >= 1, got {coarsen!r}")
+    # deferred: scikit-learn is slow to import and only the digits data need it.
     from sklearn.datasets import load_digits
 
     bunch = load_digits()
@@ -98,9 +101,6 @@ def digits_problem(
         # probability furthest from certainty), so that the unlabelled documents' class
         # probabilities are not 0 or 1 to double precision in every draw: an agreement
         # test on a constant can say nothing.
-        from zoo.models.naive_bayes.posterior import posterior
-        from zoo.models.naive_bayes.spec import Prior
-
         known = Data(counts[labelled], labels, classes=len(classes), event_model=event_model)
         certainty = posterior(known, Prior()).predict_proba(counts[pool]).max(axis=1)
         chosen = np.sort(pool[np.argsort(certainty, kind="stable")[:unlabelled]])

@@ -32,7 +32,7 @@ import numba
 import numpy as np
 
 from zoo.core.contract import Kernel
-from zoo.models.naive_bayes.posterior import class_probability
+from zoo.models.naive_bayes.conditional import class_probability
 from zoo.models.naive_bayes.spec import Data, Prior
 
 __all__ = ["State", "kernel", "make_kernel"]
@@ -170,6 +170,9 @@ def make_kernel(
     *, remove_document: bool = True, normaliser_offset: int = 0, normaliser: bool = True
 ) -> Kernel:
     """Build the kernel; the flags plant classic derivation bugs (negative controls).
+
+    All flags at their defaults give the correct sampler; :mod:`zoo.models.naive_bayes.faults`
+    names the wrong ones.
 
     Parameters
     ----------

@@ -13,37 +13,22 @@ from __future__ import annotations
 import numpy as np
 
 from zoo.core.contract import KernelChecks
+from zoo.models.labelings import (
+    completed_labels,
+    latent_labels,
+    read_latent_labels,
+    redrawn_labels,
+)
 from zoo.models.naive_bayes.gibbs import State
 from zoo.models.naive_bayes.spec import Data, Prior
 
-__all__ = ["KERNEL_CHECKS", "categorical"]
-
-
-def categorical(probabilities: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One category per row of ``probabilities`` (rows sum to 1), by inverse CDF."""
-    probabilities = np.asarray(probabilities, dtype=float)
-    if probabilities.shape[0] == 0:
-        return np.empty(0, dtype=np.int64)
-    cumulative = np.cumsum(probabilities, axis=1)
-    uniform = rng.random(probabilities.shape[0]) * cumulative[:, -1]
-    chosen = (cumulative <= uniform[:, None]).sum(axis=1)
-    return np.minimum(chosen, probabilities.shape[1] - 1).astype(np.int64)
-
-
-def latents(params, data: Data, prior: Prior, rng: np.random.Generator) -> dict:
-    """Labels of the unlabelled documents from their exact conditional."""
-    return {"labels": categorical(params["class_probability"], rng)}
+__all__ = ["KERNEL_CHECKS"]
 
 
 def redraw(params, latents, data: Data, prior: Prior, rng: np.random.Generator) -> Data:
     """New labels for the labelled documents, new features for all; lengths kept."""
-    pi = np.asarray(params["pi"], dtype=float)
     phi = np.asarray(params["phi"], dtype=float)
-    labels = data.labels.copy()
-    labelled = data.labelled
-    labels[labelled] = categorical(np.broadcast_to(pi, (labelled.size, pi.size)), rng)
-    classes = labels.copy()
-    classes[data.unlabelled] = latents["labels"]
+    labels, classes = redrawn_labels(params["pi"], data, latents, rng)
     if data.event_model == "multinomial":
         counts = np.zeros_like(data.counts)
         for d, (length, k) in enumerate(zip(data.lengths, classes, strict=True)):
@@ -61,15 +46,8 @@ def redraw(params, latents, data: Data, prior: Prior, rng: np.random.Generator) 
 
 
 def state(latents, data: Data, prior: Prior) -> State:
-    """All labels: the observed ones and ``latents["labels"]`` for the unlabelled."""
-    labels = np.array(data.labels, dtype=np.int64)
-    labels[data.unlabelled] = latents["labels"]
-    return State(labels)
-
-
-def read(state: State, data: Data) -> dict:
-    """The unlabelled documents' labels."""
-    return {"labels": np.asarray(state.labels)[data.unlabelled]}
+    """The kernel's state: every label, ``latents["labels"]`` for the missing ones."""
+    return State(completed_labels(data.labels, latents))
 
 
 def setup() -> tuple[Prior, dict]:
@@ -88,4 +66,6 @@ def setup() -> tuple[Prior, dict]:
     }
 
 
-KERNEL_CHECKS = KernelChecks(latents=latents, redraw=redraw, state=state, read=read, setup=setup)
+KERNEL_CHECKS = KernelChecks(
+    latents=latent_labels, redraw=redraw, state=state, read=read_latent_labels, setup=setup
+)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from zoo.models.naive_bayes.posterior import log_class_joint
+from zoo.models.naive_bayes.conditional import log_class_joint
 from zoo.models.naive_bayes.spec import Data
 
 __all__ = ["log_likelihood"]

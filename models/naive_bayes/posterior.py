@@ -29,65 +29,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
+from scipy import special, stats
 
-from zoo.core.reference import (
-    Marginal,
-    NoReference,
-    Reference,
-    beta_mixture_marginal,
+from zoo.core.arguments import as_count_array
+from zoo.core.reference import NoReference, Reference
+from zoo.models.labelings import (
+    MAX_LABELINGS,
+    BetaMoments,
+    Labelings,
+    heaviest,
+    probability_marginal,
 )
+from zoo.models.mixtures import mixture_marginal
+from zoo.models.naive_bayes.conditional import class_probability
 from zoo.models.naive_bayes.spec import Data, Prior
 
-__all__ = [
-    "MAX_LABELINGS",
-    "NaiveBayesPosterior",
-    "class_probability",
-    "log_class_joint",
-    "posterior",
-]
+__all__ = ["MAX_LABELINGS", "NaiveBayesPosterior", "posterior"]
 
-# K^U <= 2^16 labelings: 65536 components times K V log-gamma terms, about a second.
-MAX_LABELINGS = 2**16
-# Components kept for CDFs and predictions: all but this much posterior mass.
-_NEGLIGIBLE_MASS = 1e-12
 # CDF tabulation evaluates (257 nodes + ~45 bisection steps) x components x elements
 # incomplete beta functions; beyond this many component-elements it is not cheap.
 _CDF_BUDGET = 250_000
-# class_probability means closer than this to 0 or 1 are not tested: per draw the
-# quantity is then heavy-tailed (rare draws far from the bulk) and 10^3-10^4 draws
-# underestimate its mean and MCSE (seen: P = 0.001 estimated as 0.0005, z = 16).
-_UNTESTABLE_PROBABILITY = 0.02
 # At most this many components are stored (for CDFs and predictions); the moments
 # always use every labeling.
 _MAX_COMPONENTS = 4096
-# Labelings per chunk, so that the (chunk, K, V) count arrays stay near 16 MB.
-_CHUNK_ELEMENTS = 2_000_000
-
-
-def log_class_joint(counts, pi, phi, *, event_model: str) -> np.ndarray:
-    """``log pi_k + log p(x_d | phi_k)`` up to a term constant in k, shape (N, K).
-
-    The multinomial coefficient of each document does not depend on its class and is
-    left out. Parameters that underflowed to 0 in a random draw are floored at the
-    smallest normal double, so that ``0 * log 0`` counts as 0, not NaN.
-    """
-    counts = np.asarray(counts, dtype=float)
-    tiny = np.finfo(float).tiny
-    log_phi = np.log(np.maximum(phi, tiny))
-    joint = np.log(np.maximum(pi, tiny)) + counts @ log_phi.T
-    if event_model == "bernoulli":
-        joint = joint + (1.0 - counts) @ np.log(np.maximum(1.0 - phi, tiny)).T
-    return joint
-
-
-def class_probability(counts, pi, phi, *, event_model: str) -> np.ndarray:
-    """``p(y_d = k | pi, phi, x_d)`` for each row of ``counts``, shape (N, K)."""
-    joint = log_class_joint(counts, pi, phi, event_model=event_model)
-    # A plain max-shifted softmax: called once per Gibbs draw, where scipy's logsumexp
-    # costs more than the rest of the draw.
-    weights = np.exp(joint - joint.max(axis=1, keepdims=True))
-    return weights / weights.sum(axis=1, keepdims=True)
 
 
 @dataclass(frozen=True)
@@ -196,8 +160,6 @@ class NaiveBayesPosterior(Reference):
 
 
 def _new_documents(counts, n_features: int, event_model: str) -> np.ndarray:
-    from zoo.core.arguments import as_count_array
-
     counts = as_count_array("counts", counts, ndim=2)
     if counts.shape[1] != n_features:
         raise ValueError(f"counts: expected {n_features} feature columns, got {counts.shape[1]}")
@@ -240,7 +202,8 @@ def posterior(data: Data, prior: Prior, *, max_labelings: int = MAX_LABELINGS):
         (unlabelled, class). The last is ``p(y_u = k | pi, phi, x_u)`` per draw, whose
         posterior mean is ``P(y_u = k | X, y_L)`` (all of them in the attribute
         ``class_probability``); its sd has no closed form and is NaN, and so is the mean
-        of an element within 0.02 of 0 or 1, which draws cannot estimate reliably.
+        of an element within ``NEAR_CERTAIN`` (0.025) of 0 or 1, which draws cannot estimate
+        reliably (:data:`zoo.models.labelings.NEAR_CERTAIN`).
     """
     if not isinstance(data, Data):
         raise ValueError(f"data: expected naive_bayes.Data, got {type(data).__name__}")
@@ -248,23 +211,18 @@ def posterior(data: Data, prior: Prior, *, max_labelings: int = MAX_LABELINGS):
         raise ValueError(f"prior: expected naive_bayes.Prior, got {type(prior).__name__}")
     hyper = prior.resolve(data)
     k, u = data.n_classes, data.unlabelled.size
-    # Compare in logs: K^U overflows nothing but can be astronomically large.
-    if u * np.log(k) > np.log(max_labelings) + 1e-9:
-        return NoReference(
-            f"{k}^{u} labelings of the unlabelled documents exceed the enumeration limit "
-            f"{max_labelings}; compare the Gibbs and PyMC draws instead"
-        )
-    labelings = k**u
+    space = Labelings(k, u, limit=max_labelings)
+    if not space.enumerable:
+        return NoReference(space.too_many("unlabelled documents"))
+    labelings = space.count
     base_n = data.class_counts().astype(float)
     base_counts = data.feature_counts().astype(float)
     unlabelled = data.counts[data.unlabelled].astype(float)
     bernoulli = data.event_model == "bernoulli"
-    chunk = max(1, _CHUNK_ELEMENTS // (k * data.n_features))
+    per_labeling = k * data.n_features
 
-    def labeling_statistics(start: int, stop: int, index=None):
-        index = np.arange(start, stop) if index is None else index
-        digits = (index[:, None] // k ** np.arange(u)) % k  # (C, U)
-        onehot = (digits[:, :, None] == np.arange(k)).astype(float)  # (C, U, K)
+    def labeling_statistics(index):
+        onehot = space.onehot(index)  # (C, U, K)
         n = base_n + onehot.sum(axis=1)
         counts = base_counts + np.einsum("cuk,uv->ckv", onehot, unlabelled)
         alpha = hyper.alpha + n
@@ -287,76 +245,45 @@ def posterior(data: Data, prior: Prior, *, max_labelings: int = MAX_LABELINGS):
         return weight
 
     log_weights = np.empty(labelings)
-    for start in range(0, labelings, chunk):
-        stop = min(labelings, start + chunk)
-        log_weights[start:stop] = log_weight(*labeling_statistics(start, stop)[1:])
+    for index in space.chunks(per_labeling):
+        log_weights[index] = log_weight(*labeling_statistics(index)[1:])
     weights = np.exp(log_weights - special.logsumexp(log_weights))
 
     # Second pass: exact moments from every labeling, by the law of total variance.
-    sums = {
-        name: np.zeros(shape)
-        for name, shape in (
-            ("pi", (k,)),
-            ("pi2", (k,)),
-            ("pi_var", (k,)),
-            ("phi", (k, data.n_features)),
-            ("phi2", (k, data.n_features)),
-            ("phi_var", (k, data.n_features)),
-            ("class", (u, k)),
-        )
-    }
-    for start in range(0, labelings, chunk):
-        stop = min(labelings, start + chunk)
-        onehot, alpha, beta, beta0 = labeling_statistics(start, stop)
-        w = weights[start:stop]
+    sums = {"pi": BetaMoments((k,)), "phi": BetaMoments((k, data.n_features))}
+    class_sum = np.zeros((u, k))
+    for index in space.chunks(per_labeling):
+        onehot, alpha, beta, beta0 = labeling_statistics(index)
+        w = weights[index]
         part = Components(w, alpha, beta, beta0)
-        for name, (a, b) in (
-            ("pi", part.pi_beta_parameters()),
-            ("phi", part.phi_beta_parameters()),
-        ):
-            mean = a / (a + b)
-            variance = a * b / ((a + b) ** 2 * (a + b + 1.0))
-            sums[name] += np.tensordot(w, mean, axes=1)
-            sums[f"{name}2"] += np.tensordot(w, mean**2, axes=1)
-            sums[f"{name}_var"] += np.tensordot(w, variance, axes=1)
-        sums["class"] += np.tensordot(w, onehot, axes=1)
-    moments = {}
-    for name in ("pi", "phi"):
-        mean = sums[name]
-        between = np.maximum(sums[f"{name}2"] - mean**2, 0.0)
-        moments[name] = (mean, np.sqrt(sums[f"{name}_var"] + between))
+        sums["pi"].add(w, *part.pi_beta_parameters())
+        sums["phi"].add(w, *part.phi_beta_parameters())
+        class_sum += np.tensordot(w, onehot, axes=1)
+    moments = {name: moment.result() for name, moment in sums.items()}
 
     # Keep the heaviest labelings holding all but a negligible mass, for CDFs and the
-    # predictive distribution.
-    order = np.argsort(weights)[::-1]
-    kept = order[: int(np.searchsorted(np.cumsum(weights[order]), 1.0 - _NEGLIGIBLE_MASS)) + 1]
-    # Memory: each component holds K V numbers (twice for Bernoulli).
-    kept = np.sort(kept[:_MAX_COMPONENTS])
-    dropped = max(0.0, 1.0 - float(weights[kept].sum()))
-    _, alpha_kept, beta_kept, beta0_kept = labeling_statistics(0, 0, kept)
+    # predictive distribution; memory: each component holds K V numbers (twice for
+    # Bernoulli).
+    kept, dropped = heaviest(weights, at_most=_MAX_COMPONENTS)
+    _, alpha_kept, beta_kept, beta0_kept = labeling_statistics(kept)
     components = Components(weights[kept] / weights[kept].sum(), alpha_kept, beta_kept, beta0_kept)
     cheap = kept.size * k * (data.n_features + 1) <= _CDF_BUDGET
-    marginals = {
-        "pi": beta_mixture_marginal(
-            ("class",), *moments["pi"], components.weights, *components.pi_beta_parameters(), cheap
-        ),
-        "phi": beta_mixture_marginal(
-            ("class", "feature"),
-            *moments["phi"],
+    marginals = {}
+    for name, dims, (a, b) in (
+        ("pi", ("class",), components.pi_beta_parameters()),
+        ("phi", ("class", "feature"), components.phi_beta_parameters()),
+    ):
+        mean, sd = moments[name]
+        marginals[name] = mixture_marginal(
+            dims,
             components.weights,
-            *components.phi_beta_parameters(),
-            cheap,
-        ),
-        "class_probability": Marginal(
-            ("unlabelled", "class"),
-            np.where(
-                np.minimum(sums["class"], 1.0 - sums["class"]) < _UNTESTABLE_PROBABILITY,
-                np.nan,
-                sums["class"],
-            ),
-            np.full((u, k), np.nan),
-        ),
-    }
+            stats.beta(a, b),
+            mean=mean,
+            sd=sd,
+            with_cdf=cheap,
+            scale="logit",
+        )
+    marginals["class_probability"] = probability_marginal(("unlabelled", "class"), class_sum)
     if u == 0:
         # Nothing to test in a (0, K) array, and the diagnostics reduce over elements.
         del marginals["class_probability"]
@@ -375,6 +302,6 @@ def posterior(data: Data, prior: Prior, *, max_labelings: int = MAX_LABELINGS):
         event_model=data.event_model,
         components=components,
         labelings=labelings,
-        class_probability=sums["class"],
+        class_probability=class_sum,
         class_counts=data.class_counts(),
     )

@@ -23,25 +23,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from zoo.core.arguments import as_count_array, as_finite_array, as_positive_array
+from zoo.core.arguments import as_count_array, as_int
+from zoo.models.arrays import as_hyperparameter, read_only
+from zoo.models.labelings import MISSING, LabelledData, as_labels, check_label_range
+from zoo.models.naive_bayes.conditional import class_probability
 
-__all__ = ["EVENT_MODELS", "MISSING", "Data", "Hyperparameters", "Prior", "simulate"]
+__all__ = ["EVENT_MODELS", "Data", "Hyperparameters", "Prior", "simulate"]
 
-MISSING = -1
 EVENT_MODELS = ("multinomial", "bernoulli")
-
-
-def _hyper(field: str, value) -> float | np.ndarray:
-    """Validate one hyperparameter: a positive scalar or a read-only array of them."""
-    if isinstance(value, bool):
-        raise ValueError(f"{field}: expected positive numbers, got {value!r}")
-    array = as_positive_array(field, value)
-    if array.ndim == 0:
-        return float(array)
-    if array.size == 0:
-        raise ValueError(f"{field}: expected positive numbers, got an empty array")
-    array.flags.writeable = False
-    return array
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,18 +65,11 @@ class Prior:
     beta0: float | np.ndarray | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "alpha", _hyper("alpha", self.alpha))
-        object.__setattr__(self, "beta", _hyper("beta", self.beta))
+        # alpha: a scalar or (K,); beta and beta0: a scalar, (V,) or (K, V).
+        object.__setattr__(self, "alpha", as_hyperparameter("alpha", self.alpha, max_ndim=1))
+        object.__setattr__(self, "beta", as_hyperparameter("beta", self.beta, max_ndim=2))
         if self.beta0 is not None:
-            object.__setattr__(self, "beta0", _hyper("beta0", self.beta0))
-        if np.ndim(self.alpha) > 1:
-            raise ValueError(f"alpha: expected a scalar or shape (K,), got {np.shape(self.alpha)}")
-        for name in ("beta", "beta0"):
-            value = getattr(self, name)
-            if value is not None and np.ndim(value) > 2:
-                raise ValueError(
-                    f"{name}: expected a scalar, shape (V,) or (K, V), got {np.shape(value)}"
-                )
+            object.__setattr__(self, "beta0", as_hyperparameter("beta0", self.beta0, max_ndim=2))
 
     def resolve(self, data: Data) -> Hyperparameters:
         """Broadcast the hyperparameters to the data's shapes.
@@ -142,12 +124,11 @@ def _names(field: str, value, size: int, default) -> np.ndarray:
         raise ValueError(f"{field}: expected {size} names, got shape {names.shape}")
     if len(np.unique(names)) != size:
         raise ValueError(f"{field}: names must be unique")
-    names.flags.writeable = False
-    return names
+    return read_only(names)
 
 
 @dataclass(frozen=True, init=False, eq=False)
-class Data:
+class Data(LabelledData):
     """Documents (rows of feature counts) with class labels, some possibly missing.
 
     Parameters
@@ -195,20 +176,12 @@ class Data:
         if event_model not in EVENT_MODELS:
             raise ValueError(f"event_model: must be one of {EVENT_MODELS}, got {event_model!r}")
         counts = as_count_array("counts", counts, ndim=2)
-        labels = as_finite_array("labels", labels, ndim=1)
         n_docs, n_features = counts.shape
         if n_features == 0:
             raise ValueError("counts: the vocabulary is empty (no feature columns)")
         if n_docs == 0:
             raise ValueError("counts: need at least one document, got none")
-        if labels.shape != (n_docs,):
-            raise ValueError(
-                f"labels: expected one label per document ({n_docs}), got shape {labels.shape}"
-            )
-        if (labels != np.floor(labels)).any():
-            where = int(np.argmax(labels != np.floor(labels)))
-            raise ValueError(f"labels: must be integers, found {labels[where]:g} at index {where}")
-        labels = labels.astype(np.int64)
+        labels = as_labels(labels, n_docs, item="document")
         if classes is None:
             n_classes = int(labels.max()) + 1
             class_names = np.arange(max(n_classes, 0))
@@ -220,13 +193,7 @@ class Data:
             n_classes = class_names.shape[0] if class_names.ndim == 1 else -1
         if n_classes < 2:
             raise ValueError(f"classes: need K >= 2 classes, got {classes!r} (labels {labels})")
-        bad = (labels != MISSING) & ((labels < 0) | (labels >= n_classes))
-        if bad.any():
-            where = int(np.argmax(bad))
-            raise ValueError(
-                f"labels: must lie in [0, {n_classes}) or be {MISSING} (missing), "
-                f"found {labels[where]} at index {where}"
-            )
+        check_label_range(labels, n_classes)
         if event_model == "multinomial":
             empty = counts.sum(axis=1) == 0
             if empty.any():
@@ -243,34 +210,17 @@ class Data:
         class_names = _names("classes", class_names, n_classes, None)
         features = _names("features", features, n_features, np.arange(n_features))
         documents = _names("documents", documents, n_docs, np.arange(n_docs))
-        for array in (counts, labels):
-            array.flags.writeable = False
-        object.__setattr__(self, "counts", counts)
-        object.__setattr__(self, "labels", labels)
+        object.__setattr__(self, "counts", read_only(counts))
+        object.__setattr__(self, "labels", read_only(labels))
         object.__setattr__(self, "classes", class_names)
         object.__setattr__(self, "features", features)
         object.__setattr__(self, "documents", documents)
         object.__setattr__(self, "event_model", event_model)
 
     @property
-    def n_classes(self) -> int:
-        """``K``."""
-        return int(self.classes.shape[0])
-
-    @property
     def n_features(self) -> int:
         """``V``, the vocabulary size or number of binary features."""
         return int(self.counts.shape[1])
-
-    @property
-    def labelled(self) -> np.ndarray:
-        """Indices of the documents with a known label."""
-        return np.flatnonzero(self.labels != MISSING)
-
-    @property
-    def unlabelled(self) -> np.ndarray:
-        """Indices of the documents whose label is missing (latent)."""
-        return np.flatnonzero(self.labels == MISSING)
 
     @property
     def lengths(self) -> np.ndarray:
@@ -353,15 +303,11 @@ def simulate(
     """
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng: expected a numpy.random.Generator, got {type(rng).__name__}")
-    for field, value, least in (
-        ("classes", classes, 2),
-        ("features", features, 1),
-        ("documents", documents, 1),
-        ("unlabelled", unlabelled, 0),
-        ("length", length, 1),
-    ):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
-            raise ValueError(f"{field}: must be an integer >= {least}, got {value!r}")
+    classes = as_int("classes", classes, minimum=2)
+    features = as_int("features", features, minimum=1)
+    documents = as_int("documents", documents, minimum=1)
+    unlabelled = as_int("unlabelled", unlabelled, minimum=0)
+    length = as_int("length", length, minimum=1)
     if unlabelled > documents:
         raise ValueError(f"unlabelled: at most documents={documents}, got {unlabelled}")
     shape = Data(np.ones((1, features), dtype=int), [0], classes=classes, event_model=event_model)
@@ -377,8 +323,6 @@ def simulate(
     observed = labels.copy()
     observed[documents - unlabelled :] = MISSING
     data = Data(counts, observed, classes=classes, event_model=event_model)
-    from zoo.models.naive_bayes.posterior import class_probability
-
     truth = {
         "pi": pi,
         "phi": phi,

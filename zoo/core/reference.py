@@ -13,22 +13,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import special
 
 __all__ = [
     "Marginal",
     "NoReference",
     "Reference",
     "TabulatedCDF",
-    "beta_mixture_marginal",
     "quantile_by_bisection",
 ]
-
-# Nodes of tabulated Beta-mixture CDFs: over the logit range of a Beta's 1e-12
-# quantiles (about 40 units) 257 nodes interpolate to about 1e-7, far below KS
-# resolution.
-_CDF_POINTS = 257
-
 
 @dataclass(frozen=True)
 class Marginal:
@@ -219,68 +211,3 @@ class TabulatedCDF:
         inside += (-2 * t3 + 3 * t2) * y1 + (t3 - t2) * d1
         below, above = ~(z > self.lower), ~(z < self.upper)
         return np.clip(np.where(below, 0.0, np.where(above, 1.0, inside)), 0.0, 1.0)
-
-
-def beta_mixture_marginal(dims, mean, sd, weights, a, b, with_cdf: bool) -> Marginal:
-    """Marginal of a finite mixture of Beta distributions, element by element.
-
-    Parameters
-    ----------
-    dims : tuple of str
-    mean, sd : ndarray
-        Exact moments of the mixture (computed by the caller from every component).
-    weights : ndarray, shape (C,) or (C, *shape)
-        Mixture weights of the components kept for the CDF (summing to 1), shared by
-        every element or one set per element (a component of weight 0 must still have
-        valid parameters).
-    a, b : ndarray, shape (C, *shape)
-        Beta parameters of each element in each component.
-    with_cdf : bool
-        Tabulate the CDF (and quantiles); False gives the moments only (when there are
-        too many components for a cheap CDF).
-    """
-    if not with_cdf:
-        return Marginal(tuple(dims), mean, sd)
-    if np.ndim(weights) > 1:
-
-        def mix(values):
-            return np.sum(weights * values, axis=0)
-
-    else:
-
-        def mix(values):
-            return np.tensordot(weights, values, axes=1)
-
-    def cdf(x):
-        x = np.asarray(x, dtype=float)
-        return np.stack([mix(special.betainc(a, b, row)) for row in x])
-
-    def pdf(x):
-        x = np.asarray(x, dtype=float)
-        out = []
-        for row in x:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                log_density = (
-                    (a - 1.0) * np.log(row) + (b - 1.0) * np.log1p(-row) - special.betaln(a, b)
-                )
-            out.append(mix(np.exp(log_density)))
-        return np.stack(out)
-
-    zeros, ones = np.zeros_like(mean), np.ones_like(mean)
-    lower = quantile_by_bisection(cdf, 1e-12, zeros, ones, tol=1e-14)
-    upper = quantile_by_bisection(cdf, 1.0 - 1e-12, zeros, ones, tol=1e-14)
-    # A logit grid follows the power-law edges of Beta densities near 0 and 1.
-    tiny = np.finfo(float).tiny
-    tabulated = TabulatedCDF(
-        cdf,
-        pdf,
-        np.maximum(lower, tiny),
-        np.minimum(upper, 1.0 - 1e-16),
-        points=_CDF_POINTS,
-        scale="logit",
-    )
-
-    def ppf(prob):
-        return quantile_by_bisection(tabulated, prob, zeros, ones)
-
-    return Marginal(tuple(dims), mean, sd, tabulated, ppf)

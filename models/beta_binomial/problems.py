@@ -1,10 +1,17 @@
-"""Beta-Binomial: the data sets ``zoo validate`` checks a sampler on, against exact answers."""
+"""Beta-Binomial: the data sets ``zoo check`` and ``zoo validate`` run on, with exact answers."""
 
 from __future__ import annotations
 
+from zoo.datasets import rat_tumours
 from zoo.models.beta_binomial.spec import Data, Prior
 
-__all__ = ["validation_problems"]
+__all__ = ["default_problem", "validation_problems"]
+
+
+def default_problem() -> tuple[Data, Prior]:
+    """The rat tumour data (BDA3 Table 5.1) under the BDA3 hyperprior."""
+    rats = rat_tumours()
+    return Data(rats["tumours"], rats["rats"], groups=rats["experiment"]), Prior()
 
 
 def validation_problems() -> list[tuple[str, Data, Prior]]:
@@ -18,8 +25,6 @@ def validation_problems() -> list[tuple[str, Data, Prior]]:
     - ``six-groups-truncated``: the proper prior truncated at ``a + b >= 1`` on six small
       groups: few data, so the prior's shape shows in the posterior.
     """
-    from zoo.models.beta_binomial import default_problem
-
     rats, bda3 = default_problem()
     return [
         ("rats-hierarchical", rats, bda3),
