@@ -17,7 +17,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from zoo.core.arguments import as_count_array, as_int, as_positive_scalar, require_same_length
+from zoo.core.arguments import (
+    as_count_array,
+    as_int,
+    as_positive_scalar,
+    check_generator,
+    require_same_length,
+)
 
 __all__ = ["Data", "Prior", "simulate"]
 
@@ -161,8 +167,7 @@ def simulate(prior: Prior, rng: np.random.Generator, *, groups: int = 10, trials
         The drawn parameters under the names both engines use.
     data : Data
     """
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng: expected a numpy.random.Generator, got {type(rng).__name__}")
+    check_generator("rng", rng)
     if not prior.proper:
         raise ValueError(
             "prior: the hyperprior p(a, b) ∝ (a + b)^(-5/2) is improper and cannot be "

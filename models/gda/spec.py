@@ -31,7 +31,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from zoo.core.arguments import as_finite_array, as_int, as_positive_array, as_positive_scalar
+from zoo.core.arguments import (
+    as_finite_array,
+    as_int,
+    as_positive_array,
+    as_positive_scalar,
+    check_generator,
+)
 from zoo.models.arrays import read_only
 from zoo.models.gda.conditional import class_probability
 from zoo.models.gda.linalg import draw_inverse_wishart
@@ -335,8 +341,7 @@ def simulate(
         the true parameters): the posterior variables, under the names both engines use.
     data : Data
     """
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng: expected a numpy.random.Generator, got {type(rng).__name__}")
+    check_generator("rng", rng)
     points = as_int("points", points, minimum=1)
     classes = as_int("classes", classes, minimum=2)
     features = as_int("features", features, minimum=1)

@@ -22,6 +22,7 @@ beyond, :func:`posterior` answers :class:`~zoo.diagnostics.NoReference`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,8 +59,6 @@ def log_joint(data: Data, prior: Prior, topic) -> float:
     The full Griffiths & Steyvers (2004) collapsed joint, constants included, summed
     with :func:`math.lgamma`; the enumeration uses the same expression vectorised.
     """
-    import math
-
     hyper = prior.resolve(data)
     topic = np.asarray(topic, dtype=np.int64)
     if topic.shape != (data.n_tokens,):

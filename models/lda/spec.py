@@ -26,28 +26,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from zoo.core.arguments import as_int, as_positive_array
+from zoo.core.arguments import as_int, check_generator
+from zoo.models.arrays import as_hyperparameter, read_only
 from zoo.models.lda.corpus import Corpus, read_corpus
 from zoo.models.lda.counts import count_dtype, topic_dtype
 from zoo.models.lda.invariants import label_invariants
 from zoo.models.lda.pairs import TrackedPairs, track
 
 __all__ = ["Data", "Hyperparameters", "Prior", "simulate"]
-
-
-def _hyper(field: str, value) -> float | np.ndarray:
-    """Validate one hyperparameter: a positive scalar or a read-only (n,) array."""
-    if isinstance(value, bool):
-        raise ValueError(f"{field}: expected positive numbers, got {value!r}")
-    array = as_positive_array(field, value)
-    if array.ndim == 0:
-        return float(array)
-    if array.ndim != 1:
-        raise ValueError(f"{field}: expected a scalar or a 1-dimensional array, got {array.shape}")
-    if array.size == 0:
-        raise ValueError(f"{field}: expected positive numbers, got an empty array")
-    array.flags.writeable = False
-    return array
 
 
 class Hyperparameters(NamedTuple):
@@ -81,8 +67,8 @@ class Prior:
     beta: float | np.ndarray = 1.0
 
     def __post_init__(self):
-        object.__setattr__(self, "alpha", _hyper("alpha", self.alpha))
-        object.__setattr__(self, "beta", _hyper("beta", self.beta))
+        object.__setattr__(self, "alpha", as_hyperparameter("alpha", self.alpha, max_ndim=1))
+        object.__setattr__(self, "beta", as_hyperparameter("beta", self.beta, max_ndim=1))
 
     @property
     def symmetric(self) -> bool:
@@ -230,17 +216,17 @@ class Data:
     @cached_property
     def lengths(self) -> np.ndarray:
         """Tokens per document, shape (D,)."""
-        return _read_only(np.diff(self.doc_start))
+        return read_only(np.diff(self.doc_start))
 
     @cached_property
     def token_document(self) -> np.ndarray:
         """Document index of every token, shape (N,)."""
-        return _read_only(np.repeat(np.arange(self.n_documents, dtype=np.int64), self.lengths))
+        return read_only(np.repeat(np.arange(self.n_documents, dtype=np.int64), self.lengths))
 
     @cached_property
     def word_frequency(self) -> np.ndarray:
         """Occurrences of each word in the corpus, shape (V,)."""
-        return _read_only(np.bincount(self.token_word, minlength=self.n_words).astype(np.int64))
+        return read_only(np.bincount(self.token_word, minlength=self.n_words).astype(np.int64))
 
     def counts(self) -> np.ndarray:
         """The document-term count matrix, shape (D, V), dense int64."""
@@ -316,11 +302,6 @@ class Data:
         return {"token_document": (self.token_document, ("token",))}
 
 
-def _read_only(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False
-    return array
-
-
 def simulate(
     prior: Prior,
     rng: np.random.Generator,
@@ -351,8 +332,7 @@ def simulate(
         draw), so its keys are the model's variables.
     data : Data
     """
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng: expected a numpy.random.Generator, got {type(rng).__name__}")
+    check_generator("rng", rng)
     for field, value in (
         ("topics", topics),
         ("words", words),

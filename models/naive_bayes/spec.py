@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from zoo.core.arguments import as_count_array, as_int
+from zoo.core.arguments import as_count_array, as_int, check_generator
 from zoo.models.arrays import as_hyperparameter, read_only
 from zoo.models.labelings import MISSING, LabelledData, as_labels, check_label_range
 from zoo.models.naive_bayes.conditional import class_probability
@@ -301,8 +301,7 @@ def simulate(
         else, so that its keys are the model's variables.
     data : Data
     """
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng: expected a numpy.random.Generator, got {type(rng).__name__}")
+    check_generator("rng", rng)
     classes = as_int("classes", classes, minimum=2)
     features = as_int("features", features, minimum=1)
     documents = as_int("documents", documents, minimum=1)

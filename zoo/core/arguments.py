@@ -21,6 +21,7 @@ __all__ = [
     "as_positive_scalar",
     "as_probability",
     "as_seed",
+    "check_generator",
     "require_same_length",
 ]
 
@@ -116,3 +117,14 @@ def as_probability(field: str, value) -> float:
 def as_seed(field: str, value, *, allow_none: bool = False):
     """Return ``value`` as a seed: an integer >= 0 (or None where fresh entropy is wanted)."""
     return as_int(field, value, minimum=0, allow_none=allow_none)
+
+
+def check_generator(field: str, value) -> np.random.Generator:
+    """Return ``value``; raise unless it is a ``numpy.random.Generator``.
+
+    The zoo never draws from NumPy's global state: every random draw is from a
+    generator the caller passes (``docs/design.md``, "Random streams").
+    """
+    if not isinstance(value, np.random.Generator):
+        raise ValueError(f"{field}: expected a numpy.random.Generator, got {type(value).__name__}")
+    return value

@@ -22,6 +22,7 @@ __all__ = [
     "quantile_by_bisection",
 ]
 
+
 @dataclass(frozen=True)
 class Marginal:
     """Exact marginal posterior of one variable, element by element.
