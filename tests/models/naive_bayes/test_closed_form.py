@@ -5,8 +5,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from scipy import special
-from seed_tables import REVIEW_CLASS, REVIEWS
 
+from tests.support.seed_tables import REVIEW_CLASS, REVIEWS
 from zoo.diagnostics import NoReference
 from zoo.models.naive_bayes import Data, Prior, posterior
 

@@ -1,60 +1,18 @@
 """The HTML report: self-contained page, PNGs of the stated size, verdicts coloured."""
 
-from html.parser import HTMLParser
-from pathlib import Path
-
 import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.image as mpimg
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-from report_problems import gibbs_check, register_broken, unregister_broken
 
+from tests.support.report_pages import check_page
+from tests.support.report_problems import gibbs_check, register_broken, unregister_broken
 from zoo.diagnostics.figures import sbc_outside, select_elements
 from zoo.diagnostics.report import Report, ReportFigure, Table
 from zoo.reports.check_report import check_report
-
-
-class _Page(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.images, self.links, self.ids, self.rows = [], [], set(), []
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if "id" in attrs:
-            self.ids.add(attrs["id"])
-        if tag == "img":
-            self.images.append(attrs)
-        if tag in ("a", "link") and "href" in attrs:
-            self.links.append(attrs["href"])
-        if tag == "script" and "src" in attrs:
-            self.links.append(attrs["src"])
-        if tag == "tr":
-            self.rows.append(attrs.get("class", ""))
-
-
-def _check_page(index: Path) -> _Page:
-    text = index.read_text(encoding="utf-8")
-    assert "http://" not in text and "https://" not in text  # self-contained
-    assert "<style>" in text
-    page = _Page()
-    page.feed(text)
-    for link in page.links:
-        if link.startswith("#"):
-            assert link[1:] in page.ids, link
-        else:
-            assert (index.parent / link).is_file(), link
-    for image in page.images:
-        path = index.parent / image["src"]
-        assert path.is_file(), image["src"]
-        pixels = mpimg.imread(path)
-        assert pixels.ndim == 3 and pixels.shape[2] in (3, 4)
-        assert pixels.shape[:2] == (int(image["height"]), int(image["width"])), image["src"]
-    return page
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +27,7 @@ def test_check_report_is_self_contained_with_images_of_stated_size(checks, tmp_p
     good, broken = checks
     assert good.verdict == "agree" and broken.verdict == "disagree"
     index = check_report([good, broken]).write(tmp_path / "report")
-    page = _check_page(index)
+    page = check_page(index)
     # Per model: posterior + rank + trace for the one engine that ran.
     assert len(page.images) == 6
     text = index.read_text()
@@ -93,7 +51,7 @@ def test_report_api_sections_tables_and_figures(tmp_path):
         status="disagree",
     )
     index = report.write(tmp_path)
-    page = _check_page(index)
+    page = check_page(index)
     assert [int(i["width"]) for i in page.images] == [300, 200]
     assert len({i["src"] for i in page.images}) == 2
     assert {"one", "one-2"} <= page.ids
@@ -152,7 +110,7 @@ def test_sbc_section_plots_ecdf_differences_and_flags_leavers(tmp_path):
         quantities=["a", "b", "theta[0]"],
     )
     assert section.status == "disagree"
-    page = _check_page(report.write(tmp_path))
+    page = check_page(report.write(tmp_path))
     assert len(page.images) == 1
     assert page.rows.count("row-disagree") == 1
 
@@ -205,5 +163,5 @@ def test_posterior_figure_handles_discrete_and_missing_references(tmp_path):
     figure = posterior_figure({"Gibbs": tree}, chosen, reference, title="discrete")
     report = Report("discrete")
     report.add_section("discrete", figures=[figure])
-    (image,) = _check_page(report.write(tmp_path)).images
+    (image,) = check_page(report.write(tmp_path)).images
     assert (int(image["width"]), int(image["height"])) == (1200, 340)

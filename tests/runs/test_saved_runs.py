@@ -9,9 +9,9 @@ import sys
 import numpy as np
 import pytest
 import xarray as xr
-from report_problems import PROBLEM, SPEC, gibbs_check
 
 import zoo
+from tests.support.report_problems import PROBLEM, SPEC, gibbs_check
 from zoo import registry
 from zoo.check import judge
 from zoo.cli import main

@@ -66,11 +66,11 @@ def test_chain_and_draw_counts_are_checked():
 
 
 def test_load_object():
-    assert load_object("tests.user_samplers:raises").__name__ == "raises"
+    assert load_object("tests.support.user_samplers:raises").__name__ == "raises"
     for spec, message in [
         ("no_colon", "expected 'package.module:name'"),
         ("no_such_module_xyz:f", "cannot import module"),
-        ("tests.user_samplers:nothing", "has no attribute"),
+        ("tests.support.user_samplers:nothing", "has no attribute"),
     ]:
         with pytest.raises(ValueError, match=message):
             load_object(spec)

@@ -7,7 +7,7 @@ import zoo
 import zoo.diagnostics
 import zoo.models
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def test_subpackages_map_to_top_level_folders():

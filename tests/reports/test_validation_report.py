@@ -2,8 +2,7 @@
 
 import json
 
-from test_report import _check_page
-
+from tests.support.report_pages import check_page
 from zoo.cli import main
 
 
@@ -15,7 +14,7 @@ def test_validate_report_shows_the_battery_and_the_sbc_band(tmp_path, capsys):
     status = main([*args, *settings, "--json", "--quiet", "--report", str(html)])
     result = json.loads(capsys.readouterr().out)
     assert status == 1 and result["verdict"] == "fail"
-    page = _check_page(html / "index.html")
+    page = check_page(html / "index.html")
     text = (html / "index.html").read_text()
     assert len(page.images) == 1  # the SBC ECDF-difference figure
     assert "Simulation-based calibration" in text and "Agreement with exact posteriors" in text
@@ -35,7 +34,7 @@ def test_validate_report_shows_the_kernel_checks(tmp_path, capsys):
     # The Jacobian is in the slice sweep over (u, v): the step conditional is named.
     assert any(name.startswith("step: ") for name in by_check["invariance"]["failing"])
     assert by_check["geweke"]["details"]["rows"]
-    _check_page(html / "index.html")
+    check_page(html / "index.html")
     text = (html / "index.html").read_text()
     assert "Geweke&#x27;s joint-distribution test" in text or "Geweke's joint" in text
     assert "Invariance of each conditional" in text

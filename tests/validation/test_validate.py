@@ -142,7 +142,7 @@ def test_bad_arguments_are_refused_before_any_fit(kwargs, message):
 
 
 def test_dask_pool_reports_errors_and_stops_a_hung_fit():
-    raises = load_object("tests.user_samplers:raises")  # a user's module, by reference
+    raises = load_object("tests.support.user_samplers:raises")  # a user's module, by reference
     tasks = [
         Task("ok", sum, ((1, 2),)),
         Task("raises", raises, (None, None)),
@@ -174,7 +174,7 @@ def test_cli_user_sampler_right_and_wrong(capsys):
             "validate",
             "beta-binomial",
             "--sampler",
-            "tests.user_samplers:beta_binomial_conjugate",
+            "tests.support.user_samplers:beta_binomial_conjugate",
             *common,
         ]
     )
@@ -186,7 +186,7 @@ def test_cli_user_sampler_right_and_wrong(capsys):
             "validate",
             "beta-binomial",
             "--sampler",
-            "tests.user_samplers:beta_binomial_swapped",
+            "tests.support.user_samplers:beta_binomial_swapped",
             *common,
         ]
     )
@@ -209,7 +209,7 @@ def test_cli_bad_samplers_get_clear_messages(sampler, message, capsys):
             "validate",
             "beta-binomial",
             "--sampler",
-            f"tests.user_samplers:{sampler}",
+            f"tests.support.user_samplers:{sampler}",
             "--checks",
             "exact",
             "--workers",
@@ -234,7 +234,7 @@ def test_cli_refuses_bad_arguments(capsys):
 def test_python_api_takes_a_function():
     spec = zoo.get("beta-binomial")
     mine = spec.Data([2, 7, 4], [10, 12, 9])
-    right = load_object("tests.user_samplers:beta_binomial_conjugate")
+    right = load_object("tests.support.user_samplers:beta_binomial_conjugate")
     result = zoo.validate(
         spec,
         right,
@@ -245,7 +245,7 @@ def test_python_api_takes_a_function():
         workers=0,
     )
     assert result.verdict == "pass"
-    assert result.sampler == "tests.user_samplers:beta_binomial_conjugate"
+    assert result.sampler == "tests.support.user_samplers:beta_binomial_conjugate"
     assert result.to_dict()["checks"][0]["check"] == "exact"
     assert "informative-fixed, mine" in result.checks[0].summary
     with pytest.raises(ValueError, match="has no validation problem 'nope'"):

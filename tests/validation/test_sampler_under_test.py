@@ -21,10 +21,11 @@ def _forms():
         "pymc engine": SamplerUnderTest(SPEC, engine="pymc"),
         "fault": SamplerUnderTest(SPEC, fault="swapped-a-b"),
         "kernel by location": SamplerUnderTest(
-            SPEC, kernel=load_object("tests.user_samplers:own_state_kernel", field="kernel")
+            SPEC,
+            kernel=load_object("tests.support.user_samplers:own_state_kernel", field="kernel"),
         ),
         "function by location": SamplerUnderTest(
-            SPEC, sampler=load_object("tests.user_samplers:beta_binomial_conjugate")
+            SPEC, sampler=load_object("tests.support.user_samplers:beta_binomial_conjugate")
         ),
     }
 
@@ -86,7 +87,7 @@ def test_bad_combinations_are_refused_when_built(kwargs, message):
 
 def test_a_users_kernel_is_named_by_its_step():
     tested = _forms()["kernel by location"]
-    assert "tests.user_samplers:_theta_step" in tested.label
+    assert "tests.support.user_samplers:_theta_step" in tested.label
 
 
 def test_validate_refuses_the_same_combinations_before_any_fit():

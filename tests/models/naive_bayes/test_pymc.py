@@ -7,9 +7,9 @@ with each other (two-sample agreement); the twins feed a wrong Gibbs kernel.
 
 import numpy as np
 import pytest
-from naive_bayes_problems import small_multinomial
 
 import zoo
+from tests.support.naive_bayes_problems import small_multinomial
 from zoo.diagnostics import NoReference, agreement, compare
 from zoo.models.naive_bayes import Prior, simulate
 

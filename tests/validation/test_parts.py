@@ -14,7 +14,8 @@ from zoo.validation.reference_cache import exact_reference
 from zoo.validation.source_digest import source_digest
 
 SPEC = zoo.get("beta-binomial")
-USER_FILE = Path(__file__).parent / "user_samplers.py"
+ROOT = Path(__file__).resolve().parents[2]
+USER_FILE = ROOT / "tests" / "support" / "user_samplers.py"
 
 
 def test_a_callers_data_set_is_never_answered_from_the_cache():
@@ -33,7 +34,7 @@ def test_a_callers_data_set_is_never_answered_from_the_cache():
 def test_two_data_sets_of_one_name_are_both_judged():
     prior = SPEC.Prior(a=2.0, b=3.0)
     problems = [("mine", SPEC.Data([2, 7], [10, 12]), prior), ("mine", SPEC.Data([5], [9]), prior)]
-    sampler = load_object("tests.user_samplers:beta_binomial_conjugate")
+    sampler = load_object("tests.support.user_samplers:beta_binomial_conjugate")
     result = validate(SPEC, sampler, checks=("exact",), problems=problems, draws=200, workers=0)
     (check,) = result.checks
     assert "2 data set(s) (mine, mine)" in check.summary
@@ -42,8 +43,8 @@ def test_two_data_sets_of_one_name_are_both_judged():
 
 def test_source_digest_names_the_users_file_and_not_the_zoos():
     expected = hashlib.sha256(USER_FILE.read_bytes()).hexdigest()[:16]
-    kernel = load_object("tests.user_samplers:own_state_kernel", field="kernel")
-    function = load_object("tests.user_samplers:beta_binomial_conjugate")
+    kernel = load_object("tests.support.user_samplers:own_state_kernel", field="kernel")
+    function = load_object("tests.support.user_samplers:beta_binomial_conjugate")
     assert source_digest(SamplerUnderTest(SPEC, kernel=kernel)) == expected
     assert source_digest(SamplerUnderTest(SPEC, sampler=function)) == expected
     assert source_digest(SamplerUnderTest(SPEC)) is None
@@ -56,5 +57,5 @@ def test_problem_records_its_origin():
 
 
 def test_the_validation_package_is_in_the_distribution():
-    config = tomllib.loads((USER_FILE.parents[1] / "pyproject.toml").read_text())
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "zoo.validation" in config["tool"]["setuptools"]["packages"]

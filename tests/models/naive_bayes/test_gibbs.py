@@ -8,10 +8,10 @@ deliberately wrong kernel from ``MODEL.faults`` on the same problem and must be 
 
 import numpy as np
 import pytest
-from naive_bayes_problems import small_multinomial
-from seed_tables import REVIEW_CLASS, REVIEWS
 
 import zoo
+from tests.support.naive_bayes_problems import small_multinomial
+from tests.support.seed_tables import REVIEW_CLASS, REVIEWS
 from zoo.diagnostics import agreement
 from zoo.models.naive_bayes import Data, Prior, simulate
 from zoo.models.naive_bayes.datasets import digits_problem
