@@ -83,7 +83,7 @@ def make_kernel(*, fault: str | None = None) -> Kernel:
     judged by what its assignments imply. The sparse kernel's per-word topic lists are
     rebuilt by the sweep for the same reason: they depend only on ``word_topic``, so
     building them afresh gives the same draws as carrying them (tested in
-    test_lda_sparse.py) and keeps the state a plain NamedTuple.
+    tests/models/lda/test_sparse.py) and keeps the state a plain NamedTuple.
     """
     if fault is not None and fault not in FAULTS:
         raise ValueError(f"fault: must be None or one of {sorted(FAULTS)}, got {fault!r}")

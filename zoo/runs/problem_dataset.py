@@ -17,7 +17,7 @@ Each argument is stored by what its value is:
   concatenation ``<name>`` plus ``<name>__lengths``;
 - ``None``, a bool, an int, a float or a str as JSON in the attribute ``scalars``.
 
-``tests/test_saved_runs.py`` checks the round trip for every registered model.
+``tests/runs/test_saved_runs.py`` checks the round trip for every registered model.
 """
 
 from __future__ import annotations
