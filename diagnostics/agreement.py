@@ -1,6 +1,6 @@
 """Agreement of MCMC draws with an exact reference, or of two sets of draws.
 
-The protocol (DESIGN.md, "Diagnostics"), per scalar quantity (every element of every
+The protocol (``docs/design.md``, "Diagnostics"), per scalar quantity (every element of every
 variable):
 
 1. Gates: rank-normalised split R-hat <= 1.01 and bulk and tail ESS >= 400 (Vehtari,

@@ -1,8 +1,8 @@
-"""The seeds' worked tables (../shared/seeds/TABLES.md), shared by the tests."""
+"""The worked tables of the notes the zoo grew from (transcribed here), shared by the tests."""
 
 import numpy as np
 
-# Review table (TABLES.md; seed 003, section 3.3). Words recommend, great, complain,
+# Review table (the Bayes-decision-theory notes, section 3.3). Words recommend, great, complain,
 # okay, awful; class 0 = positive, 1 = negative.
 REVIEWS = np.array(
     [

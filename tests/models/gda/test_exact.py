@@ -135,7 +135,7 @@ LOAN = np.array(
 
 
 def test_loan_table_seed_numbers():
-    """TABLES.md, loan table (seed 003, section 3.1).
+    """The loan table of the Bayes-decision-theory notes (section 3.1), above.
 
     The means, priors and age sds are right. The income sd of loan = 1 is 2756.81, not the
     claimed 2576.81 (transposed digits), so the claimed score 2.1479e-6 for loan = 1 follows

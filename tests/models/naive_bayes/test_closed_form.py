@@ -56,7 +56,7 @@ def test_review_table_scores_and_decision():
     assert reference.predict_proba(okay_only)[0].argmax() == 0
 
 
-# "Meet" table (TABLES.md; seed 003, section 3.2): civil servant and master's degree as
+# "Meet" table (the Bayes-decision-theory notes, section 3.2): civil servant and master's degree as
 # binary features; the income column did not survive extraction.
 MEET_FEATURES = np.array(
     [[1, 0], [1, 0], [0, 0], [0, 0], [1, 1], [0, 0], [1, 0], [0, 1], [0, 1], [0, 1]]

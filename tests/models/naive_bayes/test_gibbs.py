@@ -43,7 +43,7 @@ def _problems():
         documents=16,
         unlabelled=8,
     )
-    # The seeds' review table (TABLES.md) with six more reviews whose class is hidden.
+    # The review table (tests/support/seed_tables.py) with six more reviews whose class is hidden.
     reviews = Data(
         np.vstack(
             [
