@@ -56,8 +56,8 @@ class Prior:
     Notes
     -----
     ``beta = 1`` makes the posterior mean of ``phi`` Laplace smoothing, and the MAP
-    under ``beta = eta + 1`` is the seeds' eta-smoothing ``(t + eta) / (S + V eta)``
-    (seed 001, "Bayesian estimation"; Murphy 2012, section 3.4).
+    under ``beta = eta + 1`` is eta-smoothing ``(t + eta) / (S + V eta)``
+    (Murphy 2012, section 3.4).
     """
 
     alpha: float | np.ndarray = 1.0

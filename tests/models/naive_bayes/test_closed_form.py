@@ -100,7 +100,7 @@ def test_laplace_smoothing_is_the_posterior_mean_under_dir_1():
 
 @pytest.mark.parametrize("eta", [0.5, 1.0, 2.0])
 def test_eta_smoothing_is_the_map_under_dir_eta_plus_1(eta):
-    # The seed's (t + eta) / (S + V eta) (seed 001, eq. for P(X = x | Y = c)) is the
+    # Eta-smoothing's (t + eta) / (S + V eta) for P(X = x | Y = c) is the
     # mode of the posterior Dir(eta + 1 + N_k).
     rng = np.random.default_rng(1)
     counts = rng.integers(0, 4, size=(20, 5)) + 1
