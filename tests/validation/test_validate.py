@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import zoo
+from tests.support.user_samplers import own_state_kernel
 from zoo.cli import main
 from zoo.core.loading import load_object
 from zoo.diagnostics.sbc import sbc_result, simulation_ranks
@@ -47,8 +48,6 @@ def test_lda_correct_kernel_passes_and_worst_bug_fails():
 
 
 def test_kernel_checks_explain_the_state_they_hand_a_kernel():
-    from user_samplers import own_state_kernel
-
     from zoo.models.beta_binomial import Prior
 
     result = validate(
