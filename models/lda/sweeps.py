@@ -90,6 +90,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from zoo.core.arguments import as_int
 from zoo.models.lda.corpus import Corpus
 from zoo.models.lda.counts import State
 
@@ -645,8 +646,7 @@ def sweep(
         fault = Fault(fault)
     except ValueError as err:
         raise ValueError(f"fault: unknown fault {fault!r}; known: {list(Fault)}") from err
-    if isinstance(sweeps, bool) or not isinstance(sweeps, int | np.integer) or sweeps < 0:
-        raise ValueError(f"sweeps: must be an integer >= 0, got {sweeps!r}")
+    sweeps = as_int("sweeps", sweeps, minimum=0)
     corpus, state = Corpus(*corpus), State(*state)
     alpha, beta, beta_sum = hyper
     _check_arrays(corpus, state, alpha, beta)

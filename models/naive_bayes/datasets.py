@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from zoo.core.arguments import as_int
 from zoo.models.labelings import MISSING
 from zoo.models.naive_bayes.posterior import posterior
 from zoo.models.naive_bayes.spec import Data, Prior
@@ -39,8 +40,7 @@ def digits(
         which makes Naive Bayes certain of almost every class to double precision;
         ``coarsen=8`` leaves about 25 and class probabilities one can test.
     """
-    if isinstance(coarsen, bool) or not isinstance(coarsen, int) or coarsen < 1:
-        raise ValueError(f"coarsen: must be an integer >= 1, got {coarsen!r}")
+    coarsen = as_int("coarsen", coarsen, minimum=1)
     # deferred: scikit-learn is slow to import and only the digits data need it.
     from sklearn.datasets import load_digits
 

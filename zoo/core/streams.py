@@ -32,7 +32,7 @@ import zlib
 
 import numpy as np
 
-from zoo.core.arguments import as_seed
+from zoo.core.arguments import as_int, as_seed
 
 __all__ = ["PURPOSES", "integer", "item", "items", "root", "stream"]
 
@@ -70,11 +70,10 @@ def stream(seed, purpose: str) -> np.random.SeedSequence:
 
 def item(seed, purpose: str, index: int) -> np.random.SeedSequence:
     """Item ``index`` (chain, simulation, problem) of the stream of ``purpose``."""
-    if isinstance(index, bool) or not isinstance(index, int | np.integer) or index < 0:
-        raise ValueError(f"index: must be an integer >= 0, got {index!r}")
+    index = as_int("index", index, minimum=0)
     parent = stream(seed, purpose)
     return np.random.SeedSequence(
-        parent.entropy, spawn_key=(*parent.spawn_key, int(index)), pool_size=parent.pool_size
+        parent.entropy, spawn_key=(*parent.spawn_key, index), pool_size=parent.pool_size
     )
 
 
