@@ -8,6 +8,7 @@ seed is never tuned until a test passes.
 import pytest
 
 import zoo
+from tests.support.report_problems import gibbs_check, register_broken, unregister_broken
 
 
 @pytest.fixture(scope="session")
@@ -15,3 +16,12 @@ def rats():
     spec = zoo.get("beta-binomial")
     data, prior = spec.default_problem()
     return spec, data, prior, spec.posterior(data, prior)
+
+
+@pytest.fixture(scope="session")
+def report_checks():
+    """``zoo check`` results of a correct and a broken Gibbs kernel (reports, figures)."""
+    good = gibbs_check()
+    broken = gibbs_check(register_broken())
+    yield good, broken
+    unregister_broken()

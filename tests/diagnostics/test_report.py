@@ -9,33 +9,8 @@ import numpy as np
 import pytest
 
 from tests.support.report_pages import check_page
-from tests.support.report_problems import gibbs_check, register_broken, unregister_broken
 from zoo.diagnostics.figures import sbc_outside, select_elements
 from zoo.diagnostics.report import Report, ReportFigure, Table
-from zoo.reports.check_report import check_report
-
-
-@pytest.fixture(scope="module")
-def checks():
-    good = gibbs_check()
-    broken = gibbs_check(register_broken())
-    yield good, broken
-    unregister_broken()
-
-
-def test_check_report_is_self_contained_with_images_of_stated_size(checks, tmp_path):
-    good, broken = checks
-    assert good.verdict == "agree" and broken.verdict == "disagree"
-    index = check_report([good, broken]).write(tmp_path / "report")
-    page = check_page(index)
-    # Per model: posterior + rank + trace for the one engine that ran.
-    assert len(page.images) == 6
-    text = index.read_text()
-    assert 'class="row-disagree"' in text  # failing rows highlighted
-    assert '<span class="v disagree">disagree</span>' in text
-    assert '<span class="v agree">agree</span>' in text
-    assert "Not run: PyMC" in text  # a missing engine is said, not hidden
-    assert "Figures show" in text and "(disagree)" in text
 
 
 def test_report_api_sections_tables_and_figures(tmp_path):
@@ -123,10 +98,10 @@ def test_sbc_inputs_are_checked():
         sbc_outside([[1]], max_rank=3, grid=grid, lower=grid[:2], upper=grid)
 
 
-def test_selection_is_bounded_and_puts_failures_first(checks):
+def test_selection_is_bounded_and_puts_failures_first(report_checks):
     from zoo.diagnostics.figures import quantities
 
-    good, _ = checks
+    good, _ = report_checks
     by_variable = quantities(good.run.trees["gibbs"]["posterior"].to_dataset(), good.reference)
     labels = [q.label for q in by_variable["theta"]]
     chosen = select_elements(by_variable, [labels[4]], per_variable=2, total=3)
