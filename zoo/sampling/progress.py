@@ -12,6 +12,33 @@ from zoo.core.arguments import as_int
 __all__ = ["ChainProgress", "TaskProgress", "quiet_logs"]
 
 
+def _bar(console=None):
+    """The one progress display of the zoo: description, bar, n/total, elapsed, ETA.
+
+    Transient, so a finished bar leaves no line behind in the terminal.
+    """
+    # deferred: rich's live display is only built when a terminal wants one
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        transient=True,
+        console=console,
+    )
+
+
 class ChainProgress:
     """A progress bar over sweeps (all chains advance together), with ETA.
 
@@ -30,24 +57,7 @@ class ChainProgress:
 
     def __enter__(self):
         if self.enabled:
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            self._progress = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                TextColumn("eta"),
-                TimeRemainingColumn(),
-                transient=True,
-            )
+            self._progress = _bar()
             self._progress.start()
             self._task = self._progress.add_task(
                 f"{self.label}: {self.chains} chains, sweeps", total=self.total
@@ -105,25 +115,7 @@ class TaskProgress:
     def __enter__(self):
         self._started = time.perf_counter()
         if self.enabled:
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            self._progress = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                TextColumn("eta"),
-                TimeRemainingColumn(),
-                transient=True,
-                console=self.console,
-            )
+            self._progress = _bar(self.console)
             self._progress.start()
             self._task = self._progress.add_task(self.description, total=self.total)
         return self
