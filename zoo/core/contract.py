@@ -10,6 +10,7 @@ this contract, so a fifth model (a user's own) gets them for free through
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -166,7 +167,7 @@ class Model:
         # By reference only when the location holds this very object: a copy made with
         # dataclasses.replace keeps the field but not the identity, and must travel with
         # its own (changed) fields.
-        if self.location is not None and _model_at(self.location) is self:
+        if self.location is not None and _loaded_at(self.location) is self:
             return (_model_at, (self.location,))
         fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         return (_model_from_fields, (fields,))
@@ -181,6 +182,20 @@ class Model:
         if unknown:
             raise ValueError(f"comparable: {unknown} are not variables of {self.name!r}")
         return chosen
+
+
+def _loaded_at(location: str):
+    """The object at ``location`` if its module is already imported, else None.
+
+    Pickling asks only whether the location holds the model being pickled; that model
+    exists, so its module is loaded. Looking in ``sys.modules`` imports nothing and
+    leaves ``sys.path`` alone (``load_object`` adds the working directory to it).
+    """
+    module_name, _, attribute = location.partition(":")
+    value = sys.modules.get(module_name)
+    for part in attribute.split("."):
+        value = getattr(value, part, None)
+    return value
 
 
 def _model_at(location: str) -> Model:
