@@ -1,0 +1,270 @@
+"""Pump failures: a hand-derived Gibbs sampler for a Poisson-Gamma model with a hyperprior.
+
+The pump data of Gaver & O'Muircheartaigh (1987): failures ``y_i`` of 10 pumps at a
+nuclear power plant over ``t_i`` thousand hours of operation, analysed with the Gibbs
+sampler by Gelfand & Smith (1990, JASA 85:398-409):
+
+    y_i | theta_i ~ Poisson(theta_i t_i)
+    theta_i | beta ~ Gamma(alpha, rate beta)          alpha = 1.802
+    beta ~ Gamma(0.1, rate 1.0)
+
+Gelfand & Smith fix ``alpha`` at 1.802, a moment estimate, and give the other Gamma
+parameter a conjugate hyperprior; the Gamma(0.1, 1.0) hyperprior of the rate used here
+is that of the BUGS "Pumps" example. Both full conditionals are Gamma:
+
+    theta_i | beta, y ~ Gamma(alpha + y_i, rate beta + t_i)
+    beta | theta ~ Gamma(0.1 + n alpha, rate 1.0 + sum_i theta_i)
+
+What this module offers (the protocol of ``zoo validate --model``):
+
+- ``model()``: the PyMC program; ``y`` is observed and the exposure ``t`` is a
+  ``pm.Data``, both with dims ``("pump",)``. Free variables: ``beta`` (scalar) and
+  ``theta`` (``pump``).
+- ``kernel = zoo.Kernel(init, step, draw)``: the state is ``{"beta": ..., "theta": ...}``;
+  ``step`` returns a new state and never modifies its argument.
+- ``sampler(data, *, draws, chains, seed)``: a thin loop over the kernel (warm-up
+  sweeps discarded), returning ``{"beta": (chain, draw), "theta": (chain, draw, pump)}``.
+  The same seed gives the same draws, bit for bit.
+- Planted bugs, the negative controls: ``BUG_KERNELS[name]`` is a ``zoo.Kernel`` with
+  the bug, and ``BUG_SAMPLERS[name]`` is the same loop as ``sampler`` around it (same
+  names in both dicts):
+
+  ``rate-as-scale``
+      ``numpy.random.Generator.gamma`` takes a *scale*; ``beta + t_i`` passed as is.
+  ``no-exposure``
+      the exposure forgotten: ``theta_i | beta ~ Gamma(alpha + y_i, rate beta + 1)``.
+  ``shape-update``
+      ``beta``'s shape updated by ``n`` instead of ``n alpha``.
+  ``no-prior-rate``
+      ``beta``'s rate ``sum_i theta_i``, the prior's 1.0 dropped.
+
+    python examples/pump_failures.py [--draws 1000] [--chains 4]
+
+References
+----------
+Gaver, D. P. & O'Muircheartaigh, I. G. (1987). Robust empirical Bayes analyses of event
+rates. Technometrics 29, 1-15.
+Gelfand, A. E. & Smith, A. F. M. (1990). Sampling-based approaches to calculating
+marginal densities. Journal of the American Statistical Association 85, 398-409.
+"""
+
+import argparse
+import os
+
+import numpy as np
+
+import zoo
+
+#: Thousands of hours each pump ran (Gaver & O'Muircheartaigh 1987).
+EXPOSURE = np.array([94.3, 15.7, 62.9, 126.0, 5.24, 31.4, 1.05, 1.05, 2.1, 10.5])
+#: Failures of each pump over its exposure.
+FAILURES = np.array([5, 1, 5, 14, 3, 19, 1, 1, 4, 22])
+#: Shape of the pumps' Gamma distribution of failure rates (Gelfand & Smith 1990).
+ALPHA = 1.802
+#: Shape and rate of the Gamma hyperprior of beta.
+BETA_SHAPE, BETA_RATE = 0.1, 1.0
+#: Sweeps discarded at the start of each chain.
+WARMUP = 200
+
+
+def model(failures=FAILURES, exposure=EXPOSURE):
+    """The PyMC program: the specification the sampler is checked against.
+
+    Parameters
+    ----------
+    failures : array of int
+        Failures ``y_i`` of each pump (observed).
+    exposure : array of float
+        Operating time ``t_i`` of each pump, thousands of hours (a ``pm.Data``).
+
+    Returns
+    -------
+    pymc.Model
+    """
+    # deferred: PyMC takes seconds to import, and the sampler does not need it
+    import pymc as pm
+
+    failures = np.asarray(failures)
+    coords = {"pump": np.arange(1, failures.size + 1)}
+    with pm.Model(coords=coords) as pumps:
+        t = pm.Data("t", np.asarray(exposure, dtype=float), dims="pump")
+        beta = pm.Gamma("beta", alpha=BETA_SHAPE, beta=BETA_RATE)
+        theta = pm.Gamma("theta", alpha=ALPHA, beta=beta, dims="pump")
+        pm.Poisson("y", mu=theta * t, observed=failures, dims="pump")
+    return pumps
+
+
+def _data(data):
+    """Failures and exposure from a data dict, checked."""
+    y = np.asarray(data["y"], dtype=float)
+    t = np.asarray(data["t"], dtype=float)
+    if y.shape != t.shape or y.ndim != 1:
+        raise ValueError(f"data: y and t must be 1-d of one length, got {y.shape}, {t.shape}")
+    if (y < 0).any() or (y != np.floor(y)).any():
+        raise ValueError("data: y must hold counts >= 0")
+    if not (t > 0).all():
+        raise ValueError("data: t must be > 0")
+    return y, t
+
+
+def init(data, rng):
+    """A starting state: beta from Exp(1), theta from its conditional given that beta."""
+    y, t = _data(data)
+    beta = rng.gamma(1.0)
+    return {"beta": np.asarray(beta), "theta": rng.gamma(ALPHA + y, 1.0 / (beta + t))}
+
+
+def step(state, data, rng):
+    """One Gibbs sweep: theta given beta, then beta given theta (Gelfand & Smith 1990)."""
+    y, t = _data(data)
+    # numpy's gamma takes the shape and the *scale*, 1 / rate.
+    theta = rng.gamma(ALPHA + y, 1.0 / (state["beta"] + t))
+    beta = rng.gamma(BETA_SHAPE + y.size * ALPHA, 1.0 / (BETA_RATE + theta.sum()))
+    return {"beta": np.asarray(beta), "theta": theta}
+
+
+def draw(state, data, rng):
+    """The free variables of the model given the state (here the state itself)."""
+    return {"beta": np.array(state["beta"]), "theta": np.array(state["theta"])}
+
+
+kernel = zoo.Kernel(init, step, draw)
+
+
+def run(kernel, data, *, draws, chains, seed, warmup=WARMUP):
+    """Run ``kernel``: ``chains`` chains of ``warmup`` discarded sweeps and ``draws`` kept.
+
+    Each chain has its own stream, spawned from ``numpy.random.default_rng(seed)``.
+
+    Returns
+    -------
+    dict of str to ndarray
+        Every free variable, shaped ``(chain, draw, *shape)``.
+    """
+    for name, value in (("draws", draws), ("chains", chains), ("warmup", warmup)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+            raise ValueError(f"{name}: must be an integer >= 0, got {value!r}")
+    if draws < 1 or chains < 1:
+        raise ValueError(f"draws, chains: must be >= 1, got {draws}, {chains}")
+    out = {}
+    for c, rng in enumerate(np.random.default_rng(seed).spawn(chains)):
+        state = kernel.init(data, rng)
+        for _ in range(warmup):
+            state = kernel.step(state, data, rng)
+        for d in range(draws):
+            state = kernel.step(state, data, rng)
+            for name, value in kernel.draw(state, data, rng).items():
+                if name not in out:
+                    out[name] = np.empty((chains, draws, *np.shape(value)))
+                out[name][c, d] = value
+    return out
+
+
+def sampler(data, *, draws, chains, seed, warmup=WARMUP):
+    """Posterior draws of ``beta`` and ``theta`` by the Gibbs sampler of ``kernel``.
+
+    Parameters
+    ----------
+    data : dict
+        ``{"y": failures, "t": exposure}``, as ``zoo validate`` passes them.
+    draws, chains : int
+        Draws kept per chain, and chains.
+    seed : int or None
+        Seed of ``numpy.random.default_rng``; the same seed gives the same draws.
+    warmup : int
+        Sweeps discarded at the start of each chain.
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``beta`` shaped ``(chain, draw)`` and ``theta`` shaped ``(chain, draw, pump)``.
+    """
+    return run(kernel, data, draws=draws, chains=chains, seed=seed, warmup=warmup)
+
+
+# The planted bugs: each step below differs from `step` by one classic derivation slip.
+
+
+def step_rate_as_scale(state, data, rng):
+    """Bug: the Gamma rate ``beta + t_i`` passed where numpy wants the scale."""
+    y, t = _data(data)
+    theta = rng.gamma(ALPHA + y, state["beta"] + t)
+    beta = rng.gamma(BETA_SHAPE + y.size * ALPHA, 1.0 / (BETA_RATE + theta.sum()))
+    return {"beta": np.asarray(beta), "theta": theta}
+
+
+def step_no_exposure(state, data, rng):
+    """Bug: the exposure forgotten, as if ``y_i ~ Poisson(theta_i)``."""
+    y, _ = _data(data)
+    theta = rng.gamma(ALPHA + y, 1.0 / (state["beta"] + 1.0))
+    beta = rng.gamma(BETA_SHAPE + y.size * ALPHA, 1.0 / (BETA_RATE + theta.sum()))
+    return {"beta": np.asarray(beta), "theta": theta}
+
+
+def step_shape_update(state, data, rng):
+    """Bug: ``beta``'s shape updated by ``n``, one per pump, instead of ``n alpha``."""
+    y, t = _data(data)
+    theta = rng.gamma(ALPHA + y, 1.0 / (state["beta"] + t))
+    beta = rng.gamma(BETA_SHAPE + y.size, 1.0 / (BETA_RATE + theta.sum()))
+    return {"beta": np.asarray(beta), "theta": theta}
+
+
+def step_no_prior_rate(state, data, rng):
+    """Bug: ``beta``'s rate is ``sum_i theta_i``, the prior's rate dropped."""
+    y, t = _data(data)
+    theta = rng.gamma(ALPHA + y, 1.0 / (state["beta"] + t))
+    beta = rng.gamma(BETA_SHAPE + y.size * ALPHA, 1.0 / theta.sum())
+    return {"beta": np.asarray(beta), "theta": theta}
+
+
+class BugSampler:
+    """``sampler`` with a planted bug: the same loop around ``BUG_KERNELS[name]``.
+
+    A module-level class (not a closure), so it pickles by reference for worker
+    processes; reports name it ``BUG_SAMPLERS['name']``.
+    """
+
+    def __init__(self, name):
+        self.name = name
+        self.__qualname__ = f"BUG_SAMPLERS[{name!r}]"
+
+    def __call__(self, data, *, draws, chains, seed, warmup=WARMUP):
+        """Draws from the kernel with the bug; arguments as for :func:`sampler`."""
+        bug = BUG_KERNELS[self.name]
+        return run(bug, data, draws=draws, chains=chains, seed=seed, warmup=warmup)
+
+    def __repr__(self):
+        return f"BUG_SAMPLERS[{self.name!r}]"
+
+
+BUG_KERNELS = {
+    "rate-as-scale": zoo.Kernel(init, step_rate_as_scale, draw),
+    "no-exposure": zoo.Kernel(init, step_no_exposure, draw),
+    "shape-update": zoo.Kernel(init, step_shape_update, draw),
+    "no-prior-rate": zoo.Kernel(init, step_no_prior_rate, draw),
+}
+BUG_SAMPLERS = {name: BugSampler(name) for name in BUG_KERNELS}
+
+
+def settings():
+    """Command-line settings; defaults from ZOO_EXAMPLE_* environment variables."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for name, default in (("draws", 1000), ("chains", 4)):
+        env = os.environ.get(f"ZOO_EXAMPLE_{name.upper()}")
+        parser.add_argument(f"--{name}", type=int, default=int(env) if env else default)
+    return parser.parse_args()
+
+
+def main():
+    """Sample the pump data with the correct kernel and each bug; print posterior means."""
+    args = settings()
+    data = {"y": FAILURES, "t": EXPOSURE}
+    samplers = {"correct": sampler, **BUG_SAMPLERS}
+    for name, function in samplers.items():
+        out = function(data, draws=args.draws, chains=args.chains, seed=1)
+        theta = ", ".join(f"{v:.3f}" for v in out["theta"].mean(axis=(0, 1)))
+        print(f"{name}: E[beta] = {out['beta'].mean():.3f}, E[theta] = {theta}")
+
+
+if __name__ == "__main__":
+    main()
