@@ -78,8 +78,13 @@ class Specification:
         _reseed(function, rng)
         drawn = function()
         n_free = len(self.parts.free)
-        truth = {name: np.asarray(v) for name, v in zip(self.parts.free, drawn[:n_free], strict=True)}
-        data = {name: np.asarray(v) for name, v in zip(self.parts.observed, drawn[n_free:], strict=True)}
+        truth = {
+            name: np.asarray(v) for name, v in zip(self.parts.free, drawn[:n_free], strict=True)
+        }
+        data = {
+            name: np.asarray(v)
+            for name, v in zip(self.parts.observed, drawn[n_free:], strict=True)
+        }
         return truth, data
 
     def redraw(self, params: Mapping[str, np.ndarray], rng: np.random.Generator) -> dict:
