@@ -373,9 +373,10 @@ def specified_model(
     """
     if reference is not None and not callable(reference):
         raise ValueError(f"reference: must be callable, got {type(reference).__name__}")
-    if name is None:
-        source = load_object(model, field=field) if isinstance(model, str) else model
-        name = getattr(source, "__name__", None) if callable(source) else None
+    if name is None and isinstance(model, str):
+        name = model
+    elif name is None:
+        name = getattr(model, "__qualname__", None) if callable(model) else None
         name = name if isinstance(name, str) and not name.startswith("<") else "pymc-model"
     data_sets = _as_data_sets(model, field)
     specifications = tuple(

@@ -20,6 +20,7 @@ the sampler under test on data set ``i``, item ``2 i + 1`` for NUTS.
 
 from __future__ import annotations
 
+import logging
 import time
 
 import numpy as np
@@ -46,7 +47,21 @@ def _fit_tested(tested: SamplerUnderTest, data, prior, draws: int, chains: int, 
 
 
 def _fit_nuts(tested: SamplerUnderTest, data, prior, draws: int, chains: int, seed: int):
-    tree = sample(
+    # PyMC announces every fit on its logger ("Initializing NUTS ..."); the check's
+    # table says what ran.
+    logger = logging.getLogger("pymc")
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        tree = _sample_nuts(tested, data, prior, draws, chains, seed)
+    finally:
+        logger.setLevel(level)
+    # The posterior and the divergence flags: all the check reads, and light to ship.
+    return tree["posterior"].to_dataset(), tree["sample_stats"]["diverging"].values
+
+
+def _sample_nuts(tested, data, prior, draws, chains, seed):
+    return sample(
         tested.model,
         data,
         prior,
@@ -57,8 +72,6 @@ def _fit_nuts(tested: SamplerUnderTest, data, prior, draws: int, chains: int, se
         seed=seed,
         progress=False,
     )
-    # The posterior and the divergence flags: all the check reads, and light to ship.
-    return tree["posterior"].to_dataset(), tree["sample_stats"]["diverging"].values
 
 
 def nuts_health(posterior, diverging) -> list[str]:
