@@ -71,8 +71,8 @@ def model_parts(model, *, field: str = "model") -> ModelParts:
     ------
     ValueError
         Naming ``field``, when ``model`` is not a ``pymc.Model``, has no free or no
-        observed variable, or uses a reserved name (:data:`RESERVED_NAMES`) or a dim
-        named like a variable.
+        observed variable, or uses a reserved name (:data:`RESERVED_NAMES`). (PyMC
+        itself refuses a dim named like a variable.)
     """
     if not _is_pymc_model(model):
         raise ValueError(f"{field}: expected a pymc.Model, got {type(model).__name__}")
@@ -102,18 +102,11 @@ def model_parts(model, *, field: str = "model") -> ModelParts:
     value_dims = {
         name: dims_of(name, np.shape(value)) for name, value in observed_values(model).items()
     }
-    everything = {*free, *observed, *data}
     for name in (*free, *observed, *data, *coords):
         if name in RESERVED_NAMES:
             raise ValueError(
                 f"{field}: {name!r} is reserved by the zoo's output "
                 f"({', '.join(RESERVED_NAMES)}); rename it"
-            )
-    for dim in coords:
-        if dim in everything:
-            raise ValueError(
-                f"{field}: dim {dim!r} has the name of a variable; xarray cannot hold "
-                "both in one Dataset: rename one"
             )
     discrete = tuple(rv.name for rv in model.free_RVs if rv.type.dtype.startswith(("int", "uint")))
     return ModelParts(free, observed, data, dims, shapes, coords, discrete, value_dims)
