@@ -63,7 +63,11 @@ def kernel_checks_of(model: Model):
 def moment_functions(model, checks, prior, truth, data, latents) -> MomentFunctions:
     """Test functions for the design of ``data``: moments of variables and latents."""
     variables = dict(model.variables(prior))
-    chosen = checks.variables or tuple(name for name in truth if name in variables)
+    # An empty tuple is a choice: a model whose latents are all its variables.
+    if checks.variables is not None:
+        chosen = checks.variables
+    else:
+        chosen = tuple(name for name in truth if name in variables)
     missing = [name for name in chosen if name not in truth]
     if missing:
         raise ValueError(f"kernel_checks.variables: {missing} are not in simulate's truth")

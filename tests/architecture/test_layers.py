@@ -27,6 +27,7 @@ LAYERS = (
     ("zoo.models", 1),
     ("zoo.diagnostics", 1),
     ("zoo.registry", 2),
+    ("zoo.specification", 2),
     ("zoo.sampling", 3),
     ("zoo.runs", 4),
     ("zoo.validation", 4),

@@ -84,15 +84,30 @@ def _add_validate(commands) -> None:
         "validate",
         help="check a sampler against exact posteriors, by simulation-based calibration "
         "and (for kernels) Geweke's test; exit status 0 only when every check passes",
-        description="Validate a sampler for a zoo model. Without --sampler or --kernel the "
-        "zoo's own Gibbs kernel is validated (or --engine pymc, or a catalogued --fault).",
+        description="Validate a sampler for a zoo model (MODEL), or for a model of your own "
+        "written in PyMC (--model). Without --sampler or --kernel the zoo's own Gibbs kernel "
+        "is validated (or --engine pymc, or a catalogued --fault).",
     )
-    parser.add_argument("model", metavar="MODEL", help=f"one of: {', '.join(names())}")
+    parser.add_argument("model", metavar="MODEL", nargs="?", help=f"one of: {', '.join(names())}")
+    parser.add_argument(
+        "--model",
+        dest="pymc_model",
+        metavar="MODULE:FUNCTION",
+        help="your own model: FUNCTION() returns a pymc.Model whose observed variables "
+        "hold the data to check on, or a list of (name, pymc.Model) for several data sets",
+    )
+    parser.add_argument(
+        "--reference",
+        metavar="MODULE:FUNCTION",
+        help="with --model: reference(data) returning a zoo.Reference, the exact posterior "
+        "(default: derived from the graph when the model is conjugate)",
+    )
     what = parser.add_mutually_exclusive_group()
     what.add_argument(
         "--sampler",
         metavar="MODULE:FUNCTION",
-        help="function(data, prior, *, draws, chains, seed) returning a DataTree or a dict "
+        help="function(data, prior, *, draws, chains, seed) for a zoo model, "
+        "function(data, *, draws, chains, seed) for --model; returns a DataTree or a dict "
         "of (chain, draw, ...) arrays with the model's variable names",
     )
     what.add_argument(
@@ -106,13 +121,14 @@ def _add_validate(commands) -> None:
     parser.add_argument(
         "--checks",
         metavar="LIST",
-        help="comma-separated subset of exact,sbc,geweke,invariance (default: all that apply)",
+        help="comma-separated subset of exact,nuts,sbc,geweke,invariance (default: all that "
+        "apply; nuts by default with --model only)",
     )
     parser.add_argument(
         "--problems",
         metavar="LIST",
-        help="comma-separated names of the model's validation problems for the exact "
-        "check (default: all; a sampler for one kind of prior picks its own)",
+        help="comma-separated names of the model's validation problems (with --model, its "
+        "data sets) for the exact and nuts checks (default: all)",
     )
     parser.add_argument("--draws", type=int, default=DRAWS, help="draws per chain, exact check")
     parser.add_argument("--chains", type=int, default=CHAINS, help="chains, exact check")

@@ -1,4 +1,8 @@
-"""``zoo validate MODEL``: the battery on a sampler, a kernel, a fault or an engine."""
+"""``zoo validate``: the battery on a sampler, a kernel, a fault or an engine.
+
+The model is a zoo model (``MODEL``) or the user's own PyMC model
+(``--model MODULE:FUNCTION``).
+"""
 
 from __future__ import annotations
 
@@ -28,10 +32,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"zoo validate: {message}", file=sys.stderr)
         return 2
 
-    if args.model not in names():
+    if (args.model is None) == (args.pymc_model is None):
+        return refuse(
+            "give a zoo model (MODEL, one of: " + ", ".join(names()) + ") or your own "
+            "PyMC model (--model MODULE:FUNCTION), not both"
+            if args.model is not None
+            else "give a zoo model (MODEL, one of: " + ", ".join(names()) + ") or your own "
+            "PyMC model (--model MODULE:FUNCTION)"
+        )
+    if args.model is not None and args.model not in names():
         return refuse(f"unknown model {args.model!r}; known: {', '.join(names())}")
+    if args.reference and args.pymc_model is None:
+        return refuse("--reference: only with --model (a zoo model has its exact posterior)")
     options = {}
     try:
+        if args.reference:
+            options["reference"] = load_object(args.reference, field="--reference")
         if args.sampler:
             options["sampler"] = load_object(args.sampler, field="--sampler")
         elif args.kernel:
@@ -58,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         result = validate(
-            get(args.model),
+            get(args.model) if args.model is not None else args.pymc_model,
             draws=args.draws,
             chains=args.chains,
             simulations=args.simulations,

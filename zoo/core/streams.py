@@ -10,6 +10,8 @@ purpose                     used for
 ``gibbs-chains``            the Gibbs engine, chain ``i`` (initial state and sweeps)
 ``pymc``                    PyMC's ``random_seed`` (one integer per chain)
 ``exact-fits``              the sampler under test on validation problem ``i``
+``nuts-fits``               the nuts check: the sampler under test on data set ``i``
+                            (item ``2 i``), PyMC's NUTS on it (item ``2 i + 1``)
 ``sbc-simulations``         SBC simulation ``i``: parameters and data, the fit, ties
 ``geweke-chains``           Geweke's marginal-conditional side (item 0) and
                             successive-conditional chain ``i`` (item ``i + 1``)
@@ -41,6 +43,7 @@ PURPOSES = (
     "gibbs-chains",
     "pymc",
     "exact-fits",
+    "nuts-fits",
     "sbc-simulations",
     "geweke-chains",
     "invariance-replicates",

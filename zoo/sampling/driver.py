@@ -8,6 +8,7 @@ either.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import time
 import warnings
@@ -211,7 +212,10 @@ def _sample_pymc(model, data, prior, draws, tune, chains, root, progress, attrs)
     names = list(model.variables(prior))
     # PyMC takes an integer seed and spawns per-chain streams from it itself.
     random_seed = streams.integer(streams.stream(root, "pymc"))
-    cores = max(1, min(chains, os.cpu_count() or 1))
+    # A Dask worker is a daemon process, which may not start the processes PyMC runs
+    # chains in: there the chains run one after the other (the pool is the parallelism).
+    daemon = multiprocessing.current_process().daemon
+    cores = 1 if daemon else max(1, min(chains, os.cpu_count() or 1))
     started = time.perf_counter()
     with warnings.catch_warnings():
         # PyMC's advice to run more chains is not ours to give here.

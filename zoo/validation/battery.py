@@ -5,11 +5,18 @@ family-wise false-alarm rate (Bonferroni over the checks run):
 
 1. ``exact``: the sampler's draws against the exact posterior on a fixed set of small
    data sets chosen to be sensitive (:mod:`zoo.validation.exact_check`).
-2. ``sbc``: simulation-based calibration over data simulated from a proper prior
+2. ``nuts``: the sampler's draws against PyMC's NUTS on the same data sets, NUTS's own
+   health a gate (:mod:`zoo.validation.nuts_check`); by default for a user's PyMC model.
+3. ``sbc``: simulation-based calibration over data simulated from a proper prior
    (:mod:`zoo.validation.sbc_check`).
-3. ``geweke`` and ``invariance`` (when a Gibbs kernel is under test): Geweke's
+4. ``geweke`` and ``invariance`` (when a Gibbs kernel is under test): Geweke's
    joint-distribution test and a one-sweep invariance check of the kernel itself
    (:mod:`zoo.validation.geweke_check`, :mod:`zoo.validation.invariance_check`).
+
+The model is one of the zoo's, or a user's PyMC program
+(:func:`zoo.specification.adapter.specified_model`): its free variables are what the
+sampler returns, its graph the prior, and conjugate pairs in it give the exact check
+its reference.
 
 Adding a check is writing its module (a :class:`~zoo.validation.plan.Check`) and one
 entry in :data:`CHECKS`. Every fit runs through :class:`zoo.sampling.parallel.FitPool` (a Dask
@@ -34,31 +41,75 @@ from zoo.core.defaults import (
 )
 from zoo.registry import get
 from zoo.sampling.parallel import FitPool
+from zoo.specification.adapter import (
+    DataOnlySampler,
+    specified_model,
+    unsimulable,
+)
 from zoo.validation.exact_check import EXACT
 from zoo.validation.geweke_check import GEWEKE
 from zoo.validation.invariance_check import INVARIANCE
+from zoo.validation.nuts_check import NUTS
 from zoo.validation.plan import Check, Plan
-from zoo.validation.problem_selection import choose_problems
+from zoo.validation.problem_selection import Problem, choose_problems
+from zoo.validation.reference_cache import exact_reference
 from zoo.validation.results import ValidationResult
+from zoo.validation.sampler_output import NonFiniteDraws, SamplerOutputError
 from zoo.validation.sampler_under_test import SamplerUnderTest
 from zoo.validation.sbc_check import SBC
 
 __all__ = ["CHECKS", "CHECK_NAMES", "validate"]
 
 #: The battery, in the order its checks run.
-CHECKS: tuple[Check, ...] = (EXACT, SBC, GEWEKE, INVARIANCE)
+CHECKS: tuple[Check, ...] = (EXACT, NUTS, SBC, GEWEKE, INVARIANCE)
 #: Their names, as ``checks=`` and ``--checks`` take them.
 CHECK_NAMES = tuple(check.name for check in CHECKS)
 _BY_NAME = {check.name: check for check in CHECKS}
 
 
-def _chosen_checks(tested: SamplerUnderTest, checks) -> tuple[Check, ...]:
-    """The checks to run: the caller's, or all that apply (kernel checks need a kernel)."""
+#: Checks run by default on a zoo model (nuts on request: the zoo's models have exact
+#: references on every validation problem, which NUTS could only approximate).
+_ZOO_DEFAULT = ("exact", "sbc", "geweke", "invariance")
+
+
+def _default_checks(tested: SamplerUnderTest, problems, specified: bool) -> tuple[Check, ...]:
+    """The checks that apply to ``tested``.
+
+    Kernel checks need a kernel; for a user's PyMC model, exact needs a conjugate (or
+    given) reference and nuts a sampler other than NUTS itself.
+    """
+    model = tested.model
+    kernel_checkable = tested.kernel_under_test is not None and model.kernel_checks is not None
+    chosen = []
+    for check in CHECKS:
+        if check.needs_kernel and not kernel_checkable:
+            continue
+        if not specified and check.name not in _ZOO_DEFAULT:
+            continue
+        if specified and check.name == "exact" and not _references(model, problems):
+            continue
+        if check.name == "nuts" and tested.sampler is None and tested.engine == "pymc":
+            continue
+        chosen.append(check)
+    return tuple(chosen)
+
+
+def _references(model: Model, problems) -> dict:
+    """The exact references of the problems that have one, by problem name."""
+    found = {}
+    for problem in problems:
+        reference = exact_reference(model, problem)
+        if getattr(reference, "available", True):
+            found[problem.name] = reference
+    return found
+
+
+def _chosen_checks(tested: SamplerUnderTest, checks, problems, specified) -> tuple[Check, ...]:
+    """The checks to run: the caller's, or all that apply."""
     model = tested.model
     has_kernel = tested.kernel_under_test is not None
     if checks is None:
-        kernel_checkable = has_kernel and model.kernel_checks is not None
-        return tuple(c for c in CHECKS if kernel_checkable or not c.needs_kernel)
+        return _default_checks(tested, problems, specified)
     names = (checks,) if isinstance(checks, str) else tuple(checks)
     unknown = [name for name in names if name not in _BY_NAME]
     if unknown:
@@ -95,10 +146,11 @@ def _checked_setup(model: Model, sbc_setup):
 
 
 def validate(
-    model: str | Model,
+    model,
     sampler: Callable | None = None,
     *,
     kernel: Kernel | None = None,
+    reference: Callable | None = None,
     engine: str = ENGINES[0],
     fault: str | None = None,
     checks: tuple[str, ...] | None = None,
@@ -118,26 +170,40 @@ def validate(
     on_simulation: Callable[[int, int], None] | None = None,
     status: Callable[[str], None] | None = None,
 ) -> ValidationResult:
-    """Validate a sampler for a zoo model.
+    """Validate a sampler for a zoo model or for a model of your own written in PyMC.
 
     Parameters
     ----------
-    model : str or Model
+    model : str, Model, pymc.Model, list of (str, pymc.Model), or callable
+        A zoo model (its name or the :class:`Model`); or your own PyMC model with the
+        data to check on in its observed variables, several named data sets of it, a
+        function returning either, or such a function's location
+        ``"package.module:function"``.
     sampler : callable, optional
-        ``sampler(data, prior, *, draws, chains, seed)`` returning a DataTree, Dataset or
-        dict of ``(chain, draw, ...)`` arrays with the model's variable names. Default:
-        the zoo's own ``engine`` (with ``kernel`` or ``fault`` if given).
+        For a zoo model, ``sampler(data, prior, *, draws, chains, seed)``; for a PyMC
+        model, ``sampler(data, *, draws, chains, seed)`` with ``data`` a dict of the
+        observed variables and ``pm.Data`` containers by name. It returns a DataTree,
+        Dataset or dict of ``(chain, draw, ...)`` arrays of every free variable under
+        its name (constrained space). Default: the zoo's own ``engine`` (with ``kernel``
+        or ``fault`` if given).
     kernel : Kernel, optional
         A kernel with ``init``, ``step``, ``draw``: sampled by the zoo's driver, and
-        checked by Geweke's test and the one-sweep invariance check as well.
+        checked by Geweke's test and the one-sweep invariance check as well. For a PyMC
+        model: ``init(data, rng)``, ``step(state, data, rng)``, ``draw(state, data,
+        rng)``, the state a dict of every free variable.
+    reference : callable, optional
+        For a PyMC model: ``reference(data) -> zoo.Reference`` (one ``zoo.Marginal`` per
+        free variable), the exact posterior when the zoo cannot derive it from the graph
+        (it does for conjugate pairs: README, "Validate a sampler for your own model").
     engine : {"gibbs", "pymc"}
         The zoo engine used when ``sampler`` is not given.
     fault : str, optional
         One of the model's catalogued wrong kernels (``zoo list --faults``): the
         negative controls behind the measured power.
     checks : tuple of str, optional
-        Subset of ``exact``, ``sbc``, ``geweke``, ``invariance`` (default: all that
-        apply: the last two need a kernel).
+        Subset of ``exact``, ``nuts``, ``sbc``, ``geweke``, ``invariance`` (default: all
+        that apply: the last two need a kernel; ``nuts`` runs by default on a PyMC model
+        only, ``exact`` there only when a reference exists).
     draws, chains : int
         Per fit of the exact check.
     simulations, sbc_draws, sbc_chains : int
@@ -175,7 +241,28 @@ def validate(
     ValueError
         Naming the argument, for any bad argument, before any fit.
     """
-    model = get(model)
+    specified = _is_specified(model)
+    if specified:
+        if fault is not None:
+            raise ValueError("fault: only the zoo's own models have catalogued faults")
+        if sampler is not None and not callable(sampler):
+            raise ValueError(f"sampler: must be callable, got {type(sampler).__name__}")
+        if sampler is not None and kernel is not None:
+            raise ValueError("sampler: give a sampler or a kernel, not both")
+        model = specified_model(model, kernel=kernel, reference=reference)
+        kernel = model.kernel
+        sampler = DataOnlySampler(sampler) if sampler is not None else None
+        if sampler is None and kernel is None and engine == ENGINES[0]:
+            raise ValueError(
+                "sampler: a PyMC model has no Gibbs kernel of the zoo's; give sampler= or "
+                "kernel= (--sampler / --kernel), or engine='pymc' to validate NUTS itself"
+            )
+    else:
+        if reference is not None:
+            raise ValueError(
+                "reference: only for a PyMC model; a zoo model has its own exact posterior"
+            )
+        model = get(model)
     alpha = as_probability("alpha", alpha)
     counts = {
         name: as_int(name, value, minimum=1)
@@ -189,10 +276,13 @@ def validate(
     }
     seed = as_seed("seed", seed)
     tested = SamplerUnderTest(model, engine, kernel, fault, sampler)
-    chosen = _chosen_checks(tested, checks)
+    problems = tuple(choose_problems(model, problems))
+    chosen = _chosen_checks(tested, checks, problems, specified)
+    if specified:
+        _refuse_what_cannot_run(tested, chosen, problems, seed)
     plan = Plan(
         tested=tested,
-        problems=tuple(choose_problems(model, problems)),
+        problems=problems,
         sbc_setup=_checked_setup(model, sbc_setup),
         seed=seed,
         store=store,
@@ -208,3 +298,51 @@ def validate(
             say(f"{model.name}: {check.name}")
             result.checks.append(check.run(plan, pool, share))
     return result
+
+
+def _is_specified(model) -> bool:
+    """True for a user's PyMC model (in any of its forms), False for a zoo model."""
+    if isinstance(model, Model):
+        return False
+    if isinstance(model, str):
+        # A registry name has no colon; a builder's location always has one.
+        return ":" in model
+    return True
+
+
+def _refuse_what_cannot_run(tested: SamplerUnderTest, chosen, problems, seed: int) -> None:
+    """For a user's PyMC model, the errors a check would otherwise meet after hours."""
+    model = tested.model
+    names = [check.name for check in chosen]
+    simulating = [n for n in names if n in ("sbc", "geweke", "invariance")]
+    reasons = unsimulable(model)
+    if simulating and reasons:
+        raise ValueError(
+            f"{simulating[0]}: cannot simulate from the model's prior: {'; '.join(reasons)}. "
+            "Give the variable a proper prior, or leave these checks out "
+            "(checks=('exact', 'nuts'))"
+        )
+    if "exact" in names:
+        found = _references(model, problems)
+        missing = [p.name for p in problems if p.name not in found]
+        if missing:
+            why = exact_reference(model, next(p for p in problems if p.name == missing[0]))
+            raise ValueError(
+                f"exact: no exact reference for data set {missing[0]!r}: {why.reason}. "
+                "Pass reference= (a function returning a zoo.Reference), or leave exact out"
+            )
+    if tested.sampler is None and tested.kernel_under_test is None:
+        return
+    # One tiny fit on the first data set: a sampler that does not return the model's
+    # free variables, under their names and shapes, is told so now rather than once
+    # per fit. What may depend on the data (NaN draws, exceptions) is left to the
+    # checks, which report it per fit as for the zoo's models.
+    first: Problem = problems[0]
+    try:
+        tested.fit(first.data, first.prior, draws=2, chains=1, seed=seed)
+    except NonFiniteDraws:
+        pass
+    except SamplerOutputError as error:
+        raise ValueError(f"sampler: on data set {first.name!r}, {error}") from None
+    except Exception:  # reported by the checks, fit by fit
+        pass

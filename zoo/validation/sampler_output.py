@@ -21,11 +21,18 @@ import xarray as xr
 
 from zoo.core.contract import Model
 
-__all__ = ["SamplerOutputError", "checked_draws"]
+__all__ = ["NonFiniteDraws", "SamplerOutputError", "checked_draws"]
 
 
 class SamplerOutputError(ValueError):
     """The sampler's output does not have the variables, shapes or values expected."""
+
+
+class NonFiniteDraws(SamplerOutputError):
+    """The output has the expected form but holds NaN or infinite values.
+
+    A fault of the draws rather than of the form: it may happen on one data set only.
+    """
 
 
 def checked_draws(
@@ -106,7 +113,7 @@ def checked_draws(
         shape_seen = value.shape[:2]
         if not np.all(np.isfinite(value)):
             bad = int(np.count_nonzero(~np.isfinite(value)))
-            raise SamplerOutputError(
+            raise NonFiniteDraws(
                 f"sampler output: {name} has {bad} NaN or infinite value(s) of {value.size}"
             )
         variables[name] = (("chain", "draw", *dims), value)

@@ -1,0 +1,129 @@
+"""zoo.specification.adapter: a user's PyMC model as a zoo.Model."""
+
+import pickle
+
+import numpy as np
+import pymc as pm
+import pytest
+
+from tests.support import pymc_models
+from zoo.core.contract import Model
+from zoo.specification.adapter import (
+    FIXED,
+    DataOnlySampler,
+    SpecifiedData,
+    data_only_kernel,
+    specified_model,
+)
+
+
+@pytest.fixture(scope="module")
+def model():
+    return specified_model(pymc_models.two_data_sets, kernel=pymc_models.KERNEL)
+
+
+def test_the_model_offers_the_contract(model):
+    assert isinstance(model, Model)
+    assert model.name == "two_data_sets"
+    assert model.variables(FIXED) == {"theta": ("group",)}
+    names = [name for name, _, _ in model.validation_problems()]
+    assert names == ["counts", "reversed"]
+    data, prior = model.default_problem()
+    assert prior is FIXED
+    assert np.array_equal(data.values["y"], pymc_models.SUCCESSES)
+    assert model.kernel_checks is not None
+
+
+def test_a_location_string_names_the_model():
+    model = specified_model("tests.support.pymc_models:beta_binomial")
+    assert model.name == "tests.support.pymc_models:beta_binomial"
+
+
+def test_data_are_read_only_and_the_sampler_gets_writable_copies(model):
+    data, _ = model.default_problem()
+    with pytest.raises(ValueError, match="read-only"):
+        data.values["y"][0] = 0
+    sampler = DataOnlySampler(pymc_models.modifies_its_data)
+    sampler(data, FIXED, draws=2, chains=1, seed=0)
+    assert np.array_equal(data.values["y"], pymc_models.SUCCESSES)
+    assert sampler.__qualname__ == "modifies_its_data"
+
+
+def test_program_swaps_the_data_and_leaves_the_users_model_alone():
+    user = pymc_models.beta_binomial()
+    model = specified_model(user)
+    data, _ = model.default_problem()
+    other = data.replaced({"y": np.array([0, 0, 0, 0]), "trials": np.array([1, 2, 3, 4])})
+    program = model.program(other, FIXED)
+    assert np.array_equal(program.rvs_to_values[program["y"]].data, [0, 0, 0, 0])
+    assert np.array_equal(program["trials"].get_value(), [1, 2, 3, 4])
+    assert np.array_equal(user.rvs_to_values[user["y"]].data, pymc_models.SUCCESSES)
+    assert np.array_equal(user["trials"].get_value(), pymc_models.TRIALS)
+
+
+def test_simulated_data_keep_the_design(model):
+    truth, data = model.simulate(FIXED, np.random.default_rng(0))
+    assert set(truth) == {"theta"}
+    assert isinstance(data, SpecifiedData)
+    assert np.array_equal(data.values["trials"], pymc_models.TRIALS)
+    assert np.all(data.values["y"] <= pymc_models.TRIALS)
+    assert np.isfinite(model.log_likelihood(data, truth))
+
+
+def test_the_kernel_runs_on_a_dict_of_free_variables(model):
+    rng = np.random.default_rng(0)
+    data, _ = model.default_problem()
+    state = model.kernel.init(data, FIXED, rng)
+    state = model.kernel.step(state, data, FIXED, rng)
+    assert set(model.kernel.draw(state, data, FIXED, rng)) == {"theta"}
+    with pytest.raises(ValueError, match=r"missing \['theta'\]"):
+        model.kernel_checks.read({"p": 1}, data)
+
+
+def test_the_model_pickles_and_simulates_the_same(model):
+    copy = pickle.loads(pickle.dumps(model))
+    first = model.simulate(FIXED, np.random.default_rng(5))
+    second = copy.simulate(FIXED, np.random.default_rng(5))
+    assert np.array_equal(first[0]["theta"], second[0]["theta"])
+    assert np.array_equal(first[1].values["y"], second[1].values["y"])
+
+
+def _raises():
+    raise RuntimeError("no data today")
+
+
+def _differs():
+    with pm.Model() as other:
+        pm.Beta("theta", 1.0, 1.0, shape=3)
+        pm.Binomial("y", 10, other["theta"], observed=np.array([1, 2, 3]))
+    return [("a", pymc_models.beta_binomial()), ("b", other)]
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (pymc_models.not_a_model, "expected a pymc.Model, a list of"),
+        (_raises, r"calling '_raises'\(\) raised RuntimeError: no data today"),
+        ([("a", 1)], r"a list must hold \(name, pymc.Model\) pairs"),
+        (
+            lambda: [("a", pymc_models.beta_binomial()), ("a", pymc_models.beta_binomial())],
+            r"data set names must differ; repeated \['a'\]",
+        ),
+        (_differs, "data set 'b' has free variables"),
+        ("tests.support.pymc_models:nothing_here", "has no attribute 'nothing_here'"),
+        (pymc_models.unobserved, "no observed variable"),
+    ],
+)
+def test_bad_models_are_refused_naming_the_field(value, message):
+    with pytest.raises(ValueError, match=f"model.*{message}"):
+        specified_model(value)
+
+
+def test_a_kernel_without_its_parts_is_refused():
+    with pytest.raises(ValueError, match=r"kernel: needs callable init, step and draw"):
+        data_only_kernel(object())
+
+
+def test_a_reference_must_be_callable():
+    with pytest.raises(ValueError, match="reference: must be callable"):
+        specified_model(pymc_models.beta_binomial, reference=3)

@@ -1,0 +1,137 @@
+"""``zoo validate`` on a user's PyMC model: nuts, sbc and kernel checks, and refusals.
+
+The model is a Beta-Binomial with fixed hyperparameters (tests/support/pymc_models.py),
+whose right sampler draws the exact posterior and whose wrong twin swaps the counts.
+Every verdict comes from the battery's stated rate (alpha = 0.01 family-wise).
+"""
+
+import json
+
+import pytest
+
+import zoo
+from tests.support import pymc_models
+from zoo.cli import main
+from zoo.validation import validate
+
+MODEL = "tests.support.pymc_models:beta_binomial"
+FAST = {"simulations": 40, "sbc_draws": 100, "workers": 0, "draws": 500}
+
+
+@pytest.mark.pymc
+def test_right_sampler_passes_nuts_and_sbc_and_the_swapped_one_fails():
+    right = validate(MODEL, pymc_models.right, checks=("nuts", "sbc"), seed=1, **FAST)
+    assert right.verdict == "pass", str(right)
+    wrong = validate(MODEL, pymc_models.swapped, checks=("nuts", "sbc"), seed=1, **FAST)
+    assert [c.verdict for c in wrong.checks] == ["fail", "fail"], str(wrong)
+    assert any("theta[group=" in item for item in wrong.checks[0].failing)
+
+
+def test_kernel_checks_run_on_a_users_kernel():
+    right = validate(MODEL, kernel=pymc_models.KERNEL, checks=("geweke", "invariance"), seed=1)
+    assert right.verdict == "pass", str(right)
+    wrong = validate(
+        MODEL, kernel=pymc_models.KERNEL_SWAPPED, checks=("geweke", "invariance"), seed=1
+    )
+    assert [c.verdict for c in wrong.checks] == ["fail", "fail"], str(wrong)
+    assert "_step_swapped" in wrong.sampler
+
+
+@pytest.mark.pymc
+def test_an_unhealthy_nuts_reference_is_inconclusive_never_a_verdict():
+    result = validate(
+        "tests.support.pymc_models:funnel",
+        pymc_models.funnel_prior,
+        checks=("nuts",),
+        workers=0,
+        draws=300,
+    )
+    (check,) = result.checks
+    assert check.verdict == "inconclusive", str(result)
+    assert "NUTS is not a reference here" in check.summary
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"model": pymc_models.improper, "checks": ("sbc",)}, "sigma has an improper prior"),
+        (
+            {"model": pymc_models.with_potential, "checks": ("geweke",), "sampler": None},
+            "kernel",
+        ),
+        ({"model": pymc_models.with_potential, "checks": ("sbc",)}, "'soft_constraint'"),
+        ({"model": pymc_models.unobserved}, "no observed variable"),
+        ({"model": pymc_models.not_a_model}, "expected a pymc.Model"),
+        ({"sampler": pymc_models.misnamed}, r"missing variable\(s\) \['theta'\]"),
+        ({"fault": "swapped"}, "fault: only the zoo's own models"),
+        ({"sampler": None}, "a PyMC model has no Gibbs kernel of the zoo's"),
+        ({"sampler": 3}, "sampler: must be callable"),
+        ({"kernel": pymc_models.KERNEL}, "give a sampler or a kernel, not both"),
+    ],
+)
+def test_bad_input_is_refused_before_any_fit(kwargs, message):
+    arguments = {"model": MODEL, "sampler": pymc_models.right, "workers": 0, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        validate(arguments.pop("model"), arguments.pop("sampler"), **arguments)
+
+
+def test_a_reference_is_for_pymc_models_only():
+    with pytest.raises(ValueError, match="reference: only for a PyMC model"):
+        zoo.validate("beta-binomial", reference=lambda data: None)
+
+
+@pytest.mark.pymc
+def test_cli_validates_a_users_model(capsys):
+    common = ["--checks", "nuts", "--workers", "0", "--draws", "500", "--json"]
+    status = main(
+        ["validate", "--model", MODEL, "--sampler", f"{MODEL.split(':')[0]}:right", *common]
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert status == 0, report
+    assert report["model"] == MODEL
+    status = main(
+        ["validate", "--model", MODEL, "--sampler", f"{MODEL.split(':')[0]}:swapped", *common]
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert status == 1 and report["verdict"] == "fail"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["validate"], "give a zoo model (MODEL"),
+        (["validate", "gda", "--model", MODEL], "not both"),
+        (["validate", "gda", "--reference", "a:b"], "--reference: only with --model"),
+        (
+            ["validate", "--model", "tests.support.pymc_models:not_a_model", "--sampler", "a:b"],
+            "--sampler: cannot import module 'a'",
+        ),
+        (
+            [
+                "validate",
+                "--model",
+                "tests.support.pymc_models:not_a_model",
+                "--sampler",
+                "tests.support.pymc_models:right",
+            ],
+            "expected a pymc.Model",
+        ),
+        (
+            [
+                "validate",
+                "--model",
+                "tests.support.pymc_models:improper",
+                "--sampler",
+                "tests.support.pymc_models:right",
+                "--checks",
+                "sbc",
+            ],
+            "sigma has an improper prior",
+        ),
+    ],
+)
+def test_cli_refuses_bad_input_with_exit_2(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "Traceback" not in err

@@ -1,0 +1,432 @@
+"""A user's PyMC model as a :class:`zoo.Model`, so the whole battery applies to it.
+
+The PyMC program is the specification: the free random variables are what a sampler
+must return, the observed variables the data it is given, the graph the prior it is
+checked against. :func:`specified_model` turns one model, or several data sets of one
+model, into a :class:`~zoo.core.contract.Model` whose
+
+- ``simulate`` draws from the prior predictive (compiled once,
+  :class:`~zoo.specification.forward.Specification`);
+- ``posterior`` is the exact posterior derived from the graph when it is conjugate
+  (:func:`zoo.specification.conjugacy.conjugate_reference`), or the user's own
+  ``reference(data)``;
+- ``program`` is the user's model with other data swapped in (``pm.observe``,
+  ``pm.set_data`` on a copy);
+- ``log_likelihood`` sums the observed variables' log densities;
+- ``kernel_checks`` lets Geweke's test and the invariance check run a user's kernel
+  whose state is the dict of free variables.
+
+The user's sampler and kernel take ``data`` as a plain dict and no prior (the prior is
+in the graph); :class:`DataOnlySampler` and :func:`data_only_kernel` adapt them to the
+zoo's protocols, which pass ``(data, prior)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import numpy as np
+
+from zoo.core.contract import Kernel, KernelChecks, Model
+from zoo.core.loading import load_object
+from zoo.core.reference import NoReference, Reference
+from zoo.specification.forward import Specification
+
+__all__ = [
+    "FIXED",
+    "DataOnlySampler",
+    "FixedPrior",
+    "SpecifiedData",
+    "data_only_kernel",
+    "specified_model",
+]
+
+
+@dataclass(frozen=True)
+class FixedPrior:
+    """The prior of a PyMC-specified model: fixed in its graph, nothing to set."""
+
+
+#: The one prior of every PyMC-specified model.
+FIXED = FixedPrior()
+
+
+def _read_only(values: Mapping) -> Mapping[str, np.ndarray]:
+    arrays = {}
+    for name, value in values.items():
+        array = np.array(value, copy=True)
+        array.flags.writeable = False
+        arrays[name] = array
+    return MappingProxyType(arrays)
+
+
+@dataclass(frozen=True, eq=False)
+class SpecifiedData:
+    """One data set of a PyMC-specified model.
+
+    Attributes
+    ----------
+    values : mapping of str to ndarray
+        Observed variables and ``pm.Data`` containers by name (read-only copies).
+    coords : mapping of str to ndarray
+        Coordinates of the free variables' dims.
+    design : int
+        Which of the user's models (data sets) this one has the design of: its
+        covariates, sizes and compiled functions.
+    """
+
+    values: Mapping[str, np.ndarray]
+    coords: Mapping[str, np.ndarray]
+    design: int = 0
+    observed: tuple[str, ...] = ()
+    dims: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "values", _read_only(self.values))
+        object.__setattr__(self, "coords", MappingProxyType(dict(self.coords)))
+        object.__setattr__(self, "observed", tuple(self.observed))
+        object.__setattr__(self, "dims", MappingProxyType(dict(self.dims)))
+
+    @property
+    def observed_data(self) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
+        """Observed variables as ``{name: (values, dims)}``: a DataTree's observed_data."""
+        return {n: (self.values[n], self.dims.get(n, ())) for n in self.observed}
+
+    @property
+    def constant_data(self) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
+        """``pm.Data`` containers as ``{name: (values, dims)}``: its constant_data."""
+        return {
+            n: (v, self.dims.get(n, ())) for n, v in self.values.items() if n not in self.observed
+        }
+
+    def replaced(self, values: Mapping[str, np.ndarray]) -> SpecifiedData:
+        """The same design with some values replaced (simulated data)."""
+        return SpecifiedData(
+            {**self.values, **values}, self.coords, self.design, self.observed, self.dims
+        )
+
+    def as_dict(self) -> dict[str, np.ndarray]:
+        """The values as a new dict of writable arrays: what a user's sampler receives."""
+        return {name: np.array(value, copy=True) for name, value in self.values.items()}
+
+    def __reduce__(self):
+        fields = (
+            dict(self.values),
+            dict(self.coords),
+            self.design,
+            self.observed,
+            dict(self.dims),
+        )
+        return (SpecifiedData, fields)
+
+
+class DataOnlySampler:
+    """A user's ``sampler(data, *, draws, chains, seed)`` in the zoo's sampler protocol.
+
+    The zoo calls ``sampler(data, prior, ...)``; a PyMC-specified model has its prior in
+    the graph, so the user's function gets only the data, as a plain dict. Reports name
+    the user's function.
+    """
+
+    def __init__(self, function: Callable):
+        self.function = function
+        self.__module__ = getattr(function, "__module__", type(function).__module__)
+        self.__qualname__ = getattr(function, "__qualname__", type(function).__qualname__)
+
+    def __call__(self, data: SpecifiedData, prior, *, draws: int, chains: int, seed: int):
+        """Call the user's function with the data as a plain dict and no prior."""
+        return self.function(data.as_dict(), draws=draws, chains=chains, seed=seed)
+
+    def __reduce__(self):
+        return (DataOnlySampler, (self.function,))
+
+
+@dataclass(frozen=True)
+class _DataOnlyPart:
+    """One of a user's kernel functions, called without the prior and with a plain dict."""
+
+    function: Callable
+    takes_state: bool
+
+    def __post_init__(self):
+        # Reports name the user's function, not this adapter.
+        for attribute in ("__module__", "__qualname__"):
+            value = getattr(self.function, attribute, None)
+            if value is not None:
+                object.__setattr__(self, attribute, value)
+
+    def __call__(self, *args):
+        if self.takes_state:
+            state, data, _prior, rng = args
+            return self.function(state, data.as_dict(), rng)
+        data, _prior, rng = args
+        return self.function(data.as_dict(), rng)
+
+
+def data_only_kernel(kernel) -> Kernel:
+    """A user's kernel for a PyMC-specified model, in the zoo's :class:`Kernel` protocol.
+
+    The user writes ``init(data, rng)``, ``step(state, data, rng)`` and
+    ``draw(state, data, rng)``, with ``data`` a dict and the state a dict of the free
+    variables; the zoo's driver and kernel checks pass the prior as well.
+    """
+    missing = [
+        part for part in ("init", "step", "draw") if not callable(getattr(kernel, part, None))
+    ]
+    if missing:
+        raise ValueError(f"kernel: needs callable init, step and draw; missing {missing}")
+    return Kernel(
+        init=_DataOnlyPart(kernel.init, takes_state=False),
+        step=_DataOnlyPart(kernel.step, takes_state=True),
+        draw=_DataOnlyPart(kernel.draw, takes_state=True),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class _SpecifiedParts:
+    """The functions of a PyMC-specified Model, bound to its data sets (picklable)."""
+
+    specifications: tuple[Specification, ...]
+    names: tuple[str, ...]
+    reference: Callable | None = None
+    problems: tuple[SpecifiedData, ...] = field(init=False)
+
+    def __post_init__(self):
+        problems = tuple(
+            SpecifiedData(
+                spec.values,
+                spec.parts.coords,
+                design=index,
+                observed=spec.parts.observed,
+                dims=spec.parts.value_dims,
+            )
+            for index, spec in enumerate(self.specifications)
+        )
+        object.__setattr__(self, "problems", problems)
+
+    @property
+    def first(self) -> Specification:
+        return self.specifications[0]
+
+    def _specification(self, data) -> Specification:
+        if not isinstance(data, SpecifiedData):
+            raise ValueError(f"data: expected a SpecifiedData, got {type(data).__name__}")
+        return self.specifications[data.design]
+
+    # Model fields ------------------------------------------------------------------
+    def simulate(self, prior, rng, **size):
+        if size:
+            raise ValueError(
+                f"size: a PyMC-specified model keeps the design of its data set; got {size}"
+            )
+        spec = self.first
+        reasons = spec.unsimulable()
+        if reasons:
+            raise ValueError(f"model: cannot simulate from the prior: {'; '.join(reasons)}")
+        truth, observed = spec.simulate(rng)
+        return truth, self.problems[0].replaced(observed)
+
+    def posterior(self, data, prior):
+        if self.reference is not None:
+            reference = self.reference(data.as_dict())
+            if not isinstance(reference, Reference | NoReference):
+                raise ValueError(
+                    "reference: must return a zoo.Reference of zoo.Marginal (or a "
+                    f"zoo.NoReference), got {type(reference).__name__}"
+                )
+            return reference
+        # deferred: reading a graph for conjugacy is needed only by the exact check
+        from zoo.specification.conjugacy import conjugate_reference
+
+        return conjugate_reference(self._specification(data).model, dict(data.values))
+
+    def program(self, data, prior):
+        # deferred: PyMC takes seconds to import
+        import pymc as pm
+
+        spec = self._specification(data)
+        observed = {name: data.values[name] for name in spec.parts.observed}
+        # pm.observe returns a new model (the user's stays as it was); set_data then
+        # changes the containers of that copy only.
+        model = pm.observe(spec.model, observed)
+        containers = {name: data.values[name] for name in spec.parts.data}
+        if containers:
+            with model:
+                pm.set_data(containers)
+        return model
+
+    def default_problem(self):
+        return self.problems[0], FIXED
+
+    def variables(self, prior):
+        return dict(self.first.parts.dims)
+
+    def simulation_setup(self):
+        return FIXED, {}
+
+    def log_likelihood(self, data, params) -> float:
+        spec = self._specification(data)
+        return spec.log_likelihood(data.values, params)
+
+    def validation_problems(self):
+        return [(name, data, FIXED) for name, data in zip(self.names, self.problems, strict=True)]
+
+    # Kernel checks: the state of a user's kernel is the dict of free variables, so
+    # the "latents" the checks carry between data sets are those variables themselves.
+    def latents(self, params, data, prior, rng):
+        return {name: np.array(params[name], copy=True) for name in self.first.parts.free}
+
+    def redraw(self, params, latents, data, prior, rng):
+        spec = self._specification(data)
+        return data.replaced(spec.redraw(params, rng))
+
+    def state(self, latents, data, prior):
+        return {name: np.array(value, copy=True) for name, value in latents.items()}
+
+    def read(self, state, data):
+        missing = [name for name in self.first.parts.free if name not in state]
+        if missing:
+            raise ValueError(
+                f"kernel: its state must be a dict holding every free variable; missing {missing}"
+            )
+        return {name: np.asarray(state[name]) for name in self.first.parts.free}
+
+    def kernel_setup(self):
+        return FIXED, {}
+
+
+def _as_data_sets(value, field: str) -> list[tuple[str, object]]:
+    """``value`` (a model, a list of (name, model), or a builder of either) as a list."""
+    # deferred: PyMC takes seconds to import
+    import pymc as pm
+
+    if isinstance(value, str):
+        value = load_object(value, field=field)
+    if callable(value) and not isinstance(value, pm.Model):
+        builder = value
+        try:
+            value = builder()
+        except Exception as error:
+            raise ValueError(
+                f"{field}: calling {getattr(builder, '__qualname__', builder)!r}() raised "
+                f"{type(error).__name__}: {error}"
+            ) from error
+    if isinstance(value, pm.Model):
+        return [("data", value)]
+    if isinstance(value, list | tuple) and value:
+        sets = []
+        for item in value:
+            if (
+                not isinstance(item, list | tuple)
+                or len(item) != 2
+                or not isinstance(item[0], str)
+                or not isinstance(item[1], pm.Model)
+            ):
+                raise ValueError(
+                    f"{field}: a list must hold (name, pymc.Model) pairs; got {item!r:.80}"
+                )
+            sets.append((item[0], item[1]))
+        names = [name for name, _ in sets]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"{field}: data set names must differ; repeated {repeated}")
+        return sets
+    raise ValueError(
+        f"{field}: expected a pymc.Model, a list of (name, pymc.Model), or a function "
+        f"returning one; got {type(value).__name__}"
+    )
+
+
+def specified_model(
+    model,
+    *,
+    kernel=None,
+    reference: Callable | None = None,
+    name: str | None = None,
+    field: str = "model",
+) -> Model:
+    """A user's PyMC model as a :class:`zoo.Model`.
+
+    Parameters
+    ----------
+    model : pymc.Model, list of (str, pymc.Model), callable or str
+        The model with its data in observed variables; several data sets of the same
+        model as named pairs; a function returning either; or such a function's
+        location ``"package.module:function"``.
+    kernel : object with init, step, draw, optional
+        The user's Gibbs kernel (see :func:`data_only_kernel`); sets ``Model.kernel``
+        and the kernel checks.
+    reference : callable, optional
+        ``reference(data) -> zoo.Reference``: the exact posterior for a data dict, when
+        the conjugacy the zoo derives from the graph does not cover the model.
+    name : str, optional
+        How reports name the model (default: the builder's name, or ``"pymc-model"``).
+
+    Raises
+    ------
+    ValueError
+        Naming ``field``: for anything but the forms above, a model without observed or
+        free variables, reserved or colliding names, or data sets whose free variables
+        differ in name, dims or shape.
+    """
+    if reference is not None and not callable(reference):
+        raise ValueError(f"reference: must be callable, got {type(reference).__name__}")
+    if name is None and isinstance(model, str):
+        name = model
+    elif name is None:
+        name = getattr(model, "__qualname__", None) if callable(model) else None
+        name = name if isinstance(name, str) and not name.startswith("<") else "pymc-model"
+    data_sets = _as_data_sets(model, field)
+    specifications = tuple(
+        Specification(pm_model, field=f"{field} ({label})") for label, pm_model in data_sets
+    )
+    first = specifications[0].parts
+    for (label, _), spec in zip(data_sets[1:], specifications[1:], strict=True):
+        if (spec.parts.free, spec.parts.dims) != (first.free, first.dims) or any(
+            spec.parts.shapes[n] != first.shapes[n] for n in first.free
+        ):
+            raise ValueError(
+                f"{field}: data set {label!r} has free variables "
+                f"{dict(spec.parts.shapes)} (dims {spec.parts.dims}); the first has "
+                f"{dict(first.shapes)} (dims {first.dims}): one model, several data sets"
+            )
+    parts = _SpecifiedParts(specifications, tuple(label for label, _ in data_sets), reference)
+    wrapped = data_only_kernel(kernel) if kernel is not None else None
+    checks = None
+    if wrapped is not None:
+        checks = KernelChecks(
+            latents=parts.latents,
+            redraw=parts.redraw,
+            state=parts.state,
+            read=parts.read,
+            setup=parts.kernel_setup,
+            # The latents are the free variables themselves: their moments are the
+            # test functions already.
+            variables=(),
+        )
+    return Model(
+        name=name,
+        Prior=FixedPrior,
+        Data=SpecifiedData,
+        simulate=parts.simulate,
+        posterior=parts.posterior,
+        program=parts.program,
+        kernel=wrapped,
+        default_problem=parts.default_problem,
+        variables=parts.variables,
+        simulation_setup=parts.simulation_setup,
+        summary=f"a PyMC model with free variables {', '.join(first.free)}",
+        log_likelihood=parts.log_likelihood,
+        validation_problems=parts.validation_problems,
+        kernel_checks=checks,
+    )
+
+
+def unsimulable(model: Model) -> list[str]:
+    """Why a PyMC-specified ``model`` cannot be simulated (empty for a zoo model)."""
+    parts = getattr(model.simulate, "__self__", None)
+    if not isinstance(parts, _SpecifiedParts):
+        return []
+    return parts.first.unsimulable()

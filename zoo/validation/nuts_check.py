@@ -1,0 +1,171 @@
+"""The nuts check: the sampler's draws against PyMC's NUTS on each data set.
+
+For a model with no exact reference, the next best is a sampler that is trusted for
+a different reason: NUTS on the same PyMC program. Each data set is fitted twice, by
+the sampler under test and by ``pm.sample`` (the zoo's ``pymc`` engine, ``draws``
+draws after as many tuning steps, the same chains), and the two sets of draws are
+tested by :func:`zoo.diagnostics.compare` (MCSE z-scores of means, sds and tail
+quantiles, two-sample Kolmogorov-Smirnov, Holm) at an equal share of the check's rate
+(Bonferroni over data sets).
+
+NUTS is a reference only when it is healthy (Vehtari et al. 2021, "Rank-normalization,
+folding, and localization: an improved R-hat", sections 4-5; Betancourt 2017, "A
+conceptual introduction to Hamiltonian Monte Carlo", section 6.2): no divergent
+transition, rank-normalised R-hat below :data:`RHAT_MAX` and bulk ESS above
+:data:`ESS_MIN` for every element of every variable. An unhealthy NUTS fit makes its
+data set inconclusive, with the reason, never a verdict on the sampler. Fits draw
+their seeds from the ``nuts-fits`` stream (:mod:`zoo.core.streams`): item ``2 i`` for
+the sampler under test on data set ``i``, item ``2 i + 1`` for NUTS.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import numpy as np
+
+from zoo.core import streams
+from zoo.diagnostics.agreement import compare
+from zoo.sampling.driver import sample
+from zoo.sampling.parallel import FitPool, Task
+from zoo.validation.plan import Check, Plan
+from zoo.validation.results import CheckOutcome, worst_verdict
+from zoo.validation.sampler_under_test import SamplerUnderTest
+
+__all__ = ["ESS_MIN", "NUTS", "RHAT_MAX", "nuts_health"]
+
+#: NUTS's health gate: the largest R-hat and smallest bulk ESS of a trusted fit.
+RHAT_MAX = 1.01
+ESS_MIN = 400.0
+
+_VERDICT = {"agree": "pass", "disagree": "fail"}
+
+
+def _fit_tested(tested: SamplerUnderTest, data, prior, draws: int, chains: int, seed: int):
+    return tested.fit(data, prior, draws=draws, chains=chains, seed=seed)
+
+
+def _fit_nuts(tested: SamplerUnderTest, data, prior, draws: int, chains: int, seed: int):
+    # PyMC announces every fit on its logger ("Initializing NUTS ..."); the check's
+    # table says what ran.
+    logger = logging.getLogger("pymc")
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        tree = _sample_nuts(tested, data, prior, draws, chains, seed)
+    finally:
+        logger.setLevel(level)
+    # The posterior and the divergence flags: all the check reads, and light to ship.
+    return tree["posterior"].to_dataset(), tree["sample_stats"]["diverging"].values
+
+
+def _sample_nuts(tested, data, prior, draws, chains, seed):
+    return sample(
+        tested.model,
+        data,
+        prior,
+        engine="pymc",
+        draws=draws,
+        tune=draws,
+        chains=chains,
+        seed=seed,
+        progress=False,
+    )
+
+
+def nuts_health(posterior, diverging) -> list[str]:
+    """Why a NUTS fit is not a trustworthy reference: empty when it is.
+
+    Parameters
+    ----------
+    posterior : xarray.Dataset
+        Draws with ``(chain, draw, ...)`` dims.
+    diverging : ndarray
+        PyMC's ``sample_stats.diverging`` flags.
+    """
+    # deferred: arviz_stats takes about 0.5 s to import
+    import arviz_stats as azs
+
+    problems = []
+    divergent = int(np.count_nonzero(diverging))
+    if divergent:
+        problems.append(f"{divergent} divergent transition(s)")
+    chains = posterior.sizes["chain"]
+    for name in posterior.data_vars:
+        values = posterior[name].values.reshape(chains, posterior.sizes["draw"], -1)
+        if values.shape[-1] == 0 or np.ptp(values) == 0:
+            continue
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ess = np.atleast_1d(azs.ess(values, method="bulk", chain_axis=0, draw_axis=1))
+            rhat = (
+                np.atleast_1d(azs.rhat(values, chain_axis=0, draw_axis=1))
+                if chains > 1
+                else np.zeros(1)
+            )
+        if np.nanmax(rhat) > RHAT_MAX:
+            problems.append(f"{name}: R-hat {np.nanmax(rhat):.3f} > {RHAT_MAX}")
+        if np.nanmin(ess) < ESS_MIN:
+            problems.append(f"{name}: bulk ESS {np.nanmin(ess):.0f} < {ESS_MIN:g}")
+    return problems
+
+
+def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
+    """Fit every data set with the sampler and with NUTS, then compare the draws."""
+    started = time.perf_counter()
+    tasks = []
+    for index, problem in enumerate(plan.problems):
+        for which, function, offset in (("tested", _fit_tested, 0), ("nuts", _fit_nuts, 1)):
+            seed = streams.integer(streams.item(plan.seed, "nuts-fits", 2 * index + offset))
+            arguments = (plan.tested, problem.data, problem.prior, plan.draws, plan.chains, seed)
+            tasks.append(Task(f"nuts-{index}-{which}", function, arguments))
+    outcomes = {outcome.key: outcome for outcome in pool.run(tasks)}
+    share = alpha / len(plan.problems)
+    results, failing, notes, verdicts = {}, [], [], []
+    for index, problem in enumerate(plan.problems):
+        name = problem.name
+        tested, nuts = outcomes[f"nuts-{index}-tested"], outcomes[f"nuts-{index}-nuts"]
+        if tested.status != "ok":
+            verdicts.append("fail")
+            failing.append(f"{name}: {tested.status}: {tested.message}")
+            results[name] = f"{tested.status}: {tested.message}"
+            continue
+        if nuts.status != "ok":
+            verdicts.append("inconclusive")
+            notes.append(f"{name}: NUTS {nuts.status}: {nuts.message}")
+            results[name] = f"NUTS {nuts.status}: {nuts.message}"
+            continue
+        posterior, diverging = nuts.value
+        unhealthy = nuts_health(posterior, diverging)
+        if unhealthy:
+            verdicts.append("inconclusive")
+            notes.append(f"{name}: NUTS is not a reference here ({'; '.join(unhealthy)})")
+            results[name] = "NUTS unhealthy: " + "; ".join(unhealthy)
+            continue
+        judged = plan.tested.model.comparable_variables(problem.prior)
+        result = compare(tested.value, posterior, var_names=judged, alpha=share)
+        results[name] = result
+        verdicts.append(_VERDICT.get(result.verdict, "inconclusive"))
+        if result.verdict != "agree":
+            rows = sorted(
+                result.failing(),
+                key=lambda q: (q["verdict"] != "disagree", q["min_p_adjusted"]),
+            )
+            failing.extend(f"{name}: {q['element']} ({q['verdict']})" for q in rows)
+            if not rows:
+                failing.append(f"{name}: {result.verdict}")
+    verdict = worst_verdict(verdicts) if verdicts else "inconclusive"
+    summary = (
+        f"{len(plan.problems)} data set(s) against PyMC NUTS "
+        f"({plan.chains} x {plan.draws} draws each)"
+    )
+    if failing:
+        summary += "; " + "; ".join(failing[:5])
+    if notes:
+        summary += "; " + "; ".join(notes)
+    return CheckOutcome(
+        "nuts", verdict, summary, failing, alpha, results, time.perf_counter() - started
+    )
+
+
+NUTS = Check("nuts", run)
