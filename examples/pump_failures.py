@@ -46,7 +46,18 @@ What this module offers (the protocol of ``zoo validate --model``):
   ``no-prior-rate``
       ``beta``'s rate ``sum_i theta_i``, the prior's 2.5 dropped.
 
-    python examples/pump_failures.py [--draws 1000] [--chains 4]
+    python examples/pump_failures.py [--sampler] [--checks LIST] [--only NAMES]
+        [--draws 1000] [--chains 4] [--simulations 100] [--seed 0] [--workers 0]
+
+``main`` runs ``zoo.validate`` on the correct kernel and on each bug's kernel (all
+checks that apply: nuts, sbc, geweke, invariance), or with ``--sampler`` on the sampler
+functions (nuts, sbc), and prints one line per verdict. From the shell, at the root of
+the repository, the same for the correct forms (each command on two lines here):
+
+    zoo validate --model examples.pump_failures:model
+                 --kernel examples.pump_failures:kernel
+    zoo validate --model examples.pump_failures:model
+                 --sampler examples.pump_failures:sampler
 
 References
 ----------
@@ -257,21 +268,56 @@ BUG_SAMPLERS = {name: BugSampler(name) for name in BUG_KERNELS}
 def settings():
     """Command-line settings; defaults from ZOO_EXAMPLE_* environment variables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for name, default in (("draws", 1000), ("chains", 4)):
+    for name, default in (
+        ("draws", 1000),
+        ("chains", 4),
+        ("simulations", 100),
+        ("seed", 0),
+        ("workers", 0),
+    ):
         env = os.environ.get(f"ZOO_EXAMPLE_{name.upper()}")
         parser.add_argument(f"--{name}", type=int, default=int(env) if env else default)
+    parser.add_argument(
+        "--checks", help="comma-separated subset of the checks (default: all that apply)"
+    )
+    parser.add_argument(
+        "--sampler",
+        action="store_true",
+        help="validate the sampler functions (nuts, sbc) rather than the kernels (all checks)",
+    )
+    parser.add_argument("--only", help="comma-separated: correct and/or names of bugs")
     return parser.parse_args()
 
 
 def main():
-    """Sample the pump data with the correct kernel and each bug; print posterior means."""
+    """Run ``zoo.validate`` on the correct kernel (or sampler) and on each planted bug."""
     args = settings()
-    data = {"y": FAILURES, "t": EXPOSURE}
-    samplers = {"correct": sampler, **BUG_SAMPLERS}
-    for name, function in samplers.items():
-        out = function(data, draws=args.draws, chains=args.chains, seed=1)
-        theta = ", ".join(f"{v:.3f}" for v in out["theta"].mean(axis=(0, 1)))
-        print(f"{name}: E[beta] = {out['beta'].mean():.3f}, E[theta] = {theta}")
+    form = "sampler" if args.sampler else "kernel"
+    candidates = (
+        {"correct": sampler, **BUG_SAMPLERS}
+        if args.sampler
+        else {"correct": kernel, **BUG_KERNELS}
+    )
+    names = args.only.split(",") if args.only else list(candidates)
+    unknown = [name for name in names if name not in candidates]
+    if unknown:
+        raise SystemExit(f"--only: unknown {unknown}; choose from {list(candidates)}")
+    checks = tuple(args.checks.split(",")) if args.checks else None
+    print(f"pump failures: zoo.validate on the correct {form} and each planted bug")
+    for name in names:
+        result = zoo.validate(
+            model,
+            **{form: candidates[name]},
+            checks=checks,
+            draws=args.draws,
+            chains=args.chains,
+            simulations=args.simulations,
+            seed=args.seed,
+            # in this process: a sampler defined in a script is not importable by workers
+            workers=args.workers,
+        )
+        detail = ", ".join(f"{check.name} {check.verdict}" for check in result.checks)
+        print(f"  {name}: {result.verdict} ({detail})")
 
 
 if __name__ == "__main__":
