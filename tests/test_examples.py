@@ -67,9 +67,24 @@ def test_lda_example_finds_topics_in_pythons_help_pages():
     assert "Gibbs vs exact (exact mixture over all 512" in out
 
 
-@pytest.mark.parametrize("script", OUTSIDE_EXAMPLES)
-def test_example_outside_the_zoo_runs_its_sampler_and_each_bug(script):
-    out = _run(script, "--draws", "100", "--chains", "2")
+@pytest.mark.pymc
+@pytest.mark.parametrize(
+    ("script", "bug"),
+    [
+        ("pump_failures.py", "rate-as-scale"),
+        ("semi_conjugate_normal.py", "variance-as-sd"),
+        ("probit_regression.py", "wrong-side"),
+    ],
+)
+def test_example_outside_the_zoo_passes_its_kernel_and_fails_a_bug(script, bug):
+    # Small: NUTS comparison, 20 SBC simulations and the invariance check, on the
+    # correct kernel and one planted bug (every bug is caught in tests/examples/).
+    out = _run(
+        script,
+        *("--only", f"correct,{bug}", "--checks", "nuts,sbc,invariance"),
+        *("--draws", "1000", "--chains", "2", "--simulations", "20"),
+    )
     lines = out.splitlines()
-    assert lines[0].startswith("correct: ")
-    assert len(lines) >= 4  # the correct sampler and at least three bugs
+    assert "zoo.validate on the correct kernel" in lines[0]
+    assert lines[1] == "  correct: pass (nuts pass, sbc pass, invariance pass)"
+    assert lines[2].startswith(f"  {bug}: fail (")
