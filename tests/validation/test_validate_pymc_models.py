@@ -81,14 +81,24 @@ def test_a_reference_is_for_pymc_models_only():
 
 
 @pytest.mark.pymc
-def test_cli_validates_a_users_model(capsys):
+def test_cli_validates_a_users_model(capsys, tmp_path):
     common = ["--checks", "nuts", "--workers", "0", "--draws", "500", "--json"]
     status = main(
-        ["validate", "--model", MODEL, "--sampler", f"{MODEL.split(':')[0]}:right", *common]
+        [
+            "validate",
+            "--model",
+            MODEL,
+            "--sampler",
+            f"{MODEL.split(':')[0]}:right",
+            *common,
+            "--report",
+            str(tmp_path),
+        ]
     )
     report = json.loads(capsys.readouterr().out)
     assert status == 0, report
     assert report["model"] == MODEL
+    assert "Agreement with PyMC&#x27;s NUTS" in (tmp_path / "index.html").read_text()
     status = main(
         ["validate", "--model", MODEL, "--sampler", f"{MODEL.split(':')[0]}:swapped", *common]
     )
