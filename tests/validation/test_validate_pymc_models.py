@@ -145,3 +145,20 @@ def test_cli_refuses_bad_input_with_exit_2(argv, message, capsys):
     err = capsys.readouterr().err
     assert message in err
     assert "Traceback" not in err
+
+
+def test_store_resumes_and_refuses_another_models_records(tmp_path):
+    store = tmp_path / "sbc.jsonl"
+    options = {"checks": ("sbc",), "simulations": 20, "sbc_draws": 60, "workers": 0}
+    first = validate(MODEL, pymc_models.right, store=store, **options)
+    lines = store.read_text().splitlines()
+    assert len(lines) == 1 + 20
+    header = json.loads(lines[0])
+    assert header["header"]["sampler_source"] is not None
+    assert header["header"]["model_source"] is not None
+    again = validate(MODEL, pymc_models.right, store=store, **options)
+    assert store.read_text().splitlines() == lines, "nothing was refitted"
+    assert first.checks[0].details.n_simulations == again.checks[0].details.n_simulations
+    other = "tests.support.pymc_models:two_data_sets"
+    with pytest.raises(ValueError, match="model_source"):
+        validate(other, pymc_models.right, store=store, **options)
