@@ -488,3 +488,75 @@ def test_nuts_agrees_with_the_normal_inverse_gamma_reference(normal_inverse_gamm
 def test_nuts_disagrees_with_a_wrong_normal_inverse_gamma_reference(normal_inverse_gamma_nuts):
     wrong = reference_of(_normal_inverse_gamma(a=2.0, b=3.0))
     assert agreement(normal_inverse_gamma_nuts, wrong).verdict == "disagree"
+
+
+# The other families, each with a twin whose prior parameters are swapped (the classic
+# bug): one NUTS run per family serves both.
+
+
+def _pumps(a=4.0, b=1.0):
+    with pm.Model(coords={"pump": np.arange(4)}) as model:
+        t = pm.Data("t", np.array([9.4, 1.6, 6.3, 12.6]), dims="pump")
+        lam = pm.Gamma("lam", a, b, dims="pump")
+        pm.Poisson("y", lam * t, observed=np.array([5, 1, 5, 14]), dims="pump")
+    return model
+
+
+def _waiting_times(a=3.0, b=1.0):
+    with pm.Model() as model:
+        lam = pm.Gamma("lam", a, b)
+        pm.Exponential("y", lam, observed=[0.3, 1.2, 0.7, 2.5])
+    return model
+
+
+def _normal_means(m=(0.0, 1.0), s=(2.0, 0.5)):
+    group = np.array([0, 1, 1, 0, 1])
+    with pm.Model(coords={"g": ["a", "b"]}) as model:
+        mu = pm.Normal("mu", np.array(m), np.array(s), dims="g")
+        pm.Normal("y", mu[group], 1.3, observed=[1.0, 2.5, 3.1, 0.2, 2.2])
+    return model
+
+
+def _known_mean_variance(a=3.0, b=2.0):
+    with pm.Model() as model:
+        s2 = pm.InverseGamma("s2", a, b)
+        pm.Normal("y", 0.4, pt.sqrt(s2), observed=[0.5, -1.2, 2.0, 0.1, 0.9])
+    return model
+
+
+def _normal_gamma_groups(a=2.0, b=1.0):
+    group = np.array([0, 0, 0, 1, 1, 1, 1])
+    with pm.Model(coords={"g": ["a", "b"]}) as model:
+        tau = pm.Gamma("tau", a, b, dims="g")
+        mu = pm.Normal("mu", 0.0, 1 / pt.sqrt(tau), dims="g")
+        pm.Normal("y", mu[group], tau=tau[group], observed=[0.1, 0.5, -0.3, 2.0, 2.6, 1.7, 2.1])
+    return model
+
+
+def _categories(alpha=(1.0, 2.0, 0.5)):
+    group = np.array([0, 1, 1, 0, 1, 1, 0])
+    with pm.Model(coords={"g": ["a", "b"], "k": ["r", "s", "t"]}) as model:
+        p = pm.Dirichlet("p", np.array(alpha), dims=("g", "k"))
+        pm.Categorical("y", p=p[group], observed=[2, 0, 1, 2, 1, 1, 0])
+    return model
+
+
+FAMILIES = {
+    "gamma-poisson with exposure": (_pumps, {"a": 1.0, "b": 4.0}),
+    "gamma-exponential": (_waiting_times, {"a": 1.0, "b": 3.0}),
+    "normal-normal by group": (_normal_means, {"m": (1.0, 0.0), "s": (0.5, 2.0)}),
+    "inverse-gamma known mean": (_known_mean_variance, {"a": 2.0, "b": 3.0}),
+    "normal-gamma by group": (_normal_gamma_groups, {"a": 1.0, "b": 2.0}),
+    "dirichlet-categorical by group": (_categories, {"alpha": (0.5, 2.0, 1.0)}),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.pymc
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_nuts_agrees_with_each_family_and_not_with_its_swapped_twin(family):
+    builder, swapped = FAMILIES[family]
+    tree = _nuts(builder(), seed=sorted(FAMILIES).index(family) + 20)
+    result = agreement(tree, reference_of(builder()))
+    assert result.verdict == "agree", str(result)
+    assert agreement(tree, reference_of(builder(**swapped))).verdict == "disagree"
