@@ -560,3 +560,14 @@ def test_nuts_agrees_with_each_family_and_not_with_its_swapped_twin(family):
     result = agreement(tree, reference_of(builder()))
     assert result.verdict == "agree", str(result)
     assert agreement(tree, reference_of(builder(**swapped))).verdict == "disagree"
+
+
+def test_an_index_out_of_range_in_new_data_is_refused():
+    with pm.Model() as model:
+        group = pm.Data("group", np.array([0, 1, 1]))
+        theta = pm.Beta("theta", 1.0, 1.0, shape=2)
+        pm.Bernoulli("y", theta[group], observed=[0, 1, 1], shape=group.shape)
+    reference = reference_of(model, {"group": np.array([1, 1, 0, 0]), "y": np.array([1, 1, 0, 1])})
+    assert_matches(reference["theta"], stats.beta([2.0, 3.0], [2.0, 1.0]), ("theta_dim_0",))
+    with pytest.raises(ValueError, match="data: the model's parameters cannot be computed"):
+        conjugate_reference(model, {"group": np.array([0, 2, 1])})

@@ -296,7 +296,14 @@ def evaluate(expressions: Sequence, replacements: Mapping) -> list[np.ndarray]:
         givens[shared] = pt.as_tensor_variable(cast)
     outputs = [pt.as_tensor_variable(e) for e in expressions]
     function = pytensor.function([], outputs, givens=givens, mode=_MODE, on_unused_input="ignore")
-    return [np.asarray(v) for v in function()]
+    try:
+        return [np.asarray(v) for v in function()]
+    except (IndexError, ValueError) as error:
+        # an index out of range, shapes that no longer fit: the data, not the model
+        names = ", ".join(sorted(str(s.name) for s in replacements)) or "the model's own data"
+        raise ValueError(
+            f"data: the model's parameters cannot be computed from {names}: {error}"
+        ) from None
 
 
 # ---------------------------------------------------------------------------------------
