@@ -162,3 +162,29 @@ def test_store_resumes_and_refuses_another_models_records(tmp_path):
     other = "tests.support.pymc_models:two_data_sets"
     with pytest.raises(ValueError, match="model_source"):
         validate(other, pymc_models.right, store=store, **options)
+
+
+def test_a_discrete_free_variable_with_a_users_reference():
+    options = {
+        "reference": pymc_models.which_mean_reference,
+        "checks": ("exact", "sbc"),
+        "simulations": 40,
+        "sbc_draws": 100,
+        "workers": 0,
+    }
+    model = "tests.support.pymc_models:which_mean"
+    right = validate(model, pymc_models.which_mean_sampler, **options)
+    assert right.verdict == "pass", str(right)
+    wrong = validate(model, pymc_models.which_mean_prior, **options)
+    assert [c.verdict for c in wrong.checks] == ["fail", "fail"], str(wrong)
+
+
+def test_a_reference_of_the_wrong_type_is_refused():
+    with pytest.raises(ValueError, match=r"reference: must return a zoo\.Reference"):
+        validate(
+            "tests.support.pymc_models:which_mean",
+            pymc_models.which_mean_sampler,
+            reference=lambda data: {"k": 1},
+            checks=("exact",),
+            workers=0,
+        )
