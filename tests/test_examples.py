@@ -8,6 +8,9 @@ import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 MODEL_EXAMPLES = ["beta_binomial_rats.py", "naive_bayes_digits.py", "gda_iris.py"]
+# Models outside the zoo, specified in PyMC, each with a Gibbs sampler and planted bugs
+# (their statistics: tests/examples/).
+OUTSIDE_EXAMPLES = ["pump_failures.py", "semi_conjugate_normal.py", "probit_regression.py"]
 SMALL = ["--draws", "100", "--tune", "100", "--chains", "2"]
 
 
@@ -23,7 +26,12 @@ def _run(script, *args):
 
 
 def test_every_example_is_tested():
-    tested = {*MODEL_EXAMPLES, "validate_my_sampler.py", "lda_pydoc_topics.py"}
+    tested = {
+        *MODEL_EXAMPLES,
+        *OUTSIDE_EXAMPLES,
+        "validate_my_sampler.py",
+        "lda_pydoc_topics.py",
+    }
     assert {p.name for p in EXAMPLES.glob("*.py")} == tested
 
 
@@ -57,3 +65,11 @@ def test_lda_example_finds_topics_in_pythons_help_pages():
     assert sum(line.startswith("  topic ") for line in out.splitlines()) == 4
     assert "Gibbs vs PyMC (doc_word, coassignment):" in out
     assert "Gibbs vs exact (exact mixture over all 512" in out
+
+
+@pytest.mark.parametrize("script", OUTSIDE_EXAMPLES)
+def test_example_outside_the_zoo_runs_its_sampler_and_each_bug(script):
+    out = _run(script, "--draws", "100", "--chains", "2")
+    lines = out.splitlines()
+    assert lines[0].startswith("correct: ")
+    assert len(lines) >= 4  # the correct sampler and at least three bugs
