@@ -99,7 +99,9 @@ def run(examples, seeds: int, checks, processes: int, path: Path) -> None:
                 for check in checks:
                     jobs.append((example, sampler, seed, check))
     done = _done(path)
-    jobs = [job for job in jobs if job not in done]
+    # Seed by seed across every example and sampler, so that a study cut short holds
+    # the same seeds for all of them.
+    jobs = sorted((job for job in jobs if job not in done), key=lambda job: job[2])
     path.parent.mkdir(parents=True, exist_ok=True)
     print(f"{len(jobs)} jobs to run", file=sys.stderr)
     context = multiprocessing.get_context("spawn")
