@@ -7,6 +7,7 @@ Every verdict comes from the battery's stated rate (alpha = 0.01 family-wise).
 
 import json
 
+import numpy as np
 import pytest
 
 import zoo
@@ -188,3 +189,11 @@ def test_a_reference_of_the_wrong_type_is_refused():
             checks=("exact",),
             workers=0,
         )
+
+
+def test_a_dask_worker_gets_the_same_ranks_as_this_process():
+    # The model reaches the worker pickled as its graph, the sampler by reference.
+    options = {"checks": ("sbc",), "simulations": 12, "sbc_draws": 60, "seed": 3}
+    here = validate(MODEL, pymc_models.right, workers=0, **options)
+    there = validate(MODEL, pymc_models.right, workers=1, **options)
+    assert np.array_equal(here.checks[0].details.ranks, there.checks[0].details.ranks)
