@@ -202,11 +202,19 @@ def _tail_row(fraction, prob, ess):
     skewness of a small tail count that a normal approximation would miss.
     """
     mcse = np.sqrt(prob * (1.0 - prob) / ess)
-    z = (fraction - prob) / mcse
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (fraction - prob) / mcse
     count = fraction * ess
     lower = special.betainc(np.maximum(ess - count, 1e-12), count + 1.0, 1.0 - prob)
     upper = special.betainc(np.maximum(count, 1e-12), ess - count + 1.0, prob)
-    return mcse, z, np.minimum(1.0, 2.0 * np.minimum(lower, upper))
+    p = np.minimum(1.0, 2.0 * np.minimum(lower, upper))
+    # A discrete marginal can put all its mass on one side of a quantile (prob 0 or 1):
+    # every draw must then fall there, and one that does not is impossible.
+    certain = (prob <= 0.0) | (prob >= 1.0)
+    matches = fraction == prob
+    z = np.where(certain, np.where(matches, 0.0, np.inf), z)
+    p = np.where(certain, np.where(matches, 1.0, 0.0), p)
+    return mcse, z, p
 
 
 def _variance_p(sd, exact_sd, mcse):

@@ -28,9 +28,9 @@ __all__ = [
 
 
 def program(data: Data, prior: Prior):
-    """The PyMC program, built by :func:`zoo.models.beta_binomial.program.program`."""
+    """The PyMC program, built by :func:`zoo.models.beta_binomial.pymc_program.program`."""
     # deferred: PyMC is slow to import, and only the PyMC engine needs it.
-    from zoo.models.beta_binomial.program import program as build
+    from zoo.models.beta_binomial.pymc_program import program as build
 
     return build(data, prior)
 

@@ -37,9 +37,9 @@ __all__ = [
 
 
 def program(data: Data, prior: Prior):
-    """The PyMC program, built by :func:`zoo.models.gda.program.program`."""
+    """The PyMC program, built by :func:`zoo.models.gda.pymc_program.program`."""
     # deferred: PyMC is slow to import, and only the PyMC engine needs it.
-    from zoo.models.gda.program import program as build
+    from zoo.models.gda.pymc_program import program as build
 
     return build(data, prior)
 

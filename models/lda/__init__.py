@@ -50,7 +50,7 @@ LABEL_INVARIANT = ("doc_word", "coassignment")
 
 def program(data: Data, prior: Prior):
     """The PyMC program (imported on first use: PyMC is slow to import)."""
-    from zoo.models.lda.program import program as build  # deferred: PyMC is slow to import
+    from zoo.models.lda.pymc_program import program as build  # deferred: PyMC is slow to import
 
     return build(data, prior)
 

@@ -33,9 +33,9 @@ __all__ = [
 
 
 def program(data: Data, prior: Prior):
-    """The PyMC program, built by :func:`zoo.models.naive_bayes.program.program`."""
+    """The PyMC program, built by :func:`zoo.models.naive_bayes.pymc_program.program`."""
     # deferred: PyMC is slow to import, and only the PyMC engine needs it.
-    from zoo.models.naive_bayes.program import program as build
+    from zoo.models.naive_bayes.pymc_program import program as build
 
     return build(data, prior)
 

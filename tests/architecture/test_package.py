@@ -15,12 +15,19 @@ def test_subpackages_map_to_top_level_folders():
     assert pathlib.Path(zoo.diagnostics.__file__).parent.name == "diagnostics"
 
 
-def test_every_model_folder_is_packaged():
+def test_every_package_folder_is_packaged():
+    # A folder missing from the list installs in editable mode but not from a wheel.
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     packages = set(config["tool"]["setuptools"]["packages"])
-    for folder in (ROOT / "models").iterdir():
-        if (folder / "__init__.py").exists():
-            assert f"zoo.models.{folder.name}" in packages, folder.name
+    for prefix, top in (
+        ("zoo", "zoo"),
+        ("zoo.models", "models"),
+        ("zoo.diagnostics", "diagnostics"),
+    ):
+        for init in (ROOT / top).rglob("__init__.py"):
+            parts = init.parent.relative_to(ROOT / top).parts
+            name = ".".join((prefix, *parts))
+            assert name in packages, f"{name} is not in pyproject.toml's packages"
 
 
 def test_registry_lists_and_gets_models():

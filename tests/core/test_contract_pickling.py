@@ -31,6 +31,9 @@ def _draw(state, data, prior, rng):
 def test_a_changed_copy_travels_with_its_changes():
     # dataclasses.replace keeps `location`; the copy must not come back as the original.
     model = zoo.get("beta-binomial")
+    # Building the PyMC program first: its module must not shadow the package's
+    # `program` function, which the copy pickles by reference.
+    model.program(*model.default_problem())
     copy = dataclasses.replace(
         model,
         summary="changed",

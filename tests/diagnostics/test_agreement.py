@@ -179,3 +179,22 @@ def test_zero_length_variables_are_skipped_and_unknown_quantiles_untested():
     last = rows.element.values == "x[item=2]"
     assert set(rows.statistic.values[last]) == {"mean", "sd"}
     assert compare({"x": x, "none": empty}, {"x": x[::-1], "none": empty}).verdict == "agree"
+
+
+def _two_point_reference():
+    # Mass 0.3 on 1 and 0.7 on 2: the upper quantiles are 2, where the CDF is exactly 1.
+    frozen = stats.rv_discrete(values=(np.arange(3), [0.0, 0.3, 0.7]))
+    return Reference({"k": Marginal.from_scipy(frozen, (), discrete=True)})
+
+
+def test_a_discrete_marginal_with_all_its_mass_at_or_below_a_quantile_agrees():
+    rng = np.random.default_rng(0)
+    draws = {"k": np.where(rng.uniform(size=(4, 1000)) < 0.3, 1.0, 2.0)}
+    assert agreement(draws, _two_point_reference()).verdict == "agree"
+
+
+def test_a_draw_where_the_marginal_has_no_mass_is_a_disagreement():
+    rng = np.random.default_rng(0)
+    u = rng.uniform(size=(4, 1000))
+    draws = {"k": np.where(u < 0.3, 1.0, np.where(u < 0.99, 2.0, 3.0))}
+    assert agreement(draws, _two_point_reference()).verdict == "disagree"

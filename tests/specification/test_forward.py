@@ -86,3 +86,33 @@ def test_what_cannot_be_simulated_is_named():
     (reason,) = Specification(pymc_models.with_potential()).unsimulable()
     assert "'soft_constraint'" in reason
     assert Specification(pymc_models.beta_binomial()).unsimulable() == []
+
+
+def test_a_draw_that_overflows_the_datas_type_is_named_not_passed_on():
+    import pymc as pm
+
+    with pm.Model() as model:
+        # Shape 0.01: the rate is below 1e-17 with probability 0.68, so the Gamma rates
+        # reach 1e17 and their Poisson counts overflow int64.
+        rate = pm.Gamma("rate", 0.01, 1.0)
+        scale = pm.Gamma("scale", 1.0, rate)
+        pm.Poisson("y", scale, observed=np.array([1, 2]))
+    specification = Specification(model)
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="outside the support of the observed variables"):
+        for _ in range(20):
+            specification.simulate(rng)
+
+
+def test_redraw_needs_no_free_variable_in_the_likelihood_directly():
+    import pymc as pm
+
+    with pm.Model() as model:
+        hyper = pm.Gamma("hyper", 2.0, 1.0)
+        rate = pm.Gamma("rate", 2.0, hyper, shape=3)
+        pm.Poisson("y", rate, observed=np.array([1, 2, 3]))
+    specification = Specification(model)
+    y = specification.redraw(
+        {"hyper": 1.0, "rate": np.array([1.0, 2.0, 3.0])}, np.random.default_rng(0)
+    )
+    assert y["y"].shape == (3,)

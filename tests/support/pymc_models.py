@@ -132,3 +132,44 @@ def funnel_prior(data, *, draws, chains, seed):
     log_scale = rng.normal(0.0, 3.0, size=(chains, draws))
     x = rng.normal(0.0, np.exp(log_scale / 2)[..., None], size=(chains, draws, 9))
     return {"log_scale": log_scale, "x": x}
+
+
+MEANS = np.array([-2.0, 0.0, 3.0])
+WEIGHTS = np.array([0.2, 0.3, 0.5])
+READINGS = np.array([2.1, 3.4, 1.7])
+
+
+def which_mean():
+    """A discrete free variable: which of three known means produced the readings."""
+    with pm.Model() as model:
+        k = pm.Categorical("k", p=WEIGHTS)
+        pm.Normal("y", pm.math.constant(MEANS)[k], 1.0, observed=READINGS)
+    return model
+
+
+def _which_mean_posterior(y):
+    # p(k | y) is proportional to w_k prod_i N(y_i; m_k, 1): computed in log space.
+    log_post = np.log(WEIGHTS) - 0.5 * ((y[:, None] - MEANS[None, :]) ** 2).sum(axis=0)
+    return np.exp(log_post - np.logaddexp.reduce(log_post))
+
+
+def which_mean_reference(data):
+    """The exact posterior of ``k``, as a user passes it with ``reference=``."""
+    from scipy import stats
+
+    probabilities = _which_mean_posterior(np.asarray(data["y"], dtype=float))
+    frozen = stats.rv_discrete(values=(np.arange(3), probabilities))
+    return zoo.Reference({"k": zoo.Marginal.from_scipy(frozen, (), discrete=True)})
+
+
+def which_mean_sampler(data, *, draws, chains, seed):
+    """Exact draws of ``k`` given the readings."""
+    rng = np.random.default_rng(seed)
+    probabilities = _which_mean_posterior(np.asarray(data["y"], dtype=float))
+    return {"k": rng.choice(3, p=probabilities, size=(chains, draws))}
+
+
+def which_mean_prior(data, *, draws, chains, seed):
+    """The bug: the prior weights returned as the posterior."""
+    rng = np.random.default_rng(seed)
+    return {"k": rng.choice(3, p=WEIGHTS, size=(chains, draws))}

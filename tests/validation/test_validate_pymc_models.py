@@ -7,6 +7,7 @@ Every verdict comes from the battery's stated rate (alpha = 0.01 family-wise).
 
 import json
 
+import numpy as np
 import pytest
 
 import zoo
@@ -81,14 +82,24 @@ def test_a_reference_is_for_pymc_models_only():
 
 
 @pytest.mark.pymc
-def test_cli_validates_a_users_model(capsys):
+def test_cli_validates_a_users_model(capsys, tmp_path):
     common = ["--checks", "nuts", "--workers", "0", "--draws", "500", "--json"]
     status = main(
-        ["validate", "--model", MODEL, "--sampler", f"{MODEL.split(':')[0]}:right", *common]
+        [
+            "validate",
+            "--model",
+            MODEL,
+            "--sampler",
+            f"{MODEL.split(':')[0]}:right",
+            *common,
+            "--report",
+            str(tmp_path),
+        ]
     )
     report = json.loads(capsys.readouterr().out)
     assert status == 0, report
     assert report["model"] == MODEL
+    assert "Agreement with PyMC&#x27;s NUTS" in (tmp_path / "index.html").read_text()
     status = main(
         ["validate", "--model", MODEL, "--sampler", f"{MODEL.split(':')[0]}:swapped", *common]
     )
@@ -135,3 +146,54 @@ def test_cli_refuses_bad_input_with_exit_2(argv, message, capsys):
     err = capsys.readouterr().err
     assert message in err
     assert "Traceback" not in err
+
+
+def test_store_resumes_and_refuses_another_models_records(tmp_path):
+    store = tmp_path / "sbc.jsonl"
+    options = {"checks": ("sbc",), "simulations": 20, "sbc_draws": 60, "workers": 0}
+    first = validate(MODEL, pymc_models.right, store=store, **options)
+    lines = store.read_text().splitlines()
+    assert len(lines) == 1 + 20
+    header = json.loads(lines[0])
+    assert header["header"]["sampler_source"] is not None
+    assert header["header"]["model_source"] is not None
+    again = validate(MODEL, pymc_models.right, store=store, **options)
+    assert store.read_text().splitlines() == lines, "nothing was refitted"
+    assert first.checks[0].details.n_simulations == again.checks[0].details.n_simulations
+    other = "tests.support.pymc_models:two_data_sets"
+    with pytest.raises(ValueError, match="model_source"):
+        validate(other, pymc_models.right, store=store, **options)
+
+
+def test_a_discrete_free_variable_with_a_users_reference():
+    options = {
+        "reference": pymc_models.which_mean_reference,
+        "checks": ("exact", "sbc"),
+        "simulations": 40,
+        "sbc_draws": 100,
+        "workers": 0,
+    }
+    model = "tests.support.pymc_models:which_mean"
+    right = validate(model, pymc_models.which_mean_sampler, **options)
+    assert right.verdict == "pass", str(right)
+    wrong = validate(model, pymc_models.which_mean_prior, **options)
+    assert [c.verdict for c in wrong.checks] == ["fail", "fail"], str(wrong)
+
+
+def test_a_reference_of_the_wrong_type_is_refused():
+    with pytest.raises(ValueError, match=r"reference: must return a zoo\.Reference"):
+        validate(
+            "tests.support.pymc_models:which_mean",
+            pymc_models.which_mean_sampler,
+            reference=lambda data: {"k": 1},
+            checks=("exact",),
+            workers=0,
+        )
+
+
+def test_a_dask_worker_gets_the_same_ranks_as_this_process():
+    # The model reaches the worker pickled as its graph, the sampler by reference.
+    options = {"checks": ("sbc",), "simulations": 12, "sbc_draws": 60, "seed": 3}
+    here = validate(MODEL, pymc_models.right, workers=0, **options)
+    there = validate(MODEL, pymc_models.right, workers=1, **options)
+    assert np.array_equal(here.checks[0].details.ranks, there.checks[0].details.ranks)

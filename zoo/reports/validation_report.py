@@ -64,6 +64,11 @@ def _kernel_check_table(result) -> Table:
     )
 
 
+#: Checks whose details are one agreement table per data set, and their section titles.
+_AGREEMENT_SECTIONS = {
+    "exact": "Agreement with exact posteriors",
+    "nuts": "Agreement with PyMC's NUTS (two-sample)",
+}
 _KERNEL_SECTIONS = {
     "geweke": (
         "Geweke's joint-distribution test",
@@ -97,7 +102,7 @@ def validation_report(result, *, title: str | None = None) -> Report:
     report.add_section("Summary", table=summary, status=result.verdict)
     for check in result.checks:
         details = check.details
-        if check.name == "exact" and isinstance(details, dict):
+        if check.name in _AGREEMENT_SECTIONS and isinstance(details, dict):
             tables = [
                 _agreement_table(name, value)
                 for name, value in details.items()
@@ -107,7 +112,7 @@ def validation_report(result, *, title: str | None = None) -> Report:
                 f"{name}: {value}" for name, value in details.items() if isinstance(value, str)
             ]
             report.add_section(
-                "Agreement with exact posteriors",
+                _AGREEMENT_SECTIONS[check.name],
                 text=[check.summary, *notes],
                 table=tables,
                 status=check.verdict,

@@ -23,6 +23,7 @@ zoo's protocols, which pass ``(data, prior)``.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -40,7 +41,9 @@ __all__ = [
     "FixedPrior",
     "SpecifiedData",
     "data_only_kernel",
+    "model_digest",
     "specified_model",
+    "unsimulable",
 ]
 
 
@@ -424,9 +427,31 @@ def specified_model(
     )
 
 
+def _parts_of(model: Model) -> _SpecifiedParts | None:
+    parts = getattr(model.simulate, "__self__", None)
+    return parts if isinstance(parts, _SpecifiedParts) else None
+
+
+def model_digest(model: Model) -> str | None:
+    """SHA-256 (16 hex digits) of a PyMC-specified model: its formulas and its data.
+
+    What stored SBC results are keyed on besides the sampler's source: an edited prior or
+    data set makes them another model's. None for a zoo model (its version names it).
+    """
+    parts = _parts_of(model)
+    if parts is None:
+        return None
+    digest = hashlib.sha256()
+    for name, spec in zip(parts.names, parts.specifications, strict=True):
+        digest.update(name.encode())
+        digest.update(spec.model.str_repr().encode())
+        for key, value in sorted(spec.values.items()):
+            digest.update(key.encode())
+            digest.update(np.ascontiguousarray(value).tobytes())
+    return digest.hexdigest()[:16]
+
+
 def unsimulable(model: Model) -> list[str]:
     """Why a PyMC-specified ``model`` cannot be simulated (empty for a zoo model)."""
-    parts = getattr(model.simulate, "__self__", None)
-    if not isinstance(parts, _SpecifiedParts):
-        return []
-    return parts.first.unsimulable()
+    parts = _parts_of(model)
+    return [] if parts is None else parts.first.unsimulable()

@@ -85,6 +85,7 @@ class Specification:
             name: np.asarray(v)
             for name, v in zip(self.parts.observed, drawn[n_free:], strict=True)
         }
+        self._check_support(data, truth, "the prior predictive")
         return truth, data
 
     def redraw(self, params: Mapping[str, np.ndarray], rng: np.random.Generator) -> dict:
@@ -93,7 +94,9 @@ class Specification:
         _reseed(function, rng)
         inputs = [self._cast(name, params[name]) for name in self.parts.free]
         drawn = function(*inputs)
-        return {name: np.asarray(v) for name, v in zip(self.parts.observed, drawn, strict=True)}
+        data = {name: np.asarray(v) for name, v in zip(self.parts.observed, drawn, strict=True)}
+        self._check_support(data, params, "p(data | parameters)")
+        return data
 
     def log_likelihood(self, observed: Mapping[str, np.ndarray], params) -> float:
         """``log p(observed | params)``: the sum of the observed variables' log densities."""
@@ -101,6 +104,27 @@ class Specification:
         inputs = [self._cast(name, params[name]) for name in self.parts.free]
         inputs += [self._cast(name, observed[name]) for name in self.parts.observed]
         return float(function(*inputs))
+
+    def _check_support(self, data, params, source: str) -> None:
+        """Raise when a forward draw left the support (an integer overflow, an infinity).
+
+        A prior with heavy tails can draw rates so large that a Poisson or Binomial count
+        overflows its integer type: the draw is then not from the model at all, and a
+        sampler given it fails for the simulator's reason. Said here, with the cause.
+        """
+        if np.isfinite(self.log_likelihood(data, params)):
+            return
+        extreme = {
+            name: float(np.max(np.abs(np.asarray(value, dtype=float))))
+            for name, value in params.items()
+        }
+        raise ValueError(
+            f"model: a draw from {source} is outside the support of the observed "
+            f"variables (log-likelihood not finite; largest |parameter|: "
+            f"{', '.join(f'{k} {v:.3g}' for k, v in extreme.items())}): the prior's tails "
+            "reach values that overflow the data's type; a lighter-tailed (more "
+            "informative) prior makes the model simulable"
+        )
 
     # -- compiled functions -------------------------------------------------------------
     def _cast(self, name, value) -> np.ndarray:
@@ -129,7 +153,9 @@ class Specification:
         outputs = clone_replace(
             list(model.observed_RVs), replace=dict(zip(model.free_RVs, inputs, strict=True))
         )
-        return compile_pymc(inputs, outputs, random_seed=0)
+        # A free variable the data do not depend on directly (a hyperparameter) is
+        # still an input: every call passes all of them.
+        return compile_pymc(inputs, outputs, random_seed=0, on_unused_input="ignore")
 
     def _compile_log_likelihood(self):
         # deferred: PyMC and PyTensor are imported only when a specification is used

@@ -12,6 +12,7 @@ import time
 
 from zoo.diagnostics.sbc import sbc_result, simulation_ranks
 from zoo.sampling.parallel import FitPool, Task
+from zoo.specification.adapter import model_digest
 from zoo.validation.plan import Check, Plan
 from zoo.validation.result_store import ResultStore
 from zoo.validation.results import CheckOutcome
@@ -45,6 +46,7 @@ def _store_settings(plan: Plan, prior, size) -> dict:
         "model": plan.tested.model.name,
         "sampler": plan.tested.label,
         "sampler_source": source_digest(plan.tested),
+        "model_source": model_digest(plan.tested.model),
         "seed": plan.seed,
         "draws": plan.sbc_draws,
         "chains": plan.sbc_chains,

@@ -30,6 +30,9 @@ def source_digest(tested: SamplerUnderTest) -> str | None:
         target = tested.kernel.step
     else:
         return None
+    # A user's function adapted to the zoo's protocol (a PyMC model's sampler or kernel)
+    # is held as ``.function``: the file to digest is the user's, not the adapter's.
+    target = getattr(target, "function", target)
     try:
         path = inspect.getsourcefile(target if callable(target) else type(target))
     except TypeError:

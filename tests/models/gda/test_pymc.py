@@ -21,7 +21,7 @@ NU, PSI = 20.5, np.array([[2.0, 0.6, 0.0], [0.6, 1.0, -0.3], [0.0, -0.3, 0.5]])
 def inverse_wishart_draws(nu, seed, draws=4000):
     import pymc as pm
 
-    from zoo.models.gda.program import inverse_wishart
+    from zoo.models.gda.pymc_program import inverse_wishart
 
     with pm.Model():
         sigma, _ = inverse_wishart("Sigma", nu, PSI)
