@@ -17,16 +17,12 @@ from zoo.sampling.parallel import FitPool, Task
 from zoo.validation.plan import Check, Plan
 from zoo.validation.reference_cache import exact_reference
 from zoo.validation.results import CheckOutcome, worst_verdict
-from zoo.validation.sampler_under_test import SamplerUnderTest
+from zoo.validation.sampler_under_test import fit_task
 
 __all__ = ["EXACT"]
 
 # How agreement's verdicts count in the battery.
 _VERDICT = {"agree": "pass", "disagree": "fail"}
-
-
-def _fit(tested: SamplerUnderTest, data, prior, draws: int, chains: int, seed: int):
-    return tested.fit(data, prior, draws=draws, chains=chains, seed=seed)
 
 
 def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
@@ -37,7 +33,7 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         # Keyed by position: a caller may give two data sets the same name.
         Task(
             f"exact-{index}",
-            _fit,
+            fit_task,
             (
                 plan.tested,
                 problem.data,

@@ -31,7 +31,7 @@ from zoo.sampling.driver import sample
 from zoo.sampling.parallel import FitPool, Task
 from zoo.validation.plan import Check, Plan
 from zoo.validation.results import CheckOutcome, worst_verdict
-from zoo.validation.sampler_under_test import SamplerUnderTest
+from zoo.validation.sampler_under_test import SamplerUnderTest, fit_task
 
 __all__ = ["ESS_MIN", "NUTS", "RHAT_MAX", "nuts_health"]
 
@@ -40,10 +40,6 @@ RHAT_MAX = 1.01
 ESS_MIN = 400.0
 
 _VERDICT = {"agree": "pass", "disagree": "fail"}
-
-
-def _fit_tested(tested: SamplerUnderTest, data, prior, draws: int, chains: int, seed: int):
-    return tested.fit(data, prior, draws=draws, chains=chains, seed=seed)
 
 
 def _fit_nuts(tested: SamplerUnderTest, data, prior, draws: int, chains: int, seed: int):
@@ -115,7 +111,7 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
     started = time.perf_counter()
     tasks = []
     for index, problem in enumerate(plan.problems):
-        for which, function, offset in (("tested", _fit_tested, 0), ("nuts", _fit_nuts, 1)):
+        for which, function, offset in (("tested", fit_task, 0), ("nuts", _fit_nuts, 1)):
             seed = streams.integer(streams.item(plan.seed, "nuts-fits", 2 * index + offset))
             arguments = (plan.tested, problem.data, problem.prior, plan.draws, plan.chains, seed)
             tasks.append(Task(f"nuts-{index}-{which}", function, arguments))

@@ -25,7 +25,7 @@ from zoo.core.defaults import ENGINES
 from zoo.sampling.driver import sample
 from zoo.validation.sampler_output import checked_draws
 
-__all__ = ["SamplerUnderTest", "describe"]
+__all__ = ["SamplerUnderTest", "describe", "fit_task"]
 
 _KERNEL_PARTS = ("init", "step", "draw")
 
@@ -153,3 +153,8 @@ class SamplerUnderTest:
         """
         output = self.sample(data, prior, draws=draws, chains=chains, seed=seed)
         return checked_draws(output, self.model, data, prior, chains=chains, draws=draws)
+
+
+def fit_task(tested: SamplerUnderTest, data, prior, draws: int, chains: int, seed: int):
+    """``tested.fit(...)`` with positional arguments: a fit as one task of the pool."""
+    return tested.fit(data, prior, draws=draws, chains=chains, seed=seed)
