@@ -25,5 +25,5 @@ def test_each_sign_of_ill_health_is_named():
     reasons = nuts_health(_posterior(stuck), np.zeros((4, 1000), bool))
     assert any(r.startswith("mu: R-hat") and f"> {RHAT_MAX}" in r for r in reasons)
     short = rng.normal(size=(4, 50))
-    (reason,) = nuts_health(_posterior(short), np.zeros((4, 50), bool))
-    assert reason.startswith("mu: bulk ESS") and f"< {ESS_MIN:g}" in reason
+    reasons = nuts_health(_posterior(short), np.zeros((4, 50), bool))
+    assert any(r.startswith("mu: bulk ESS") and f"< {ESS_MIN:g}" in r for r in reasons)
