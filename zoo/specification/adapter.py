@@ -161,19 +161,22 @@ class _DataOnlyPart:
                 object.__setattr__(self, attribute, value)
 
     def __call__(self, *args):
+        # Called once per sweep: the data go as the read-only arrays they are (a copy
+        # per sweep would cost more than many a sweep), in a new dict.
         if self.takes_state:
             state, data, _prior, rng = args
-            return self.function(state, data.as_dict(), rng)
+            return self.function(state, dict(data.values), rng)
         data, _prior, rng = args
-        return self.function(data.as_dict(), rng)
+        return self.function(dict(data.values), rng)
 
 
 def data_only_kernel(kernel) -> Kernel:
     """A user's kernel for a PyMC-specified model, in the zoo's :class:`Kernel` protocol.
 
     The user writes ``init(data, rng)``, ``step(state, data, rng)`` and
-    ``draw(state, data, rng)``, with ``data`` a dict and the state a dict of the free
-    variables; the zoo's driver and kernel checks pass the prior as well.
+    ``draw(state, data, rng)``, with ``data`` a dict of read-only arrays and the state a
+    dict of the free variables; the zoo's driver and kernel checks pass the prior as
+    well.
     """
     missing = [
         part for part in ("init", "step", "draw") if not callable(getattr(kernel, part, None))
