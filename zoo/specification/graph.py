@@ -9,7 +9,6 @@ battery cannot work with.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -128,12 +127,3 @@ def _value_of(variable) -> np.ndarray:
     if hasattr(variable, "data"):
         return np.array(variable.data, copy=True)
     return np.array(variable.eval(), copy=True)
-
-
-def as_mapping(data, *, field: str = "data") -> dict[str, np.ndarray]:
-    """``data`` as a plain dict of arrays, or a ValueError naming ``field``."""
-    if not isinstance(data, Mapping):
-        raise ValueError(
-            f"{field}: expected a mapping of names to arrays, got {type(data).__name__}"
-        )
-    return {str(k): np.asarray(v) for k, v in data.items()}

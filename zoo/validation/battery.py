@@ -72,7 +72,7 @@ _BY_NAME = {check.name: check for check in CHECKS}
 _ZOO_DEFAULT = ("exact", "sbc", "geweke", "invariance")
 
 
-def _default_checks(tested: SamplerUnderTest, problems, specified: bool) -> tuple[Check, ...]:
+def _default_checks(tested: SamplerUnderTest, specified: bool, references) -> tuple[Check, ...]:
     """The checks that apply to ``tested``.
 
     Kernel checks need a kernel; for a user's PyMC model, exact needs a conjugate (or
@@ -86,7 +86,7 @@ def _default_checks(tested: SamplerUnderTest, problems, specified: bool) -> tupl
             continue
         if not specified and check.name not in _ZOO_DEFAULT:
             continue
-        if specified and check.name == "exact" and not _references(model, problems):
+        if specified and check.name == "exact" and not _available(references):
             continue
         if check.name == "nuts" and tested.sampler is None and tested.engine == "pymc":
             continue
@@ -95,21 +95,21 @@ def _default_checks(tested: SamplerUnderTest, problems, specified: bool) -> tupl
 
 
 def _references(model: Model, problems) -> dict:
-    """The exact references of the problems that have one, by problem name."""
-    found = {}
-    for problem in problems:
-        reference = exact_reference(model, problem)
-        if getattr(reference, "available", True):
-            found[problem.name] = reference
-    return found
+    """Each problem's exact reference (or NoReference), by problem name: derived once."""
+    return {problem.name: exact_reference(model, problem) for problem in problems}
 
 
-def _chosen_checks(tested: SamplerUnderTest, checks, problems, specified) -> tuple[Check, ...]:
+def _available(references) -> dict:
+    """The references that exist."""
+    return {n: r for n, r in references.items() if getattr(r, "available", True)}
+
+
+def _chosen_checks(tested: SamplerUnderTest, checks, specified, references) -> tuple[Check, ...]:
     """The checks to run: the caller's, or all that apply."""
     model = tested.model
     has_kernel = tested.kernel_under_test is not None
     if checks is None:
-        return _default_checks(tested, problems, specified)
+        return _default_checks(tested, specified, references)
     names = (checks,) if isinstance(checks, str) else tuple(checks)
     unknown = [name for name in names if name not in _BY_NAME]
     if unknown:
@@ -277,9 +277,13 @@ def validate(
     seed = as_seed("seed", seed)
     tested = SamplerUnderTest(model, engine, kernel, fault, sampler)
     problems = tuple(choose_problems(model, problems))
-    chosen = _chosen_checks(tested, checks, problems, specified)
+    # A user's model: its references are derived here, once, when the exact check may
+    # run (by default it runs only where they exist).
+    wants_exact = checks is None or "exact" in ((checks,) if isinstance(checks, str) else checks)
+    references = _references(model, problems) if specified and wants_exact else {}
+    chosen = _chosen_checks(tested, checks, specified, references)
     if specified:
-        _refuse_what_cannot_run(tested, chosen, problems, seed)
+        _refuse_what_cannot_run(tested, chosen, problems, references, seed)
     plan = Plan(
         tested=tested,
         problems=problems,
@@ -310,7 +314,9 @@ def _is_specified(model) -> bool:
     return True
 
 
-def _refuse_what_cannot_run(tested: SamplerUnderTest, chosen, problems, seed: int) -> None:
+def _refuse_what_cannot_run(
+    tested: SamplerUnderTest, chosen, problems, references, seed: int
+) -> None:
     """For a user's PyMC model, the errors a check would otherwise meet after hours."""
     model = tested.model
     names = [check.name for check in chosen]
@@ -323,10 +329,9 @@ def _refuse_what_cannot_run(tested: SamplerUnderTest, chosen, problems, seed: in
             "(checks=('exact', 'nuts'))"
         )
     if "exact" in names:
-        found = _references(model, problems)
-        missing = [p.name for p in problems if p.name not in found]
+        missing = [name for name in references if name not in _available(references)]
         if missing:
-            why = exact_reference(model, next(p for p in problems if p.name == missing[0]))
+            why = references[missing[0]]
             raise ValueError(
                 f"exact: no exact reference for data set {missing[0]!r}: {why.reason}. "
                 "Pass reference= (a function returning a zoo.Reference), or leave exact out"

@@ -16,13 +16,10 @@ from zoo.diagnostics.agreement import agreement
 from zoo.sampling.parallel import FitPool, Task
 from zoo.validation.plan import Check, Plan
 from zoo.validation.reference_cache import exact_reference
-from zoo.validation.results import CheckOutcome, worst_verdict
+from zoo.validation.results import CheckOutcome, agreement_verdict, worst_verdict
 from zoo.validation.sampler_under_test import fit_task
 
 __all__ = ["EXACT"]
-
-# How agreement's verdicts count in the battery.
-_VERDICT = {"agree": "pass", "disagree": "fail"}
 
 
 def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
@@ -65,15 +62,9 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         judged = [n for n in model.comparable_variables(problem.prior) if n in reference.marginals]
         result = agreement(outcome.value, reference, var_names=judged, alpha=share)
         results[name] = result
-        verdicts.append(_VERDICT.get(result.verdict, "inconclusive"))
-        if result.verdict != "agree":
-            rows = sorted(
-                result.failing(),
-                key=lambda q: (q["verdict"] != "disagree", q["min_p_adjusted"]),
-            )
-            failing.extend(f"{name}: {q['element']} ({q['verdict']})" for q in rows)
-            if not rows:
-                failing.append(f"{name}: {result.verdict}")
+        verdict, failed = agreement_verdict(name, result)
+        verdicts.append(verdict)
+        failing.extend(failed)
     verdict = worst_verdict(verdicts) if verdicts else "inconclusive"
     summary = f"{len(plan.problems)} data set(s) ({', '.join(p.name for p in plan.problems)})"
     if failing:

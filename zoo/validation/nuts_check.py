@@ -30,7 +30,7 @@ from zoo.diagnostics.agreement import compare
 from zoo.sampling.driver import sample
 from zoo.sampling.parallel import FitPool, Task
 from zoo.validation.plan import Check, Plan
-from zoo.validation.results import CheckOutcome, worst_verdict
+from zoo.validation.results import CheckOutcome, agreement_verdict, worst_verdict
 from zoo.validation.sampler_under_test import SamplerUnderTest, fit_task
 
 __all__ = ["ESS_MIN", "NUTS", "RHAT_MAX", "nuts_health"]
@@ -38,8 +38,6 @@ __all__ = ["ESS_MIN", "NUTS", "RHAT_MAX", "nuts_health"]
 #: NUTS's health gate: the largest R-hat and smallest bulk ESS of a trusted fit.
 RHAT_MAX = 1.01
 ESS_MIN = 400.0
-
-_VERDICT = {"agree": "pass", "disagree": "fail"}
 
 
 def _fit_nuts(tested: SamplerUnderTest, data, prior, draws: int, chains: int, seed: int):
@@ -141,15 +139,9 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         judged = plan.tested.model.comparable_variables(problem.prior)
         result = compare(tested.value, posterior, var_names=judged, alpha=share)
         results[name] = result
-        verdicts.append(_VERDICT.get(result.verdict, "inconclusive"))
-        if result.verdict != "agree":
-            rows = sorted(
-                result.failing(),
-                key=lambda q: (q["verdict"] != "disagree", q["min_p_adjusted"]),
-            )
-            failing.extend(f"{name}: {q['element']} ({q['verdict']})" for q in rows)
-            if not rows:
-                failing.append(f"{name}: {result.verdict}")
+        verdict, failed = agreement_verdict(name, result)
+        verdicts.append(verdict)
+        failing.extend(failed)
     verdict = worst_verdict(verdicts) if verdicts else "inconclusive"
     summary = (
         f"{len(plan.problems)} data set(s) against PyMC NUTS "

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["VERDICTS", "CheckOutcome", "ValidationResult", "worst_verdict"]
+__all__ = [
+    "VERDICTS",
+    "CheckOutcome",
+    "ValidationResult",
+    "agreement_verdict",
+    "worst_verdict",
+]
 
 #: A check's verdict, best first; the battery's verdict is its worst check's.
 VERDICTS = ("pass", "inconclusive", "fail")
@@ -115,3 +121,20 @@ class ValidationResult:
 def worst_verdict(verdicts) -> str:
     """The worst of ``verdicts`` (``fail`` over ``inconclusive`` over ``pass``)."""
     return max(verdicts, key=VERDICTS.index)
+
+
+def agreement_verdict(name: str, result) -> tuple[str, list[str]]:
+    """A check's verdict on one data set from an AgreementResult, and what failed.
+
+    ``agree`` passes, ``disagree`` fails, anything else (a gate not passed) is
+    inconclusive. The failing quantities are named ``"{name}: {element} ({verdict})"``,
+    disagreements first, then by adjusted p-value.
+    """
+    verdict = {"agree": "pass", "disagree": "fail"}.get(result.verdict, "inconclusive")
+    if result.verdict == "agree":
+        return verdict, []
+    rows = sorted(
+        result.failing(), key=lambda q: (q["verdict"] != "disagree", q["min_p_adjusted"])
+    )
+    failing = [f"{name}: {q['element']} ({q['verdict']})" for q in rows]
+    return verdict, failing or [f"{name}: {result.verdict}"]
