@@ -29,7 +29,9 @@ def beta_binomial(successes=SUCCESSES):
 
 def two_data_sets():
     """The same model on two data sets, named."""
-    return [("counts", beta_binomial()), ("reversed", beta_binomial(SUCCESSES[::-1].copy()))]
+    # The successes reversed, capped at each group's trials so that both are valid.
+    reversed_counts = np.minimum(SUCCESSES[::-1], TRIALS)
+    return [("counts", beta_binomial()), ("reversed", beta_binomial(reversed_counts))]
 
 
 def right(data, *, draws, chains, seed):
