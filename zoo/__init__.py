@@ -11,6 +11,7 @@ from zoo.core import __version__
 
 #: Public name -> the module that defines it.
 _EXPORTS = {
+    "DerivedVariables": "zoo.core.contract",
     "Kernel": "zoo.core.contract",
     "KernelChecks": "zoo.core.contract",
     "Model": "zoo.core.contract",

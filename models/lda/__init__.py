@@ -14,7 +14,7 @@ the label-invariant variables are compared (:func:`comparable`).
 
 from __future__ import annotations
 
-from zoo.core.contract import Model
+from zoo.core.contract import DerivedVariables, Model
 from zoo.models.lda.corpus import Corpus
 from zoo.models.lda.counts import State
 from zoo.models.lda.gibbs import FAULTS, counts_from_topics, infer_documents, kernel, make_kernel
@@ -77,6 +77,11 @@ def comparable(prior: Prior) -> list[str]:
     return list(variables(prior))
 
 
+def _label_invariants(data: Data, prior: Prior, draws) -> dict:
+    """``doc_word`` and ``coassignment`` from draws of ``theta`` and ``phi``."""
+    return label_invariants(data, draws["theta"], draws["phi"])
+
+
 def simulation_setup() -> tuple[Prior, dict]:
     """A symmetric Dir(1) prior; 2 topics, 4 words, 3 documents of 3 tokens (N = 9)."""
     return Prior(alpha=1.0, beta=1.0), {"topics": 2, "words": 4, "documents": 3, "length": 3}
@@ -100,4 +105,5 @@ MODEL = Model(
     comparable=comparable,
     log_likelihood=log_likelihood,
     validation_problems=validation_problems,
+    derived=DerivedVariables(LABEL_INVARIANT, ("theta", "phi"), _label_invariants),
 )

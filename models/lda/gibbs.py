@@ -121,7 +121,7 @@ def make_kernel(*, fault: str | None = None) -> Kernel:
         return {
             "theta": theta,
             "phi": phi,
-            **label_invariants(data.corpus, data.tracked, theta, phi),
+            **label_invariants(data, theta, phi),
         }
 
     return Kernel(init=init, step=step, draw=draw)

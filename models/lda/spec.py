@@ -355,5 +355,5 @@ def simulate(
         doc_word_pairs=doc_word_pairs,
         token_pairs=token_pairs,
     )
-    truth = {"theta": theta, "phi": phi, **label_invariants(data.corpus, data.tracked, theta, phi)}
+    truth = {"theta": theta, "phi": phi, **label_invariants(data, theta, phi)}
     return truth, data

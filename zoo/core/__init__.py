@@ -5,12 +5,13 @@ it; the application (sampling, ``check``, ``validate``, saved runs, reports) sit
 them, and the command line on top (``docs/design.md``, "Layers").
 """
 
-from zoo.core.contract import Kernel, KernelChecks, Model
+from zoo.core.contract import DerivedVariables, Kernel, KernelChecks, Model
 from zoo.core.reference import Marginal, NoReference, Reference, TabulatedCDF
 
 __version__ = "0.2.0.dev0"
 
 __all__ = [
+    "DerivedVariables",
     "Kernel",
     "KernelChecks",
     "Marginal",

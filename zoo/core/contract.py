@@ -19,7 +19,7 @@ import numpy as np
 
 from zoo.core.loading import load_object
 
-__all__ = ["Kernel", "KernelChecks", "Model"]
+__all__ = ["DerivedVariables", "Kernel", "KernelChecks", "Model"]
 
 
 class Kernel(NamedTuple):
@@ -85,6 +85,29 @@ class KernelChecks(NamedTuple):
     variables: tuple[str, ...] | None = None
 
 
+class DerivedVariables(NamedTuple):
+    """Variables of a model that are functions of its other variables.
+
+    A sampler under ``zoo validate`` may leave them out of its output; the zoo computes
+    them from the draws (LDA's label-invariant ``doc_word`` and ``coassignment`` from
+    ``theta`` and ``phi``).
+
+    Attributes
+    ----------
+    names : tuple of str
+        The variables computed.
+    inputs : tuple of str
+        The variables they are computed from.
+    compute : callable
+        ``compute(data, prior, draws) -> {name: array}`` with ``draws`` a mapping of the
+        inputs as ``(chain, draw, ...)`` arrays; vectorised over the leading axes.
+    """
+
+    names: tuple[str, ...]
+    inputs: tuple[str, ...]
+    compute: Callable[[Any, Any, Mapping[str, np.ndarray]], Mapping[str, np.ndarray]]
+
+
 @dataclass(frozen=True)
 class Model:
     """One model of the zoo, in its three forms.
@@ -143,6 +166,8 @@ class Model:
         which pickle cannot carry) and imported again on the other side, so it reaches
         a worker process as itself. The built-in models set it; a user's model defined
         at module level should too.
+    derived : DerivedVariables, optional
+        Variables a sampler may leave out because the zoo computes them from the others.
     """
 
     name: str
@@ -162,6 +187,7 @@ class Model:
     comparable: Callable[[Any], list[str]] | None = None
     kernel_checks: KernelChecks | None = None
     location: str | None = None
+    derived: DerivedVariables | None = None
 
     def __reduce__(self):
         # By reference only when the location holds this very object: a copy made with

@@ -4,7 +4,9 @@ A sampler is any callable ``sampler(data, prior, *, draws, chains, seed)`` retur
 ``xarray.DataTree`` (with a ``posterior`` group), an ``xarray.Dataset`` or a dict of
 arrays whose leading axes are ``(chain, draw)``, holding the model's variables under
 their names (``zoo list`` and the README give them per model). ``seed`` is an integer;
-the same seed must give the same draws.
+the same seed must give the same draws. Variables the model derives from others
+(:class:`zoo.core.contract.DerivedVariables`: LDA's ``doc_word`` and ``coassignment``)
+may be left out; they are computed here from the draws.
 
 :func:`checked_draws` turns that output into a Dataset with the model's dims and
 coordinates, or raises :class:`SamplerOutputError` saying what was expected. Only the
@@ -69,54 +71,36 @@ def checked_draws(
             f"arrays with leading (chain, draw) axes, got {type(output).__name__}. "
             f"Expected variables: {wanted}"
         )
-    missing = [name for name in expected if name not in arrays]
+    derived = _derivable(model, expected, arrays)
+    missing = [name for name in expected if name not in arrays and name not in derived]
     if missing:
+        optional = ""
+        if model.derived is not None:
+            optional = (
+                f" ({', '.join(model.derived.names)} may be left out: the zoo computes them "
+                f"from {', '.join(model.derived.inputs)})"
+            )
         raise SamplerOutputError(
             f"sampler output: missing variable(s) {missing}; got {sorted(map(str, arrays))}. "
-            f"Expected variables: {wanted}"
+            f"Expected variables: {wanted}{optional}"
         )
     variables = {}
     shape_seen = None
     for name, dims in expected.items():
-        value = arrays[name]
-        shape = tuple(sizes[d] for d in dims)
-        if isinstance(value, xr.DataArray):
-            own = tuple(d for d in value.dims if d not in ("chain", "draw"))
-            if value.dims[:2] != ("chain", "draw"):
-                raise SamplerOutputError(
-                    f"sampler output: {name} has dims {value.dims}; expected "
-                    f"('chain', 'draw', {', '.join(map(repr, dims))})"
-                )
-            if set(own) == set(dims):
-                value = value.transpose("chain", "draw", *dims)
-            elif own and not set(own) <= {f"{name}_dim_{i}" for i in range(len(dims))}:
-                raise SamplerOutputError(
-                    f"sampler output: {name} has dims {value.dims}; expected "
-                    f"('chain', 'draw'{''.join(', ' + repr(d) for d in dims)})"
-                )
-            value = value.values
-        try:
-            value = np.asarray(value, dtype=float)
-        except (TypeError, ValueError) as error:
-            raise SamplerOutputError(f"sampler output: {name} is not numeric: {error}") from None
-        if value.ndim < 2 or value.shape[2:] != shape:
-            raise SamplerOutputError(
-                f"sampler output: {name} has shape {value.shape}; expected (chain, draw"
-                f"{''.join(f', {n}' for n in shape)}) with dims (chain, draw"
-                f"{''.join(', ' + d for d in dims)})"
-            )
-        if shape_seen is not None and value.shape[:2] != shape_seen:
-            raise SamplerOutputError(
-                f"sampler output: {name} has {value.shape[:2]} (chain, draw) but other "
-                f"variables have {shape_seen}"
-            )
-        shape_seen = value.shape[:2]
-        if not np.all(np.isfinite(value)):
-            bad = int(np.count_nonzero(~np.isfinite(value)))
-            raise NonFiniteDraws(
-                f"sampler output: {name} has {bad} NaN or infinite value(s) of {value.size}"
-            )
+        if name in derived:
+            continue
+        value = _checked_values(name, arrays[name], dims, sizes)
+        shape_seen = _same_leading(name, value, shape_seen)
         variables[name] = (("chain", "draw", *dims), value)
+    if derived:
+        inputs = {name: variables[name][1] for name in model.derived.inputs}
+        try:
+            computed = model.derived.compute(data, prior, inputs)
+        except ValueError as error:
+            raise SamplerOutputError(f"sampler output: {error}") from None
+        for name in derived:
+            value = _checked_values(name, computed[name], expected[name], sizes)
+            variables[name] = (("chain", "draw", *expected[name]), value)
     if chains is not None and shape_seen[0] != chains:
         raise SamplerOutputError(
             f"sampler output: {shape_seen[0]} chain(s); {chains} were asked for"
@@ -126,3 +110,57 @@ def checked_draws(
     coords = {d: data.coords[d] for dims in expected.values() for d in dims}
     coords |= {"chain": np.arange(shape_seen[0]), "draw": np.arange(shape_seen[1])}
     return xr.Dataset(variables, coords=coords)
+
+
+def _derivable(model: Model, expected, arrays) -> tuple[str, ...]:
+    """The model's derived variables the output leaves out and the zoo can compute."""
+    derived = model.derived
+    if derived is None or not all(name in arrays for name in derived.inputs):
+        return ()
+    return tuple(name for name in derived.names if name in expected and name not in arrays)
+
+
+def _checked_values(name: str, value, dims: tuple[str, ...], sizes) -> np.ndarray:
+    """One variable's draws as a float array ``(chain, draw, *shape)``, or an error."""
+    shape = tuple(sizes[d] for d in dims)
+    if isinstance(value, xr.DataArray):
+        own = tuple(d for d in value.dims if d not in ("chain", "draw"))
+        if value.dims[:2] != ("chain", "draw"):
+            raise SamplerOutputError(
+                f"sampler output: {name} has dims {value.dims}; expected "
+                f"('chain', 'draw', {', '.join(map(repr, dims))})"
+            )
+        if set(own) == set(dims):
+            value = value.transpose("chain", "draw", *dims)
+        elif own and not set(own) <= {f"{name}_dim_{i}" for i in range(len(dims))}:
+            raise SamplerOutputError(
+                f"sampler output: {name} has dims {value.dims}; expected "
+                f"('chain', 'draw'{''.join(', ' + repr(d) for d in dims)})"
+            )
+        value = value.values
+    try:
+        value = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise SamplerOutputError(f"sampler output: {name} is not numeric: {error}") from None
+    if value.ndim < 2 or value.shape[2:] != shape:
+        raise SamplerOutputError(
+            f"sampler output: {name} has shape {value.shape}; expected (chain, draw"
+            f"{''.join(f', {n}' for n in shape)}) with dims (chain, draw"
+            f"{''.join(', ' + d for d in dims)})"
+        )
+    if not np.all(np.isfinite(value)):
+        bad = int(np.count_nonzero(~np.isfinite(value)))
+        raise NonFiniteDraws(
+            f"sampler output: {name} has {bad} NaN or infinite value(s) of {value.size}"
+        )
+    return value
+
+
+def _same_leading(name: str, value: np.ndarray, seen):
+    """``(chain, draw)`` of ``value``, which must match the other variables' ``seen``."""
+    if seen is not None and value.shape[:2] != seen:
+        raise SamplerOutputError(
+            f"sampler output: {name} has {value.shape[:2]} (chain, draw) but other "
+            f"variables have {seen}"
+        )
+    return value.shape[:2]
