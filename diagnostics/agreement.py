@@ -399,7 +399,15 @@ def agreement(
                 # NaN marks an element whose CDF the reference does not know.
                 np.isfinite(pit).all(axis=0),
             )
-    return rows.result(alpha, kind="exact", note=getattr(reference, "note", ""))
+    return rows.result(
+        alpha,
+        kind="exact",
+        note=getattr(reference, "note", ""),
+        chains=dataset.sizes["chain"],
+        draws=dataset.sizes["draw"],
+        rhat_max=rhat_max,
+        ess_min=ess_min,
+    )
 
 
 def compare(
@@ -524,7 +532,16 @@ def compare(
                 np.ones_like(gates),
                 other=b,
             )
-    return rows.result(alpha, kind="two-sample", note="")
+    # The gates' sizes are draws_a's: in a validation, the sampler under test.
+    return rows.result(
+        alpha,
+        kind="two-sample",
+        note="",
+        chains=first.sizes["chain"],
+        draws=first.sizes["draw"],
+        rhat_max=rhat_max,
+        ess_min=ess_min,
+    )
 
 
 class _Rows:
@@ -593,7 +610,7 @@ class _Rows:
             for key, values in columns.items():
                 self.columns[key].append(values[e])
 
-    def result(self, alpha, *, kind, note) -> AgreementResult:
+    def result(self, alpha, *, kind, note, **sizes) -> AgreementResult:
         c = {key: np.asarray(values) for key, values in self.columns.items()}
         n = len(c["variable"])
         gates = c["gates"].astype(bool) if n else np.zeros(0, dtype=bool)
@@ -642,5 +659,6 @@ class _Rows:
             kind=kind,
             tests=int(gates.sum()),
             note=note,
+            **sizes,
         )
         return AgreementResult(table)

@@ -170,7 +170,12 @@ def geweke(
         f"({time.perf_counter() - started:.1f} s)"
     )
     return KernelCheckResult.build(
-        "geweke", rows, alpha=alpha, settings=settings, gate_message=message
+        "geweke",
+        rows,
+        alpha=alpha,
+        settings=settings,
+        gate_message=message,
+        sizes={"chains": chains, "draws": iterations, "ess_min": 10.0 * chains * batches},
     )
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 from scipy import stats
 
 from zoo.diagnostics.agreement import holm
+from zoo.diagnostics.findings import Finding, draws_to_clear, findings_html
 from zoo.diagnostics.result import TableVerdict
 
 __all__ = ["KernelCheckResult", "welch_test"]
@@ -56,13 +59,15 @@ class KernelCheckResult(TableVerdict):
         and ``part`` (the simulator side or the kernel's conditional the row tests) and
         variables ``expected``, ``observed``, ``se``, ``t``, ``df``, ``p``,
         ``p_adjusted`` (Holm over all rows), ``gates_passed`` and ``rejected``.
-        ``table.attrs``: ``check``, ``verdict``, ``alpha``, ``settings`` (a string).
+        ``table.attrs``: ``check``, ``verdict``, ``alpha``, ``settings`` (a string),
+        ``gate_message`` and, where rows have an ESS gate, ``chains``, ``draws`` (per
+        chain) and ``ess_min``.
     """
 
     table: xr.Dataset
 
     @classmethod
-    def build(cls, check, rows, *, alpha, settings, gate_message=""):
+    def build(cls, check, rows, *, alpha, settings, gate_message="", sizes=None):
         """Holm over ``rows`` (a dict of equal-length arrays) and the verdict.
 
         A row fails when its Holm-adjusted p-value is at most ``alpha`` and its gates
@@ -100,6 +105,7 @@ class KernelCheckResult(TableVerdict):
                 "alpha": float(alpha),
                 "settings": settings,
                 "gate_message": gate_message,
+                **(sizes or {}),
             },
         )
         return cls(table)
@@ -114,6 +120,84 @@ class KernelCheckResult(TableVerdict):
         return [
             f"{t.part.values[i]}: {t.function.values[i]}" for i in order if t.rejected.values[i]
         ]
+
+    def findings(self) -> list[Finding]:
+        """Rejected test functions, most significant first, then those not judged.
+
+        A rejected row shows the chain's mean of the test function (``estimate``) against
+        its mean under independent joint draws (``reference``, "expected"), the batch
+        means standard error and the Welch t. A row whose ESS gate did not pass says the
+        draws per chain of the check's chains that would clear it.
+        """
+        t = self.table
+        attrs = t.attrs
+        found = []
+        order = np.argsort(t.p.values, kind="stable")
+        for i in order:
+            if t.rejected.values[i]:
+                found.append(
+                    Finding(
+                        f"{t.part.values[i]}: {t.function.values[i]}",
+                        "fail",
+                        "mean",
+                        float(t.observed.values[i]),
+                        float(t.expected.values[i]),
+                        float(t.se.values[i]),
+                        float(t.t.values[i]),
+                        float(t.p_adjusted.values[i]),
+                        "expected",
+                        float(t["expected_se"].values[i]) if "expected_se" in t else 0.0,
+                    )
+                )
+        for i in order:
+            if t.gates_passed.values[i] or t.rejected.values[i]:
+                continue
+            ess = float(t.ess_bulk.values[i]) if "ess_bulk" in t else np.nan
+            needed = None
+            if "ess_min" in attrs and np.isfinite(ess):
+                needed = draws_to_clear(
+                    1.0,
+                    ess,
+                    ess,
+                    chains=int(attrs["chains"]),
+                    draws=int(attrs["draws"]),
+                    rhat_max=np.inf,
+                    ess_min=float(attrs["ess_min"]),
+                )
+            gate = (
+                f"bulk ESS {ess:.0f} < {float(attrs['ess_min']):g}"
+                if "ess_min" in attrs
+                else attrs.get("gate_message", "gates not passed")
+            )
+            found.append(
+                Finding(
+                    f"{t.part.values[i]}: {t.function.values[i]}",
+                    "inconclusive",
+                    "mean",
+                    gate=gate,
+                    draws_per_chain=needed,
+                )
+            )
+        return found
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per test function, as a :class:`pandas.DataFrame`."""
+        return self.table.to_dataframe().reset_index(drop=True)
+
+    def __repr__(self) -> str:
+        t = self.table
+        return (
+            f"KernelCheckResult(check={t.attrs['check']!r}, verdict={self.verdict!r}, "
+            f"tests={t.sizes['test']}, rejected={int(t.rejected.values.sum())})"
+        )
+
+    def _repr_html_(self) -> str:
+        t = self.table
+        head = (
+            f"{html.escape(t.attrs['check'])}: <b>{self.verdict}</b> "
+            f"({t.sizes['test']} test functions, {html.escape(t.attrs['settings'])})"
+        )
+        return findings_html(head, self.findings())
 
     def to_dict(self) -> dict:
         """JSON-ready form: verdict, settings and the rows."""

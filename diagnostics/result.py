@@ -5,11 +5,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import xarray as xr
+
+from zoo.diagnostics.findings import Finding, draws_to_clear, findings_html, gate_failures
 
 __all__ = ["AgreementResult"]
 
 _SEVERITY = {"agree": 0, "inconclusive": 1, "disagree": 2}
+_NUMBERS = (
+    "estimate",
+    "reference",
+    "mcse",
+    "reference_mcse",
+    "z",
+    "p_adjusted",
+    "rhat",
+    "ess_bulk",
+    "ess_tail",
+)
 
 
 class TableVerdict:
@@ -28,6 +42,15 @@ class TableVerdict:
         return self.table.attrs["alpha"]
 
 
+def _rank(t: xr.Dataset, i: int) -> tuple:
+    """How damning row ``i`` is: its verdict, then a smaller Holm p, then a larger |z|."""
+    return (
+        _SEVERITY[str(t.verdict.values[i])],
+        -float(np.nan_to_num(t.p_adjusted.values[i], nan=1.0)),
+        float(np.nan_to_num(abs(t.z.values[i]), nan=0.0)),
+    )
+
+
 @dataclass(frozen=True)
 class AgreementResult(TableVerdict):
     """Result of :func:`zoo.diagnostics.agreement` or :func:`zoo.diagnostics.compare`.
@@ -39,7 +62,8 @@ class AgreementResult(TableVerdict):
         and ``statistic`` and variables ``reference``, ``reference_mcse``, ``estimate``,
         ``mcse``, ``z``, ``p``, ``p_adjusted`` (Holm), ``verdict``, ``rhat``,
         ``ess_bulk``, ``ess_tail`` and ``gates_passed``. ``table.attrs`` holds the overall
-        verdict, alpha and the number of tests in the family.
+        verdict, alpha, the number of tests in the family, and the gates' settings
+        (``rhat_max``, ``ess_min``) and sizes (``chains``, ``draws``).
     """
 
     table: xr.Dataset
@@ -89,6 +113,103 @@ class AgreementResult(TableVerdict):
     def failing(self) -> list[dict]:
         """The quantities whose verdict is not ``agree``."""
         return [q for q in self.quantities() if q["verdict"] != "agree"]
+
+    def findings(self, problem: str = "") -> list[Finding]:
+        """The quantities not in agreement, each with the test that decided it.
+
+        A disagreeing quantity is described by its most significant disagreeing test
+        (statistic, estimate against reference, MCSE, z); an inconclusive one by the
+        gates it did not pass and the draws per chain that would clear them. Failures
+        come first, most significant first, then the inconclusive quantities.
+
+        Parameters
+        ----------
+        problem : str
+            The data set's name, copied into each finding.
+        """
+        t = self.table
+        attrs = t.attrs
+        against = "exact" if attrs.get("kind") == "exact" else "other sample"
+        worst: dict[str, int] = {}
+        for i in range(t.sizes["check"]):
+            key = str(t.element.values[i])
+            verdict = str(t.verdict.values[i])
+            if verdict == "agree":
+                continue
+            j = worst.get(key)
+            if j is None:
+                worst[key] = i
+                continue
+            if _rank(t, i) > _rank(t, j):
+                worst[key] = i
+        found = []
+        for key, i in worst.items():
+            row = {name: float(t[name].values[i]) for name in _NUMBERS}
+            if str(t.verdict.values[i]) == "disagree":
+                found.append(
+                    Finding(
+                        key,
+                        "fail",
+                        str(t.statistic.values[i]),
+                        row["estimate"],
+                        row["reference"],
+                        row["mcse"],
+                        row["z"],
+                        row["p_adjusted"],
+                        against,
+                        row["reference_mcse"],
+                        problem=problem,
+                    )
+                )
+                continue
+            rhat_max, ess_min = attrs.get("rhat_max", 1.01), attrs.get("ess_min", 400.0)
+            gate = gate_failures(row["rhat"], row["ess_bulk"], row["ess_tail"], rhat_max, ess_min)
+            needed = None
+            if "chains" in attrs:
+                needed = draws_to_clear(
+                    row["rhat"],
+                    row["ess_bulk"],
+                    row["ess_tail"],
+                    chains=int(attrs["chains"]),
+                    draws=int(attrs["draws"]),
+                    rhat_max=rhat_max,
+                    ess_min=ess_min,
+                )
+            found.append(
+                Finding(
+                    key,
+                    "inconclusive",
+                    gate=gate or "gates not passed",
+                    draws_per_chain=needed,
+                    problem=problem,
+                )
+            )
+        found.sort(
+            key=lambda f: (
+                f.verdict != "fail",
+                np.nan_to_num(f.p_adjusted, nan=1.0),
+                -np.nan_to_num(abs(f.z), nan=0.0),
+            )
+        )
+        return found
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """Every test row as a :class:`pandas.DataFrame` (one row per test)."""
+        return self.table.to_dataframe().reset_index(drop=True)
+
+    def __repr__(self) -> str:
+        failing = len(self.failing())
+        return (
+            f"AgreementResult(verdict={self.verdict!r}, alpha={self.alpha:g}, "
+            f"tests={self.table.attrs.get('tests')}, not_agreeing={failing})"
+        )
+
+    def _repr_html_(self) -> str:
+        head = (
+            f"AgreementResult: <b>{self.verdict}</b> at family-wise rate {self.alpha:g} "
+            f"(Holm over {self.table.attrs.get('tests')} tests)"
+        )
+        return findings_html(head, self.findings())
 
     def to_dict(self) -> dict:
         """A JSON-ready description: verdict, settings and every test row."""

@@ -33,18 +33,21 @@ Choices, and why:
 
 from __future__ import annotations
 
+import html
 import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
 from zoo.core import streams
 from zoo.core.arguments import as_int, as_probability
 from zoo.diagnostics.agreement import holm
 from zoo.diagnostics.draws import element_labels
+from zoo.diagnostics.findings import Finding, findings_html
 from zoo.diagnostics.uniformity import EcdfBand, ecdf_band, uniformity_pvalue
 
 __all__ = ["SBCResult", "quantity_labels", "sbc_result", "simulation_ranks", "tested_variables"]
@@ -52,6 +55,8 @@ __all__ = ["SBCResult", "quantity_labels", "sbc_result", "simulation_ranks", "te
 LOG_LIKELIHOOD = "log_likelihood"
 # Fewer usable simulations than this and the ECDF test has almost no power: say so.
 _MIN_SIMULATIONS = 20
+#: The sd of a uniform variable on (0, 1): what the normalised ranks' sd should be.
+_UNIFORM_SD = 1.0 / math.sqrt(12.0)
 
 
 def tested_variables(model, prior) -> dict[str, tuple[str, ...]]:
@@ -222,6 +227,90 @@ class SBCResult:
         order = np.argsort(self.p_adjusted)
         return [self.quantities[i] for i in order if self.p_adjusted[i] < self.alpha]
 
+    def findings(self) -> list[Finding]:
+        """Failed fits (one per distinct message) and non-uniform quantities.
+
+        A quantity's ranks are judged by the ECDF test (its Holm p); the finding shows
+        the moment of the ranks that moved most, as a direction to look in: the mean rank
+        (uniform: 1/2; above it, the sampler's draws sit below the truth) or the rank sd
+        (uniform: ``1/sqrt(12)``; above it, a U shape: posteriors too narrow; below it,
+        too wide), with its standard error under uniformity.
+        """
+        found = []
+        by_message: dict[tuple[str, str], list[int]] = {}
+        for failure in self.failures:
+            key = (failure["status"], failure.get("message", ""))
+            by_message.setdefault(key, []).append(failure["index"])
+        for (status, message), indices in by_message.items():
+            which = (
+                f"simulation {indices[0]}"
+                if len(indices) == 1
+                else f"{len(indices)} simulations ({', '.join(map(str, indices[:3]))}"
+                + (", ...)" if len(indices) > 3 else ")")
+            )
+            found.append(Finding(which, "fail", message=f"{status}: {message}"))
+        n = self.n_simulations
+        for q in self.failing():
+            j = self.quantities.index(q)
+            ranks = self.ranks[:, j]
+            mean_se = np.sqrt(1.0 / (12.0 * n))
+            # Var(s^2) of uniform values: (mu_4 - sigma^4) / n = (1/80 - 1/144) / n; the
+            # delta method gives se(s) = se(s^2) / (2 sigma).
+            sd_se = np.sqrt((1.0 / 80.0 - 1.0 / 144.0) / n) / (2.0 * _UNIFORM_SD)
+            z_mean = (ranks.mean() - 0.5) / mean_se
+            z_sd = (ranks.std(ddof=1) - _UNIFORM_SD) / sd_se
+            if abs(z_mean) >= abs(z_sd):
+                statistic, estimate, expected = "mean rank", ranks.mean(), 0.5
+                se, z = mean_se, z_mean
+            else:
+                statistic, estimate, expected = "rank sd", ranks.std(ddof=1), _UNIFORM_SD
+                se, z = sd_se, z_sd
+            found.append(
+                Finding(
+                    q,
+                    "fail",
+                    statistic,
+                    float(estimate),
+                    float(expected),
+                    float(se),
+                    float(z),
+                    float(self.p_adjusted[j]),
+                    "uniform",
+                )
+            )
+        # The ECDF test's p has the resolution of its null table: |z| breaks the ties.
+        found.sort(
+            key=lambda f: (
+                not f.message,
+                np.nan_to_num(f.p_adjusted, nan=1.0),
+                -np.nan_to_num(abs(f.z), nan=0.0),
+            )
+        )
+        if not found and self.verdict == "inconclusive":
+            found.append(
+                Finding(
+                    "simulations",
+                    "inconclusive",
+                    gate=f"{n} simulations < {_MIN_SIMULATIONS}",
+                )
+            )
+        return found
+
+    def __repr__(self) -> str:
+        return (
+            f"SBCResult(verdict={self.verdict!r}, simulations={self.n_simulations}, "
+            f"quantities={len(self.quantities)}, failing={len(self.failing())}, "
+            f"failed_fits={len(self.failures)})"
+        )
+
+    def _repr_html_(self) -> str:
+        head = f"SBCResult: <b>{self.verdict}</b>: {html.escape(self.summary())}"
+        return findings_html(head, self.findings())
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per quantity: p-value, Holm-adjusted p-value, verdict."""
+        return self.table.to_dataframe().reset_index()
+
     def band(self) -> EcdfBand:
         """The simultaneous band a quantity's ECDF must stay in.
 
@@ -250,11 +339,17 @@ class SBCResult:
         )
         parts = [head]
         if self.failures:
+            messages = {(f["status"], f.get("message", "")) for f in self.failures}
             first = self.failures[0]
-            parts.append(
-                f"{len(self.failures)} fit(s) failed (simulation {first['index']}: "
-                f"{first['status']}: {first.get('message', '')})"
-            )
+            said = f"{first['status']}: {first.get('message', '')}"
+            if len(messages) == 1:
+                every = "all" if not self.n_simulations else "each"
+                parts.append(f"{len(self.failures)} fit(s) failed, {every} with {said}")
+            else:
+                parts.append(
+                    f"{len(self.failures)} fit(s) failed ({len(messages)} different "
+                    f"errors; simulation {first['index']}: {said})"
+                )
         failing = self.failing()
         if failing:
             shown = ", ".join(

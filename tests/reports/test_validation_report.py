@@ -1,6 +1,7 @@
 """``zoo validate --report``: the battery, agreement tables and SBC ECDFs in one page."""
 
 import json
+from html import escape as html_escape
 
 from tests.support.report_pages import check_page
 from zoo.cli import main
@@ -16,8 +17,18 @@ def test_validate_report_shows_the_battery_and_the_sbc_band(tmp_path, capsys):
     assert status == 1 and result["verdict"] == "fail"
     page = check_page(html / "index.html")
     text = (html / "index.html").read_text()
-    assert len(page.images) == 1  # the SBC ECDF-difference figure
+    # The SBC ECDF-difference figure, and the failing quantities of each exact data set
+    # over their exact densities.
+    exact = next(check for check in result["checks"] if check["check"] == "exact")
+    problems = {finding["problem"] for finding in exact["findings"]}
+    images = {image["src"] for image in page.images}
+    assert len(images) == 1 + len(problems)
+    assert {f"exact-{problem}.png" for problem in problems} <= images
     assert "Simulation-based calibration" in text and "Agreement with exact posteriors" in text
+    # Every finding is in the report with its numbers, not only the first few.
+    first = exact["findings"][0]
+    assert f"exact: {len(exact['findings'])} finding(s)" in text
+    assert html_escape(first["quantity"]) in text and html_escape(first["statistic"]) in text
     assert '<span class="v disagree">fail</span>' in text  # fail coloured like disagree
     assert "row-disagree" in page.rows
 

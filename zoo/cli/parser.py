@@ -130,6 +130,13 @@ def _add_validate(commands) -> None:
         help="comma-separated names of the model's validation problems (with --model, its "
         "data sets) for the exact and nuts checks (default: all)",
     )
+    parser.add_argument(
+        "--sbc-prior",
+        metavar="PROBLEM",
+        help="draw SBC's (and the kernel checks') parameters from the prior of this "
+        "validation problem, for a sampler written for one kind of prior (default: the "
+        "prior the chosen --problems share, else the model's simulation prior)",
+    )
     parser.add_argument("--draws", type=int, default=DRAWS, help="draws per chain, exact check")
     parser.add_argument("--chains", type=int, default=CHAINS, help="chains, exact check")
     parser.add_argument("--simulations", type=int, default=SIMULATIONS, help="SBC simulations")

@@ -19,6 +19,7 @@ from zoo.registry import get, names
 from zoo.reports.validation_report import validation_report
 from zoo.sampling.progress import TaskProgress
 from zoo.validation import validate
+from zoo.validation.results import finding_cells
 
 __all__ = ["run"]
 
@@ -60,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
         return refuse(str(error))
     if args.problems:
         options["problems"] = [p.strip() for p in args.problems.split(",") if p.strip()]
+    if args.sbc_prior:
+        options["sbc_prior"] = args.sbc_prior
     if args.checks:
         options["checks"] = tuple(c.strip() for c in args.checks.split(",") if c.strip())
 
@@ -115,14 +118,19 @@ def _jsonable(value):
     return str(value)
 
 
+#: Findings shown per data set in the terminal; --json and --report list them all.
+_SHOWN = 8
+
+
 def _print(result) -> None:
     out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     table = Table(
         title=f"{escape(result.model)}: {escape(result.sampler)}",
         caption=f"family-wise false-alarm rate {result.alpha:g}, split over the checks",
     )
-    for column in ("check", "verdict", "alpha", "seconds", "what was found"):
-        table.add_column(column, overflow="fold")
+    for column in ("check", "verdict", "alpha", "seconds"):
+        table.add_column(column, justify="right" if column in ("alpha", "seconds") else "left")
+    table.add_column("what was found", overflow="fold", justify="left")
     for check in result.checks:
         style = _STYLE.get(check.verdict, "")
         table.add_row(
@@ -130,11 +138,64 @@ def _print(result) -> None:
             f"[{style}]{check.verdict}[/]",
             f"{check.alpha:.2g}",
             f"{check.seconds:.1f}",
-            escape(check.summary),
+            escape(check.brief),
         )
     out.print(table)
+    for check in result.checks:
+        if check.findings:
+            out.print(_findings_table(check))
     style = _STYLE.get(result.verdict, "")
     out.print(f"verdict: [{style}]{result.verdict.upper()}[/]")
+
+
+def _findings_table(check) -> Table:
+    """What a check found, per data set, at most ``_SHOWN`` rows each.
+
+    A failing quantity shows its statistic, estimate against reference, MCSE and z; an
+    unjudged one the gate it did not pass and the draws per chain that would clear it.
+    Columns that would be empty throughout are left out.
+    """
+    findings = check.findings
+    per_problem = any(f.problem for f in findings)
+    judged = any(f.verdict == "fail" and not f.message for f in findings)
+    unjudged = any(f.verdict == "inconclusive" for f in findings)
+    table = Table(title=f"{check.name}: {check.verdict}", title_justify="left")
+    if per_problem:
+        table.add_column("data set", overflow="fold")
+    stated = any(f.statistic for f in findings)
+    table.add_column("quantity", overflow="fold")
+    if stated:
+        table.add_column("statistic")
+    if judged:
+        for column in ("estimate", "reference", "MCSE", "z", "Holm p"):
+            table.add_column(column, justify="right")
+    noted = unjudged or any(f.message for f in findings)
+    if noted:
+        table.add_column("why not judged" if unjudged else "what happened", overflow="fold")
+    groups: dict[str, list] = {}
+    for finding in findings:
+        groups.setdefault(finding.problem, []).append(finding)
+    for problem, group in groups.items():
+        rows = [_finding_row(f, judged, stated) for f in group[:_SHOWN]]
+        if len(group) > _SHOWN:
+            more = f"[dim]and {len(group) - _SHOWN} more (--json or --report lists all)[/]"
+            rows.append([more] + [""] * (len(rows[0]) - 1))
+        for row in rows:
+            table.add_row(
+                *([escape(problem)] if per_problem else []), *row[: len(row) - (not noted)]
+            )
+    return table
+
+
+def _finding_row(f, judged: bool, stated: bool) -> list[str]:
+    """One finding's cells after the data set: quantity, statistic, numbers, note."""
+    cells = finding_cells(f)
+    numbers = [escape(cells[key]) for key in ("estimate", "reference", "mcse", "z", "p_adjusted")]
+    note = escape(cells["note"])
+    if note:
+        note = f"[{'red' if f.message else 'yellow'}]{note}[/]"
+    statistic = [escape(f.statistic)] if stated else []
+    return [escape(f.quantity), *statistic, *(numbers if judged else []), note]
 
 
 class _SimulationProgress:

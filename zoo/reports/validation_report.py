@@ -1,13 +1,19 @@
-"""The report of ``zoo validate --report DIR``: the battery, its agreement tables, SBC.
+"""The report of ``zoo validate --report DIR``: the battery, what each check found, why.
 
-Built with :class:`zoo.diagnostics.report.Report`: a summary of the checks, one table
-per exact-agreement problem (failing quantities highlighted), and the simulation-based
-calibration as ECDF differences of the normalised ranks in their simultaneous band.
+Built with :class:`zoo.diagnostics.report.Report`: a summary of the checks (what ran and
+how many quantities failed per data set); per check, every finding (statistic, estimate
+against the reference value, MCSE, z, Holm p; or the gate not passed and the draws that
+would clear it); for the exact and nuts checks, the sampler's posterior of the failing
+quantities over the exact density (or over NUTS's draws) and one table per data set;
+the simulation-based calibration as ECDF differences of the normalised ranks in their
+simultaneous band.
 """
 
 from __future__ import annotations
 
-from zoo.diagnostics.report import Report, Table
+from zoo.diagnostics.figures import posterior_figure, quantities
+from zoo.diagnostics.report import Report, ReportFigure, Table
+from zoo.validation.results import finding_cells
 
 __all__ = ["validation_report"]
 
@@ -64,6 +70,69 @@ def _kernel_check_table(result) -> Table:
     )
 
 
+#: Failing quantities drawn per data set (the findings table lists them all).
+_FIGURE_QUANTITIES = 8
+
+
+_FINDING_COLUMNS = (
+    "data set",
+    "quantity",
+    "statistic",
+    "estimate",
+    "reference",
+    "MCSE",
+    "z",
+    "Holm p",
+    "note",
+)
+_NUMBER_CELLS = ("estimate", "reference", "mcse", "z", "p_adjusted")
+
+
+def _findings_table(check) -> Table:
+    """Every finding of a check: one row each, failing first."""
+    rows = []
+    for f in check.findings:
+        cells = finding_cells(f)
+        numbers = [cells[key] for key in _NUMBER_CELLS]
+        rows.append([f.problem, f.quantity, f.statistic, *numbers, cells["note"]])
+    return Table(
+        _FINDING_COLUMNS,
+        rows,
+        status=[f.verdict for f in check.findings],
+        caption=f"{check.name}: {len(rows)} finding(s)",
+    )
+
+
+def _failing_figures(check) -> list[ReportFigure]:
+    """Per data set, the failing quantities' posterior over the exact density (or NUTS)."""
+    figures = []
+    for problem, kept in check.draws.items():
+        engines, reference = kept["engines"], kept["reference"]
+        first = next(iter(engines.values()))
+        by_label = {
+            q.label: q
+            for qs in quantities(first["posterior"].to_dataset(), reference).values()
+            for q in qs
+        }
+        chosen = [
+            by_label[f.quantity]
+            for f in check.findings
+            if f.problem == problem and f.verdict == "fail" and f.quantity in by_label
+        ][:_FIGURE_QUANTITIES]
+        if not chosen:
+            continue
+        against = "the exact density (dashed)" if reference is not None else "PyMC's NUTS"
+        figures.append(
+            ReportFigure(
+                posterior_figure(engines, chosen, reference, title=f"{problem}: failing"),
+                name=f"{check.name}-{problem}",
+                caption=f"{problem}: the sampler's draws of the failing quantities "
+                f"(the first {len(chosen)}, most significant first) against {against}.",
+            )
+        )
+    return figures
+
+
 #: Checks whose details are one agreement table per data set, and their section titles.
 _AGREEMENT_SECTIONS = {
     "exact": "Agreement with exact posteriors",
@@ -94,7 +163,7 @@ def validation_report(result, *, title: str | None = None) -> Report:
     summary = Table(
         ["check", "verdict", "alpha", "seconds", "what was found"],
         [
-            [c.name, c.verdict, f"{c.alpha:.2g}", f"{c.seconds:.1f}", c.summary]
+            [c.name, c.verdict, f"{c.alpha:.2g}", f"{c.seconds:.1f}", c.brief]
             for c in result.checks
         ],
         status=[c.verdict for c in result.checks],
@@ -102,24 +171,26 @@ def validation_report(result, *, title: str | None = None) -> Report:
     report.add_section("Summary", table=summary, status=result.verdict)
     for check in result.checks:
         details = check.details
+        found = [_findings_table(check)] if check.findings else []
+        head = check.head or check.summary
         if check.name in _AGREEMENT_SECTIONS and isinstance(details, dict):
             tables = [
                 _agreement_table(name, value)
                 for name, value in details.items()
                 if hasattr(value, "quantities")
             ]
-            notes = [
-                f"{name}: {value}" for name, value in details.items() if isinstance(value, str)
-            ]
             report.add_section(
                 _AGREEMENT_SECTIONS[check.name],
-                text=[check.summary, *notes],
-                table=tables,
+                text=head,
+                table=found + tables,
+                figures=_failing_figures(check),
                 status=check.verdict,
             )
         elif check.name == "sbc" and getattr(details, "ranks", None) is not None:
             if details.ranks.size == 0:
-                report.add_section("Simulation-based calibration", text=check.summary)
+                report.add_section(
+                    "Simulation-based calibration", text=head, table=found, status=check.verdict
+                )
                 continue
             band = details.band()
             section = report.add_sbc_section(
@@ -130,19 +201,20 @@ def validation_report(result, *, title: str | None = None) -> Report:
                 lower=band.lower,
                 upper=band.upper,
                 quantities=details.quantities,
-                text=f"{check.summary}. The grey band is simultaneous at "
+                text=f"{head}. The grey band is simultaneous at "
                 f"{band.level:.3g} for each quantity (Bonferroni over the quantities: the "
                 "band of Holm's strictest step).",
             )
+            section.tables.extend(found)
             section.status = check.verdict
         elif check.name in _KERNEL_SECTIONS and hasattr(details, "table"):
             heading, explanation = _KERNEL_SECTIONS[check.name]
             report.add_section(
                 heading,
-                text=[check.summary, explanation],
-                table=_kernel_check_table(details),
+                text=[head, explanation],
+                table=[*found, _kernel_check_table(details)],
                 status=check.verdict,
             )
         else:
-            report.add_section(check.name, text=check.summary, status=check.verdict)
+            report.add_section(check.name, text=head, table=found, status=check.verdict)
     return report

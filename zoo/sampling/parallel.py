@@ -11,20 +11,48 @@ nanny. The fit is reported as timed out; the run goes on.
 
 ``workers=0`` runs the fits one after the other in this process (no timeout: nothing can
 stop code that holds the GIL from inside the process); useful for debugging.
+
+Worker processes are started by ``spawn``, which imports the caller's ``__main__``
+module again in each of them: a script that calls ``zoo.validate`` at its top level,
+without an ``if __name__ == "__main__":`` guard, would call it again in every worker
+(Python's multiprocessing guide, "Safe importing of main module"). Such a call is seen
+here from the stack and the script's source, and runs in this process instead, with a
+one-line :class:`InProcessWarning` saying what to add. A notebook has no script to
+import and keeps its cluster.
 """
 
 from __future__ import annotations
 
+import ast
+import inspect
 import logging
 import os
+import sys
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from zoo.core.arguments import as_int, as_positive_scalar
 
-__all__ = ["FitPool", "Outcome", "Task", "default_workers", "run_tasks"]
+__all__ = [
+    "FitPool",
+    "InProcessWarning",
+    "Outcome",
+    "Task",
+    "default_workers",
+    "run_tasks",
+    "unguarded_script_call",
+]
+
+
+#: The zoo package's folder: frames in it are not the user's.
+_ZOO_SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class InProcessWarning(UserWarning):
+    """Fits run in this process because worker processes could not be started safely."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +136,19 @@ class FitPool:
         return self.scheduler is None and self.workers == 0
 
     def __enter__(self) -> FitPool:
+        if self.scheduler is None and self.workers != 0:
+            line = unguarded_script_call()
+            if line is not None:
+                warnings.warn(
+                    "called at the top level of a script without an "
+                    '`if __name__ == "__main__":` guard, which worker processes need: '
+                    "running the fits in this process, one at a time and without a "
+                    "timeout; put the call under that guard to run them in parallel",
+                    InProcessWarning,
+                    # Said at the user's line, not at the zoo's.
+                    skip_file_prefixes=(_ZOO_SOURCE,),
+                )
+                self.workers = 0
         if self.in_process:
             return self
         # deferred: distributed takes about 1 s to import; workers=0 runs without it
@@ -143,6 +184,59 @@ class FitPool:
         if self._client is None:
             raise RuntimeError("FitPool.run: use the pool as a context manager (with ...)")
         yield from _run_on_dask(self._client, tasks, self.timeout)
+
+
+def unguarded_script_call() -> str | None:
+    """``file:line`` of a call on the stack from a script's unguarded top level, or None.
+
+    That is a frame running the module-level code of ``__main__`` (a script, or ``python
+    -m``) at a line outside every top-level ``if __name__ == "__main__":`` block. Spawned
+    worker processes import ``__main__`` again, and would run that line again.
+    """
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or path is None:
+        return None  # an interactive session or a notebook: nothing to import again
+    frame = inspect.currentframe()
+    try:
+        while frame is not None:
+            if frame.f_code.co_name == "<module>" and frame.f_globals is vars(main):
+                line = frame.f_lineno
+                if not any(first <= line <= last for first, last in _guarded_lines(path)):
+                    return f"{os.path.basename(path)}:{line}"
+                return None
+            frame = frame.f_back
+    finally:
+        del frame  # a frame held in a local keeps every frame above it alive
+    return None
+
+
+def _guarded_lines(path: str) -> list[tuple[int, int]]:
+    """Line spans of the top-level ``if __name__ == "__main__":`` blocks of a script."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        # Unreadable source: assume the guard is there (the old behaviour) rather than
+        # silently lose parallelism.
+        return [(0, sys.maxsize)]
+    spans = []
+    for node in tree.body:
+        if isinstance(node, ast.If) and _is_main_test(node.test):
+            spans.append((node.lineno, node.end_lineno or node.lineno))
+    return spans
+
+
+def _is_main_test(test: ast.expr) -> bool:
+    """``__name__ == "__main__"``, either way round."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    if not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+    constants = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
+    return len(names) == 1 and len(constants) == 1
 
 
 def run_tasks(

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+import numpy as np
+
 from zoo.core.arguments import as_int, as_probability, as_seed
 from zoo.core.contract import Kernel, Model
 from zoo.core.defaults import (
@@ -51,7 +53,7 @@ from zoo.validation.geweke_check import GEWEKE
 from zoo.validation.invariance_check import INVARIANCE
 from zoo.validation.nuts_check import NUTS
 from zoo.validation.plan import Check, Plan
-from zoo.validation.problem_selection import Problem, choose_problems
+from zoo.validation.problem_selection import Problem, choose_problems, model_problems
 from zoo.validation.reference_cache import exact_reference
 from zoo.validation.results import ValidationResult
 from zoo.validation.sampler_output import NonFiniteDraws, SamplerOutputError
@@ -145,6 +147,73 @@ def _checked_setup(model: Model, sbc_setup):
     return (sbc_setup[0], dict(sbc_setup[1]))
 
 
+def _simulation_sizes(model: Model, field: str) -> dict:
+    if model.simulation_setup is None:
+        raise ValueError(
+            f"{field}: {model.name!r} has no simulation_setup to take SBC's sizes from; "
+            "give sbc_setup=(prior, sizes)"
+        )
+    return dict(model.simulation_setup()[1])
+
+
+def _simulable(model: Model, prior, size: dict) -> bool:
+    """Whether ``simulate`` accepts ``prior`` (a proper prior): one throwaway draw."""
+    try:
+        model.simulate(prior, np.random.default_rng(0), **size)
+    except (ValueError, TypeError, ArithmeticError):
+        return False
+    return True
+
+
+def _sbc_setup(model: Model, sbc_setup, sbc_prior, problems, chosen, specified):
+    """The prior SBC (and the kernel checks) draw from, and where it came from.
+
+    In order: ``sbc_setup``; ``sbc_prior`` (a validation problem's name or a Prior) with
+    the model's simulation sizes; the one prior shared by the problems the caller chose,
+    when it is proper (a sampler written for fixed hyperparameters, validated on the
+    fixed-prior problems, is calibrated under that kind of prior too); else the model's
+    own ``simulation_setup``.
+    """
+    if sbc_setup is not None and sbc_prior is not None:
+        raise ValueError("sbc_prior: give sbc_prior or sbc_setup, not both")
+    if sbc_prior is not None and specified:
+        raise ValueError("sbc_prior: a PyMC model's prior is its graph; it has no other")
+    if sbc_setup is not None:
+        return _checked_setup(model, sbc_setup), "sbc_setup"
+    if sbc_prior is not None:
+        size = _simulation_sizes(model, "sbc_prior")
+        if isinstance(sbc_prior, str):
+            by_name = {p.name: p for p in model_problems(model)}
+            if sbc_prior not in by_name:
+                raise ValueError(
+                    f"sbc_prior: {model.name} has no validation problem {sbc_prior!r}; "
+                    f"known: {', '.join(by_name)}"
+                )
+            prior, source = by_name[sbc_prior].prior, f"the prior of {sbc_prior}"
+        elif isinstance(sbc_prior, model.Prior):
+            prior, source = sbc_prior, "sbc_prior"
+        else:
+            raise ValueError(
+                f"sbc_prior: expected a validation problem's name or a {model.name} Prior, "
+                f"got {sbc_prior!r:.80}"
+            )
+        if not _simulable(model, prior, size):
+            raise ValueError(
+                f"sbc_prior: cannot simulate from {source} ({prior!r:.80}): SBC needs a "
+                "proper prior"
+            )
+        return (prior, size), source
+    if chosen is not None and not specified and model.simulation_setup is not None:
+        priors = {repr(problem.prior): problem.prior for problem in problems}
+        default_prior, size = model.simulation_setup()
+        if len(priors) == 1 and repr(default_prior) not in priors:
+            (prior,) = priors.values()
+            if _simulable(model, prior, dict(size)):
+                names = ", ".join(problem.name for problem in problems)
+                return (prior, dict(size)), f"the prior of {names}"
+    return None, "the model's simulation prior"
+
+
 def validate(
     model,
     sampler: Callable | None = None,
@@ -160,6 +229,7 @@ def validate(
     sbc_draws: int = SBC_DRAWS,
     sbc_chains: int = SBC_CHAINS,
     sbc_setup: tuple | None = None,
+    sbc_prior=None,
     problems: list | None = None,
     seed: int = 0,
     alpha: float = ALPHA,
@@ -209,10 +279,13 @@ def validate(
     simulations, sbc_draws, sbc_chains : int
         SBC: number of simulated data sets, and draws and chains per fit.
     sbc_setup : (prior, size), optional
-        The proper prior and ``simulate`` sizes for SBC (default:
-        ``model.simulation_setup()``). A sampler written for one kind of prior only
-        (say fixed hyperparameters) is validated under that kind with this and
-        ``problems``.
+        The proper prior and ``simulate`` sizes for SBC and the kernel checks.
+    sbc_prior : str or Prior, optional
+        The prior SBC and the kernel checks draw from, with the model's simulation
+        sizes: a validation problem's name (``--sbc-prior``) or a Prior. Default: the
+        one prior shared by the ``problems`` chosen, when it is proper; else
+        ``model.simulation_setup()``. A sampler written for one kind of prior only (say
+        fixed hyperparameters) is validated under that kind by choosing its problems.
     problems : list of (name, data, prior) or of str, optional
         Data sets of the exact check: the model's ``validation_problems`` (default), a
         selection of them by name, or your own (with exact references).
@@ -276,7 +349,11 @@ def validate(
     }
     seed = as_seed("seed", seed)
     tested = SamplerUnderTest(model, engine, kernel, fault, sampler)
+    chosen_problems = problems
     problems = tuple(choose_problems(model, problems))
+    setup, sbc_source = _sbc_setup(
+        model, sbc_setup, sbc_prior, problems, chosen_problems, specified
+    )
     # A user's model: its references are derived here, once, when the exact check may
     # run (by default it runs only where they exist).
     wants_exact = checks is None or "exact" in ((checks,) if isinstance(checks, str) else checks)
@@ -287,13 +364,20 @@ def validate(
     plan = Plan(
         tested=tested,
         problems=problems,
-        sbc_setup=_checked_setup(model, sbc_setup),
+        sbc_setup=setup,
+        sbc_source=sbc_source,
         seed=seed,
         store=store,
         on_simulation=on_simulation,
         **counts,
     )
-    settings = {**counts, "seed": seed, "timeout": timeout, "checks": [c.name for c in chosen]}
+    settings = {
+        **counts,
+        "seed": seed,
+        "timeout": timeout,
+        "checks": [c.name for c in chosen],
+        "sbc_prior": sbc_source,
+    }
     result = ValidationResult(model.name, tested.label, alpha, settings=settings)
     share = alpha / len(chosen)
     say = status or (lambda message: None)

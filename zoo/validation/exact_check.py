@@ -13,10 +13,17 @@ import time
 
 from zoo.core import streams
 from zoo.diagnostics.agreement import agreement
+from zoo.diagnostics.findings import Finding
 from zoo.sampling.parallel import FitPool, Task
 from zoo.validation.plan import Check, Plan
 from zoo.validation.reference_cache import exact_reference
-from zoo.validation.results import CheckOutcome, agreement_verdict, worst_verdict
+from zoo.validation.results import (
+    CheckOutcome,
+    agreement_verdict,
+    failing_draws,
+    summarise,
+    worst_verdict,
+)
 from zoo.validation.sampler_under_test import fit_task
 
 __all__ = ["EXACT"]
@@ -44,13 +51,13 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
     ]
     outcomes = {outcome.key: outcome for outcome in pool.run(tasks)}
     share = alpha / len(plan.problems)
-    results, failing, notes, verdicts = {}, [], [], []
+    results, findings, notes, verdicts, kept = {}, [], [], [], {}
     for index, problem in enumerate(plan.problems):
         name = problem.name
         outcome = outcomes[f"exact-{index}"]
         if outcome.status != "ok":
             verdicts.append("fail")
-            failing.append(f"{name}: {outcome.status}: {outcome.message}")
+            findings.append(_fit_failed(name, outcome))
             results[name] = f"{outcome.status}: {outcome.message}"
             continue
         reference = exact_reference(model, problem)
@@ -62,18 +69,33 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         judged = [n for n in model.comparable_variables(problem.prior) if n in reference.marginals]
         result = agreement(outcome.value, reference, var_names=judged, alpha=share)
         results[name] = result
-        verdict, failed = agreement_verdict(name, result)
+        verdict, found = agreement_verdict(name, result)
         verdicts.append(verdict)
-        failing.extend(failed)
+        findings.extend(found)
+        tree = failing_draws(outcome.value, found, name)
+        if tree is not None:
+            kept[name] = {"engines": {"sampler": tree}, "reference": reference}
     verdict = worst_verdict(verdicts) if verdicts else "inconclusive"
-    summary = f"{len(plan.problems)} data set(s) ({', '.join(p.name for p in plan.problems)})"
-    if failing:
-        summary += "; " + "; ".join(failing[:5])
-    if notes:
-        summary += "; " + "; ".join(notes)
-    return CheckOutcome(
-        "exact", verdict, summary, failing, alpha, results, time.perf_counter() - started
+    head = (
+        f"{len(plan.problems)} data set(s) ({', '.join(p.name for p in plan.problems)}), "
+        f"{plan.chains} x {plan.draws} draws each"
     )
+    return CheckOutcome(
+        "exact",
+        verdict,
+        summarise(head, findings, notes),
+        alpha,
+        findings,
+        results,
+        time.perf_counter() - started,
+        head,
+        kept,
+    )
+
+
+def _fit_failed(problem: str, outcome) -> Finding:
+    """A fit that raised, timed out or returned bad output, as a finding."""
+    return Finding("fit", "fail", problem=problem, message=f"{outcome.status}: {outcome.message}")
 
 
 EXACT = Check("exact", run)

@@ -10,9 +10,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from zoo.diagnostics.findings import Finding
 from zoo.sampling.parallel import FitPool, Task
 from zoo.validation.plan import Check, Plan
-from zoo.validation.results import CheckOutcome
+from zoo.validation.results import CheckOutcome, summarise
 from zoo.validation.sampler_under_test import SamplerUnderTest
 
 __all__ = ["kernel_check"]
@@ -46,24 +47,29 @@ def kernel_check(name: str, diagnostic: Callable) -> Check:
         (outcome,) = pool.run([task])
         if outcome.status != "ok":
             hint = _STATE_HINT if outcome.status == "error" else ""
+            said = f"{outcome.status}: {outcome.message}{hint}"
+            finding = Finding("kernel", "fail", message=said)
             return CheckOutcome(
                 name,
                 "fail",
-                f"{outcome.status}: {outcome.message}{hint}",
-                [name],
+                finding.describe(),
                 alpha,
+                [finding],
                 seconds=time.perf_counter() - started,
             )
         result = outcome.value
-        summary = str(result).splitlines()[0]
+        t = result.table
+        head = f"{t.sizes['test']} test functions, {t.attrs['settings']}"
+        findings = result.findings()
         return CheckOutcome(
             name,
             result.verdict,
-            summary,
-            list(result.failing()),
+            summarise(head, findings),
             alpha,
+            findings,
             result,
             time.perf_counter() - started,
+            head,
         )
 
     return Check(name, run, needs_kernel=True)

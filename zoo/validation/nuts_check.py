@@ -27,10 +27,17 @@ import numpy as np
 
 from zoo.core import streams
 from zoo.diagnostics.agreement import compare
+from zoo.diagnostics.findings import Finding
 from zoo.sampling.driver import sample
 from zoo.sampling.parallel import FitPool, Task
 from zoo.validation.plan import Check, Plan
-from zoo.validation.results import CheckOutcome, agreement_verdict, worst_verdict
+from zoo.validation.results import (
+    CheckOutcome,
+    agreement_verdict,
+    failing_draws,
+    summarise,
+    worst_verdict,
+)
 from zoo.validation.sampler_under_test import SamplerUnderTest, fit_task
 
 __all__ = ["ESS_MIN", "NUTS", "RHAT_MAX", "nuts_health"]
@@ -115,44 +122,69 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
             tasks.append(Task(f"nuts-{index}-{which}", function, arguments))
     outcomes = {outcome.key: outcome for outcome in pool.run(tasks)}
     share = alpha / len(plan.problems)
-    results, failing, notes, verdicts = {}, [], [], []
+    results, findings, verdicts, kept = {}, [], [], {}
     for index, problem in enumerate(plan.problems):
         name = problem.name
         tested, nuts = outcomes[f"nuts-{index}-tested"], outcomes[f"nuts-{index}-nuts"]
         if tested.status != "ok":
             verdicts.append("fail")
-            failing.append(f"{name}: {tested.status}: {tested.message}")
+            findings.append(
+                Finding("fit", "fail", problem=name, message=f"{tested.status}: {tested.message}")
+            )
             results[name] = f"{tested.status}: {tested.message}"
             continue
         if nuts.status != "ok":
             verdicts.append("inconclusive")
-            notes.append(f"{name}: NUTS {nuts.status}: {nuts.message}")
+            findings.append(
+                Finding(
+                    "NUTS fit",
+                    "inconclusive",
+                    problem=name,
+                    gate=f"NUTS {nuts.status}: {nuts.message}",
+                )
+            )
             results[name] = f"NUTS {nuts.status}: {nuts.message}"
             continue
         posterior, diverging = nuts.value
         unhealthy = nuts_health(posterior, diverging)
         if unhealthy:
             verdicts.append("inconclusive")
-            notes.append(f"{name}: NUTS is not a reference here ({'; '.join(unhealthy)})")
+            findings.append(
+                Finding(
+                    "NUTS fit",
+                    "inconclusive",
+                    problem=name,
+                    gate=f"NUTS is not a reference here: {'; '.join(unhealthy)}",
+                )
+            )
             results[name] = "NUTS unhealthy: " + "; ".join(unhealthy)
             continue
         judged = plan.tested.model.comparable_variables(problem.prior)
         result = compare(tested.value, posterior, var_names=judged, alpha=share)
         results[name] = result
-        verdict, failed = agreement_verdict(name, result)
+        verdict, found = agreement_verdict(name, result)
         verdicts.append(verdict)
-        failing.extend(failed)
+        found = [f._replace(against="NUTS") for f in found]
+        findings.extend(found)
+        mine = failing_draws(tested.value, found, name)
+        theirs = failing_draws(posterior, found, name)
+        if mine is not None and theirs is not None:
+            kept[name] = {"engines": {"sampler": mine, "NUTS": theirs}, "reference": None}
     verdict = worst_verdict(verdicts) if verdicts else "inconclusive"
-    summary = (
+    head = (
         f"{len(plan.problems)} data set(s) against PyMC NUTS "
         f"({plan.chains} x {plan.draws} draws each)"
     )
-    if failing:
-        summary += "; " + "; ".join(failing[:5])
-    if notes:
-        summary += "; " + "; ".join(notes)
     return CheckOutcome(
-        "nuts", verdict, summary, failing, alpha, results, time.perf_counter() - started
+        "nuts",
+        verdict,
+        summarise(head, findings),
+        alpha,
+        findings,
+        results,
+        time.perf_counter() - started,
+        head,
+        kept,
     )
 
 

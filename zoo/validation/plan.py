@@ -37,6 +37,8 @@ class Plan:
         ``simulation_setup()``); its prior also replaces the prior of the kernel checks.
     seed : int
         Root seed; each check draws from its own streams of :mod:`zoo.core.streams`.
+    sbc_source : str
+        Where the SBC prior came from (said in the check's summary).
     store : path, optional
         JSON-lines file of SBC results.
     on_simulation : callable, optional
@@ -52,6 +54,7 @@ class Plan:
     sbc_chains: int
     sbc_setup: tuple[Any, dict] | None
     seed: int
+    sbc_source: str = "the model's simulation prior"
     store: Any = None
     on_simulation: Callable[[int, int], None] | None = None
 

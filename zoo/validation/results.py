@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import html
+import math
 from dataclasses import dataclass, field
+
+import pandas as pd
+import xarray as xr
+
+from zoo.diagnostics.findings import Finding, findings_html
 
 __all__ = [
     "VERDICTS",
     "CheckOutcome",
     "ValidationResult",
     "agreement_verdict",
+    "failing_draws",
+    "finding_cells",
+    "summarise",
     "worst_verdict",
 ]
 
@@ -23,28 +33,56 @@ class CheckOutcome:
     Attributes
     ----------
     name : str
-        ``exact``, ``sbc``, ``geweke`` or ``invariance``.
+        ``exact``, ``nuts``, ``sbc``, ``geweke`` or ``invariance``.
     verdict : str
         ``pass``, ``fail`` or ``inconclusive``.
     summary : str
-        One line saying what was run and, on failure, which quantities failed.
-    failing : list of str
-        The failing quantities (or problems / fits), most significant first.
+        What was run and, per data set, how many quantities failed, the first of them,
+        and "and N more".
     alpha : float
         The false-alarm rate this check was run at.
+    findings : list of Finding
+        Every failing or unjudged quantity (or failed fit), most significant first, with
+        the statistic that decided it, estimate, reference value, MCSE and z, or the gate
+        not passed and the draws per chain that would clear it
+        (:class:`zoo.diagnostics.findings.Finding`).
     details : object
         The full result(s): AgreementResult per problem, SBCResult, KernelCheckResult.
     seconds : float
         Wall time of the check.
+    head : str
+        What was run (the start of ``summary``).
+    draws : dict
+        Per data set with failing quantities, the draws of their variables for the
+        report's figures: ``{"engines": {label: DataTree}, "reference": Reference or
+        None}``. Not part of ``to_dict()``.
     """
 
     name: str
     verdict: str
     summary: str
-    failing: list[str]
     alpha: float
+    findings: list[Finding] = field(default_factory=list)
     details: object = None
     seconds: float = 0.0
+    head: str = ""
+    draws: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def brief(self) -> str:
+        """What was run and how many findings per data set (``summary`` without them)."""
+        if not self.head:
+            return self.summary
+        counts = [
+            f"{problem + ': ' if problem else ''}{_count_text(group)}"
+            for problem, group in _by_problem(self.findings).items()
+        ]
+        return "; ".join([self.head, *counts])
+
+    @property
+    def failing(self) -> list[str]:
+        """The findings as short labels (``problem: quantity (verdict)``)."""
+        return [_label(f) for f in self.findings]
 
     def to_dict(self) -> dict:
         """JSON-ready form."""
@@ -57,10 +95,120 @@ class CheckOutcome:
             "verdict": self.verdict,
             "summary": self.summary,
             "failing": self.failing,
+            "findings": [f.to_dict() for f in self.findings],
+            "failing_per_problem": _counts(self.findings),
             "alpha": self.alpha,
             "seconds": self.seconds,
             "details": details,
         }
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """The findings, one row each (empty, with the columns, when none)."""
+        return pd.DataFrame([f.to_dict() for f in self.findings], columns=list(Finding._fields))
+
+    def __repr__(self) -> str:
+        return (
+            f"CheckOutcome(name={self.name!r}, verdict={self.verdict!r}, "
+            f"findings={len(self.findings)}, seconds={self.seconds:.1f})"
+        )
+
+    def _repr_html_(self) -> str:
+        head = (
+            f"{html.escape(self.name)}: <b>{self.verdict}</b> (alpha {self.alpha:.2g}, "
+            f"{self.seconds:.1f} s): {html.escape(self.summary)}"
+        )
+        return findings_html(head, self.findings)
+
+
+def finding_cells(finding: Finding) -> dict[str, str]:
+    """A finding as display strings: the one formatting of the terminal and the report.
+
+    Keys ``estimate``, ``reference`` (with what it is), ``mcse``, ``z``, ``p_adjusted``
+    (empty for a finding without numbers) and ``note`` (a failed fit's message, or the
+    gate not passed and the draws per chain that would clear it).
+    """
+    cells = dict.fromkeys(("estimate", "reference", "mcse", "z", "p_adjusted", "note"), "")
+    if finding.message:
+        cells["note"] = finding.message
+    elif finding.verdict == "inconclusive":
+        clear = (
+            f"; about {finding.draws_per_chain} draws per chain would clear it"
+            if finding.draws_per_chain
+            else ""
+        )
+        cells["note"] = finding.gate + clear
+    else:
+        cells.update(
+            estimate=_number(finding.estimate),
+            reference=f"{_number(finding.reference)} ({finding.against})",
+            mcse=_number(finding.mcse),
+            z=_number(finding.z, ".1f"),
+            p_adjusted=_number(finding.p_adjusted, ".2g"),
+        )
+    return cells
+
+
+def _number(value, spec: str = ".4g") -> str:
+    if value is None or not math.isfinite(value):
+        return "-"
+    return format(value, spec)
+
+
+def _label(finding: Finding) -> str:
+    where = f"{finding.problem}: " if finding.problem else ""
+    return f"{where}{finding.quantity} ({finding.verdict})"
+
+
+def _by_problem(findings) -> dict[str, list[Finding]]:
+    groups: dict[str, list[Finding]] = {}
+    for f in findings:
+        groups.setdefault(f.problem, []).append(f)
+    return groups
+
+
+def _count_text(group) -> str:
+    """``3 failing, 1 not judged`` (or the message of fits that failed alike)."""
+    failed = sum(f.verdict == "fail" for f in group)
+    unjudged = len(group) - failed
+    parts = [f"{failed} failing" if failed else "", f"{unjudged} not judged" if unjudged else ""]
+    return ", ".join(p for p in parts if p)
+
+
+def _counts(findings) -> dict[str, int]:
+    """Findings per data set (``""`` for a check that is not per data set)."""
+    counts: dict[str, int] = {}
+    for f in findings:
+        counts[f.problem] = counts.get(f.problem, 0) + 1
+    return counts
+
+
+def summarise(head: str, findings, notes=(), *, shown: int = 3) -> str:
+    """A check's one-line summary: ``head``, then per data set its count and first few.
+
+    ``problem: 30 not agreeing: theta[group=1]: mean 0.41 vs exact 0.35 (MCSE 0.004,
+    z 15.2); ...; and 27 more``. Findings with the same message (a fit that raised the
+    same error on every data set) are said once, with the data sets they hit.
+    """
+    parts = [head]
+    by_message: dict[str, list[str]] = {}
+    groups: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.message:
+            by_message.setdefault(f"{f.quantity}: {f.message}", []).append(f.problem)
+        else:
+            groups.setdefault(f.problem, []).append(f)
+    for message, problems in by_message.items():
+        named = [p for p in problems if p]
+        where = f"{', '.join(named)}: " if named else ""
+        parts.append(f"{where}{message}")
+    for problem, group in groups.items():
+        counted = _count_text(group)
+        lines = [g.describe().removeprefix(f"{problem}: ") for g in group[:shown]]
+        more = f"; and {len(group) - shown} more" if len(group) > shown else ""
+        where = f"{problem}: " if problem else ""
+        parts.append(f"{where}{counted}: " + "; ".join(lines) + more)
+    parts.extend(notes)
+    return "; ".join(parts)
 
 
 def _as_dict(value):
@@ -117,24 +265,74 @@ class ValidationResult:
             lines.append(f"  {check.name:<10} {check.verdict:<12} {check.summary}")
         return "\n".join(lines)
 
+    def __repr__(self) -> str:
+        checks = ", ".join(f"{c.name}={c.verdict}" for c in self.checks)
+        return (
+            f"ValidationResult(model={self.model!r}, sampler={self.sampler!r}, "
+            f"verdict={self.verdict!r}, {checks or 'no checks'})"
+        )
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            f"<tr><td>{html.escape(c.name)}</td><td><b>{c.verdict}</b></td>"
+            f"<td style='text-align:right'>{c.alpha:.2g}</td>"
+            f"<td style='text-align:right'>{c.seconds:.1f}</td>"
+            f"<td style='text-align:left'>{c._repr_html_()}</td></tr>"
+            for c in self.checks
+        )
+        return (
+            f"<div><p>{html.escape(self.model)}: {html.escape(self.sampler)}: "
+            f"<b>{self.verdict.upper()}</b> (family-wise false-alarm rate {self.alpha:g})</p>"
+            "<table><thead><tr><th>check</th><th>verdict</th><th>alpha</th><th>seconds</th>"
+            f"<th style='text-align:left'>what was found</th></tr></thead><tbody>{rows}"
+            "</tbody></table></div>"
+        )
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """Every finding of every check, one row each, with the check's name and verdict.
+
+        A check that passed contributes no row; ``[(c.name, c.verdict) for c in
+        result.checks]`` lists them all.
+        """
+        frames = [
+            check.to_dataframe().assign(check=check.name, check_verdict=check.verdict)
+            for check in self.checks
+            if check.findings
+        ]
+        columns = ["check", "check_verdict", *Finding._fields]
+        if not frames:
+            return pd.DataFrame(columns=columns)
+        return pd.concat(frames, ignore_index=True)[columns]
+
 
 def worst_verdict(verdicts) -> str:
     """The worst of ``verdicts`` (``fail`` over ``inconclusive`` over ``pass``)."""
     return max(verdicts, key=VERDICTS.index)
 
 
-def agreement_verdict(name: str, result) -> tuple[str, list[str]]:
-    """A check's verdict on one data set from an AgreementResult, and what failed.
+def agreement_verdict(name: str, result) -> tuple[str, list[Finding]]:
+    """A check's verdict on one data set from an AgreementResult, and its findings.
 
     ``agree`` passes, ``disagree`` fails, anything else (a gate not passed) is
-    inconclusive. The failing quantities are named ``"{name}: {element} ({verdict})"``,
-    disagreements first, then by adjusted p-value.
+    inconclusive. The findings are the result's, labelled with the data set ``name``.
     """
     verdict = {"agree": "pass", "disagree": "fail"}.get(result.verdict, "inconclusive")
     if result.verdict == "agree":
         return verdict, []
-    rows = sorted(
-        result.failing(), key=lambda q: (q["verdict"] != "disagree", q["min_p_adjusted"])
-    )
-    failing = [f"{name}: {q['element']} ({q['verdict']})" for q in rows]
-    return verdict, failing or [f"{name}: {result.verdict}"]
+    found = result.findings(problem=name)
+    return verdict, found or [
+        Finding("every quantity", verdict, problem=name, message=result.verdict)
+    ]
+
+
+def failing_draws(posterior, findings, problem: str) -> xr.DataTree | None:
+    """The variables of ``posterior`` that hold a failing quantity of ``problem``.
+
+    Kept for the report's posterior-over-exact figures; the other variables are
+    dropped so that a large model's draws are not all held to the end of the run.
+    """
+    variables = {f.quantity.split("[")[0] for f in findings if f.problem == problem}
+    variables &= {str(name) for name in posterior.data_vars}
+    if not variables:
+        return None
+    return xr.DataTree.from_dict({"posterior": posterior[sorted(variables)]})

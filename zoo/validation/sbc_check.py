@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import time
 
+from zoo.diagnostics.findings import Finding
 from zoo.diagnostics.sbc import sbc_result, simulation_ranks
 from zoo.sampling.parallel import FitPool, Task
 from zoo.specification.adapter import model_digest
 from zoo.validation.plan import Check, Plan
 from zoo.validation.result_store import ResultStore
-from zoo.validation.results import CheckOutcome
+from zoo.validation.results import CheckOutcome, summarise
 from zoo.validation.sampler_under_test import SamplerUnderTest
 from zoo.validation.source_digest import source_digest
 
@@ -60,8 +61,9 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
     started = time.perf_counter()
     model = plan.tested.model
     if plan.sbc_setup is None and model.simulation_setup is None:
+        why = "the model has no simulation_setup (a proper prior)"
         return CheckOutcome(
-            "sbc", "inconclusive", "the model has no simulation_setup (a proper prior)", [], alpha
+            "sbc", "inconclusive", why, alpha, [Finding("prior", "inconclusive", gate=why)]
         )
     prior, size = plan.sbc_setup if plan.sbc_setup is not None else model.simulation_setup()
     settings = _store_settings(plan, prior, size)
@@ -92,14 +94,40 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
     records = [r for r in results.records.values() if r["index"] < total]
     result = sbc_result(records, alpha=alpha, settings=settings)
     result.seconds = time.perf_counter() - started
+    findings = result.findings()
+    head = (
+        f"{result.n_simulations} of {total} simulations, {len(result.quantities)} quantities, "
+        f"{plan.sbc_chains} x {plan.sbc_draws} draws per fit, under {plan.sbc_source}"
+    )
+    notes = []
+    if result.failures and not result.n_simulations:
+        notes.append(_every_fit_failed(plan, prior))
     return CheckOutcome(
         "sbc",
         result.verdict,
-        result.summary(),
-        result.failing() or [f"simulation {f['index']}: {f['status']}" for f in result.failures],
+        summarise(head, findings, notes),
         alpha,
+        findings,
         result,
         result.seconds,
+        head,
+    )
+
+
+def _every_fit_failed(plan: Plan, prior) -> str:
+    """What to change when no SBC fit succeeded: usually the prior SBC draws from."""
+    model = plan.tested.model
+    problems = getattr(model, "validation_problems", None)
+    names = [name for name, _, _ in problems()] if problems is not None else []
+    if not names or model.location is None:
+        return (
+            "every fit failed: run the sampler on one simulated data set by hand "
+            "(model.simulate) to see why"
+        )
+    return (
+        f"every fit failed under the prior SBC draws from ({prior!r:.100}): a sampler "
+        "written for another kind of prior is checked under that kind with --sbc-prior "
+        f"PROBLEM (the prior of one of {', '.join(names)}), or sbc_prior= in Python"
     )
 
 

@@ -1,0 +1,177 @@
+"""What a check found, one quantity at a time, with the numbers behind the verdict.
+
+Every result of the diagnostics (:class:`~zoo.diagnostics.result.AgreementResult`,
+:class:`~zoo.diagnostics.sbc.SBCResult`,
+:class:`~zoo.diagnostics.kernel_result.KernelCheckResult`) lists its failing and
+unjudged quantities as :class:`Finding` records: the statistic that failed, the estimate
+against the reference value with its Monte Carlo standard error and z, and, for a
+quantity whose draws were too few or too dependent to judge, the gate that stopped it
+and the draws per chain that would clear it.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+__all__ = ["Finding", "draws_to_clear", "findings_html", "gate_failures"]
+
+
+def _fmt(value: float) -> str:
+    if value is None or not math.isfinite(value):
+        return "-"
+    return f"{value:.4g}"
+
+
+class Finding(NamedTuple):
+    """One quantity a check failed or could not judge.
+
+    Attributes
+    ----------
+    quantity : str
+        The scalar quantity (``theta[group=3]``), test function or simulation.
+    verdict : str
+        ``fail`` or ``inconclusive``.
+    statistic : str
+        The test that decided (``mean``, ``sd``, ``P(x<=q0.05)``, ``ks``, ``rank
+        uniformity``, a Geweke part); empty for a fit that raised.
+    estimate, reference : float
+        The sampler's value and the value it is tested against (exact, the other
+        sample's, or expected).
+    mcse, reference_mcse : float
+        Their Monte Carlo standard errors (``reference_mcse`` 0 for an exact value).
+    z : float
+        The standardised difference the test rests on (NaN for KS).
+    p_adjusted : float
+        Holm-adjusted p-value within its check.
+    against : str
+        What ``reference`` is: ``exact``, ``NUTS``, ``uniform``, ``expected``.
+    gate : str
+        For ``inconclusive``: the gate not passed (``bulk ESS 212 < 400``).
+    draws_per_chain : int or None
+        For ``inconclusive``: draws per chain that would clear the gate at the ESS per
+        draw measured here (None when more draws would not: chains that disagree).
+    problem : str
+        The data set, when the check runs on several.
+    message : str
+        A fit that raised, timed out or returned bad output: what it said.
+    """
+
+    quantity: str
+    verdict: str
+    statistic: str = ""
+    estimate: float = math.nan
+    reference: float = math.nan
+    mcse: float = math.nan
+    z: float = math.nan
+    p_adjusted: float = math.nan
+    against: str = "exact"
+    reference_mcse: float = 0.0
+    gate: str = ""
+    draws_per_chain: int | None = None
+    problem: str = ""
+    message: str = ""
+
+    def describe(self) -> str:
+        """One line: the quantity, the statistic, estimate against reference, MCSE, z."""
+        where = f"{self.problem}: " if self.problem else ""
+        if self.message:
+            return f"{where}{self.quantity}: {self.message}"
+        if self.verdict == "inconclusive":
+            clear = (
+                f"; about {self.draws_per_chain} draws per chain would clear it"
+                if self.draws_per_chain
+                else ""
+            )
+            return f"{where}{self.quantity}: not judged ({self.gate}{clear})"
+        if self.statistic == "ks":
+            return (
+                f"{where}{self.quantity}: ks D = {_fmt(self.estimate)} "
+                f"(Holm p {self.p_adjusted:.2g})"
+            )
+        mcse = _fmt(self.mcse)
+        if self.reference_mcse:
+            mcse += f" and {_fmt(self.reference_mcse)}"
+        return (
+            f"{where}{self.quantity}: {self.statistic} {_fmt(self.estimate)} vs "
+            f"{self.against} {_fmt(self.reference)} (MCSE {mcse}, z {self.z:.1f})"
+        )
+
+    def to_dict(self) -> dict:
+        """JSON-ready form (non-finite numbers as None)."""
+        out = {}
+        for key, value in self._asdict().items():
+            if isinstance(value, float) and not math.isfinite(value):
+                value = None
+            out[key] = value
+        return out
+
+
+def gate_failures(rhat: float, ess_bulk: float, ess_tail: float, rhat_max, ess_min) -> str:
+    """The gates a quantity did not pass, as text (``R-hat 1.03 > 1.01, bulk ESS 212 < 400``)."""
+    failed = []
+    if not rhat <= rhat_max:
+        failed.append(f"R-hat {rhat:.4f} > {rhat_max:g}")
+    if not ess_bulk >= ess_min:
+        failed.append(f"bulk ESS {ess_bulk:.0f} < {ess_min:g}")
+    if not ess_tail >= ess_min:
+        failed.append(f"tail ESS {ess_tail:.0f} < {ess_min:g}")
+    return ", ".join(failed)
+
+
+#: An R-hat whose excess ``R-hat^2 - 1`` is more than this many times what the ESS
+#: explains (``chains / ESS``) is taken for chains that disagree (a stuck chain, a mode
+#: each), which more draws do not mend.
+_RHAT_EXCESS_FACTOR = 4.0
+
+
+def draws_to_clear(
+    rhat: float,
+    ess_bulk: float,
+    ess_tail: float,
+    *,
+    chains: int,
+    draws: int,
+    rhat_max: float,
+    ess_min: float,
+) -> int | None:
+    """Draws per chain at which the gates would pass, at the mixing measured.
+
+    ESS grows in proportion to the draws of a chain that has reached its stationary
+    distribution, so ``ess_min`` needs ``ess_min / (ESS / (chains * draws))`` draws in
+    all. For mixing chains ``R-hat^2 - 1`` falls as ``1 / ESS`` (``R-hat^2 ~ 1 + chains
+    / ESS``: the relation of Vats & Knudson 2021, "Revisiting the Gelman-Rubin
+    diagnostic", Statistical Science 36), so an R-hat above its gate needs the draws
+    multiplied by ``(R-hat^2 - 1) / (rhat_max^2 - 1)``. An excess more than four times
+    ``chains / ESS`` is chains that disagree beyond what their mixing explains (a stuck
+    chain, a mode each): more draws may not clear it, and None is returned.
+
+    Returns
+    -------
+    int or None
+        Draws per chain, rounded up to two significant digits.
+    """
+    ess = min(ess_bulk, ess_tail)
+    if not (math.isfinite(ess) and ess > 0 and chains > 0 and draws > 0):
+        return None
+    factor = ess_min / ess
+    if not rhat <= rhat_max:
+        if not (math.isfinite(rhat) and rhat_max > 1):
+            return None
+        excess = rhat**2 - 1.0
+        if not math.isfinite(ess_bulk) or excess > _RHAT_EXCESS_FACTOR * chains / ess_bulk:
+            return None
+        factor = max(factor, excess / (rhat_max**2 - 1.0))
+    needed = max(factor * draws, draws + 1)
+    scale = 10 ** max(0, math.floor(math.log10(needed)) - 1)
+    return int(math.ceil(needed / scale) * scale)
+
+
+def findings_html(head: str, findings: Sequence[Finding], *, limit: int = 20) -> str:
+    """A small HTML block for notebooks: ``head`` (HTML), then one line per finding."""
+    items = "".join(f"<li>{html.escape(f.describe())}</li>" for f in findings[:limit])
+    more = f"<li>and {len(findings) - limit} more</li>" if len(findings) > limit else ""
+    body = f"<ul>{items}{more}</ul>" if findings else ""
+    return f"<div>{head}{body}</div>"
