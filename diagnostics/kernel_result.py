@@ -178,7 +178,11 @@ class KernelCheckResult(TableVerdict):
                     draws_per_chain=needed,
                 )
             )
-        return found
+        unjudged = sorted(
+            (f for f in found if f.verdict == "inconclusive"),
+            key=lambda f: -(np.inf if f.draws_per_chain is None else f.draws_per_chain),
+        )
+        return [f for f in found if f.verdict == "fail"] + unjudged
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per test function, as a :class:`pandas.DataFrame`."""

@@ -42,6 +42,21 @@ class TableVerdict:
         return self.table.attrs["alpha"]
 
 
+def _order(f: Finding) -> tuple:
+    """Sort key of findings: failures, most significant first, then the unjudged.
+
+    Among the unjudged, those that need the most draws come first (those that draws
+    would not clear first of all).
+    """
+    needed = np.inf if f.draws_per_chain is None else f.draws_per_chain
+    return (
+        f.verdict != "fail",
+        np.nan_to_num(f.p_adjusted, nan=1.0),
+        -np.nan_to_num(abs(f.z), nan=0.0),
+        -needed,
+    )
+
+
 def _rank(t: xr.Dataset, i: int) -> tuple:
     """How damning row ``i`` is: its verdict, then a smaller Holm p, then a larger |z|."""
     return (
@@ -184,13 +199,7 @@ class AgreementResult(TableVerdict):
                     problem=problem,
                 )
             )
-        found.sort(
-            key=lambda f: (
-                f.verdict != "fail",
-                np.nan_to_num(f.p_adjusted, nan=1.0),
-                -np.nan_to_num(abs(f.z), nan=0.0),
-            )
-        )
+        found.sort(key=_order)
         return found
 
     def to_dataframe(self) -> pd.DataFrame:

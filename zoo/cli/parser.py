@@ -144,6 +144,12 @@ def _add_validate(commands) -> None:
         "--sbc-draws", type=int, default=SBC_DRAWS, help="draws per chain per SBC fit"
     )
     parser.add_argument("--sbc-chains", type=int, default=SBC_CHAINS, help="chains per SBC fit")
+    parser.add_argument(
+        "--geweke-iterations",
+        type=int,
+        default=None,
+        help="steps per chain of Geweke's test (default 10000)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     parser.add_argument(
         "--alpha",

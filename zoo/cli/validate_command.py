@@ -63,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
         options["problems"] = [p.strip() for p in args.problems.split(",") if p.strip()]
     if args.sbc_prior:
         options["sbc_prior"] = args.sbc_prior
+    if args.geweke_iterations is not None:
+        options["geweke_iterations"] = args.geweke_iterations
     if args.checks:
         options["checks"] = tuple(c.strip() for c in args.checks.split(",") if c.strip())
 

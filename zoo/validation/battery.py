@@ -230,6 +230,7 @@ def validate(
     sbc_chains: int = SBC_CHAINS,
     sbc_setup: tuple | None = None,
     sbc_prior=None,
+    geweke_iterations: int | None = None,
     problems: list | None = None,
     seed: int = 0,
     alpha: float = ALPHA,
@@ -286,6 +287,9 @@ def validate(
         one prior shared by the ``problems`` chosen, when it is proper; else
         ``model.simulation_setup()``. A sampler written for one kind of prior only (say
         fixed hyperparameters) is validated under that kind by choosing its problems.
+    geweke_iterations : int, optional
+        Steps per chain of Geweke's test (default 10,000): raise it when a test function
+        is not judged for want of ESS (the finding says how many would do).
     problems : list of (name, data, prior) or of str, optional
         Data sets of the exact check: the model's ``validation_problems`` (default), a
         selection of them by name, or your own (with exact references).
@@ -348,6 +352,10 @@ def validate(
         )
     }
     seed = as_seed("seed", seed)
+    # At least the 20 batches of the batch-means standard error, 10 steps each.
+    geweke_iterations = as_int(
+        "geweke_iterations", geweke_iterations, minimum=200, allow_none=True
+    )
     tested = SamplerUnderTest(model, engine, kernel, fault, sampler)
     chosen_problems = problems
     problems = tuple(choose_problems(model, problems))
@@ -366,6 +374,7 @@ def validate(
         problems=problems,
         sbc_setup=setup,
         sbc_source=sbc_source,
+        geweke_iterations=geweke_iterations,
         seed=seed,
         store=store,
         on_simulation=on_simulation,

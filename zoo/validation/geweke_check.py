@@ -11,4 +11,10 @@ from zoo.validation.kernel_check_task import kernel_check
 
 __all__ = ["GEWEKE"]
 
-GEWEKE = kernel_check("geweke", geweke)
+
+def _iterations(plan) -> dict:
+    """The chains' length when the caller set it (``--geweke-iterations``)."""
+    return {} if plan.geweke_iterations is None else {"iterations": plan.geweke_iterations}
+
+
+GEWEKE = kernel_check("geweke", geweke, _iterations)

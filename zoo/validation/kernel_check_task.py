@@ -26,7 +26,9 @@ _STATE_HINT = (
 )
 
 
-def _on_worker(diagnostic: Callable, tested: SamplerUnderTest, seed: int, alpha: float, prior):
+def _on_worker(
+    diagnostic: Callable, tested: SamplerUnderTest, seed: int, alpha: float, prior, budget: dict
+):
     """Run ``diagnostic`` on the kernel under test, in the worker.
 
     ``prior`` (SBC's, when the caller chose it) replaces the prior of the model's
@@ -34,16 +36,25 @@ def _on_worker(diagnostic: Callable, tested: SamplerUnderTest, seed: int, alpha:
     """
     model = tested.model
     setup = None if prior is None else (prior, model.kernel_checks.setup()[1])
-    return diagnostic(model, tested.kernel_under_test, seed=seed, alpha=alpha, setup=setup)
+    return diagnostic(
+        model, tested.kernel_under_test, seed=seed, alpha=alpha, setup=setup, **budget
+    )
 
 
-def kernel_check(name: str, diagnostic: Callable) -> Check:
-    """The battery's entry for ``diagnostic(model, kernel, *, seed, alpha, setup)``."""
+def kernel_check(
+    name: str, diagnostic: Callable, budget: Callable[[Plan], dict] = lambda plan: {}
+) -> Check:
+    """The battery's entry for ``diagnostic(model, kernel, *, seed, alpha, setup, ...)``.
+
+    ``budget(plan)`` gives the diagnostic's own keyword arguments the plan sets (Geweke's
+    iterations).
+    """
 
     def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         started = time.perf_counter()
         prior = None if plan.sbc_setup is None else plan.sbc_setup[0]
-        task = Task(name, _on_worker, (diagnostic, plan.tested, plan.seed, alpha, prior))
+        arguments = (diagnostic, plan.tested, plan.seed, alpha, prior, budget(plan))
+        task = Task(name, _on_worker, arguments)
         (outcome,) = pool.run([task])
         if outcome.status != "ok":
             hint = _STATE_HINT if outcome.status == "error" else ""

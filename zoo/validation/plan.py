@@ -37,6 +37,9 @@ class Plan:
         ``simulation_setup()``); its prior also replaces the prior of the kernel checks.
     seed : int
         Root seed; each check draws from its own streams of :mod:`zoo.core.streams`.
+    geweke_iterations : int, optional
+        Steps per chain of Geweke's successive-conditional chains (default: the
+        diagnostic's own).
     sbc_source : str
         Where the SBC prior came from (said in the check's summary).
     store : path, optional
@@ -55,6 +58,7 @@ class Plan:
     sbc_setup: tuple[Any, dict] | None
     seed: int
     sbc_source: str = "the model's simulation prior"
+    geweke_iterations: int | None = None
     store: Any = None
     on_simulation: Callable[[int, int], None] | None = None
 
