@@ -45,9 +45,9 @@ __all__ = [
 COLUMNS = 4
 WIDTH = 12.0
 ROW_HEIGHT = 2.8
-# Characters per line of a panel title: a 3-inch panel holds about 45 characters of
+# Characters per line of a panel title: a 3-inch panel holds about 50 characters of
 # 8-point text; the margin leaves room for its tick labels.
-TITLE_CHARACTERS = 36
+TITLE_CHARACTERS = 40
 TITLE_SIZE = 8
 
 #: Level of ArviZ's multi-chain rank test in :func:`rank_figure` (its
@@ -261,8 +261,10 @@ def _figure(pc):
     return pc.viz["figure"].item()
 
 
-def _exact_curves(engines: Mapping[str, xr.DataTree], reference, chosen, points: int = 400):
-    """Exact density (continuous) or CDF (discrete) of each chosen quantity on a grid.
+def _exact_curves(
+    engines: Mapping[str, xr.DataTree], reference, chosen, points: int = 400, *, cdf=False
+):
+    """Exact density (continuous) or CDF (discrete, or all with ``cdf``) on a grid.
 
     The density is the exact CDF differenced on a fine grid: it works for every
     reference that has a CDF (scipy frozen distributions, mixtures, tabulated CDFs)
@@ -301,10 +303,10 @@ def _exact_curves(engines: Mapping[str, xr.DataTree], reference, chosen, points:
             grid = np.linspace(low, high, points)
             grids[q.label] = (idx, grid)
             x[(slice(None), *idx)] = grid
-        cdf = np.asarray(marginal.cdf(x), dtype=float)
+        probabilities = np.asarray(marginal.cdf(x), dtype=float)
         for label, (idx, grid) in grids.items():
-            values = cdf[(slice(None), *idx)]
-            if marginal.discrete:
+            values = probabilities[(slice(None), *idx)]
+            if marginal.discrete or cdf:
                 curves[label] = ("cdf", grid, values)
             else:
                 middle = 0.5 * (grid[1:] + grid[:-1])
@@ -324,7 +326,8 @@ def posterior_figure(
     Continuous marginals: histograms (density scale) of the draws of every engine and
     the exact density as a dashed black line. Discrete marginals (or no density): the
     ECDF of each engine against the exact CDF. Quantities without an exact marginal
-    show the engines only.
+    show the engines only. The figure's label (``get_label()``) says which, for a
+    caption.
 
     Parameters
     ----------
@@ -346,8 +349,16 @@ def posterior_figure(
         raise ValueError("chosen: need at least one quantity")
     _pyplot()
     trees = {name: _quantity_tree(tree, chosen) for name, tree in engines.items()}
-    curves = _exact_curves(engines, reference, chosen)
-    discrete = any(kind == "cdf" for kind, _, _ in curves.values())
+    marginals = getattr(reference, "marginals", {}) or {}
+    discrete = any(
+        q.variable in marginals
+        and marginals[q.variable].discrete
+        and marginals[q.variable].cdf is not None
+        for q in chosen
+    )
+    # One kind of panel for all: with any discrete quantity, every panel is an ECDF
+    # and every exact curve a CDF.
+    curves = _exact_curves(engines, reference, chosen, cdf=discrete)
     pc = azp.plot_dist(
         trees,
         kind="ecdf" if discrete else "hist",
@@ -372,7 +383,15 @@ def posterior_figure(
     pc.add_legend("model")
     figure = _figure(pc)
     suffix = "; dashed black: exact" if curves else ""
-    figure.set_label(f"Marginal posteriors by engine{suffix}")
+    shown = "ECDF" if discrete else "histogram"
+    figure.set_label(
+        f"Marginal posteriors: each engine's draws ({shown})"
+        + (
+            f" and the exact posterior ({'CDF' if discrete else 'density'}, dashed black)."
+            if curves
+            else "; no exact marginal to show."
+        )
+    )
     return _finish(figure, f"{title}{suffix}")
 
 
