@@ -319,7 +319,9 @@ class Report:
         parts.append(f'<p class="meta">written {stamp} by bayes-zoo</p>')
         parts += [f"<p>{esc(p)}</p>" for p in self.intro]
         if len(self.sections) > 1:
-            parts.append('<nav><ul class="toc">')
+            # Two columns only when the list is long enough to need them.
+            toc = "toc many" if len(self.sections) > 6 else "toc"
+            parts.append(f'<nav><ul class="{toc}">')
             for s in self.sections:
                 parts.append(
                     f'<li><a href="#{s.anchor}">{esc(s.title)}</a>{_badge(s.status)}</li>'
@@ -474,5 +476,5 @@ tr.row-disagree td{background:#fde2e2}tr.row-inconclusive td{background:#fff6d6}
 figure{margin:1em 0}img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{color:#555;font-size:.9em}
 details summary{cursor:pointer;margin:.5em 0}
-ul.toc{columns:2}
+ul.toc.many{columns:2}
 """

@@ -171,7 +171,9 @@ def check_figures(
             figure = build(tree, chosen, title=f"{check.model}: {name} {heading}")
             figures.append(
                 ReportFigure(
-                    figure, f"{check.model}-{engine}-{kind}", f"{name}: {figure.get_label()}"
+                    figure,
+                    f"{check.model}-{engine}-{kind}",
+                    f"{name} {heading}. {figure.get_label()}",
                 )
             )
     return figures, chosen
