@@ -452,7 +452,7 @@ def trace_figure(tree: xr.DataTree, chosen: Sequence[Quantity], *, title: str = 
         figure_kwargs=_figure_kwargs(len(chosen)),
     )
     figure = _figure(pc)
-    figure.set_label("Traces, one colour per chain.")
+    figure.set_label("One colour per chain.")
     return _finish(figure, title)
 
 
