@@ -82,6 +82,17 @@ def wrap_label(label: str, width: int = TITLE_CHARACTERS) -> str:
     ``class_probability[unlabelled=image 633,class=digit 5]`` becomes two lines, so
     a panel's title fits over its panel instead of running into its neighbours'. A
     piece longer than ``width`` with no break point stays whole.
+
+    Parameters
+    ----------
+    label : str
+    width : int
+        Characters per line.
+
+    Returns
+    -------
+    str
+        The label with newlines inserted; nothing else changes.
     """
     as_int("width", width, minimum=1)
     lines: list[str] = []
@@ -136,6 +147,11 @@ def compact_formatter():
     shown in thousands (``k``), millions (``M``) or billions (``G``), so the
     ``737638``-sized draws of a heavy-tailed concentration (the Beta-Binomial's ``b``)
     take four characters instead of six and leave the panel its width.
+
+    Returns
+    -------
+    matplotlib.ticker.ScalarFormatter
+        A new formatter; give each axis its own (``axis.set_major_formatter``).
     """
     return _compact_class()()
 

@@ -75,6 +75,16 @@ def draw(figure, *, dpi: float = DPI) -> Drawn:
 
     The figure's own dpi is restored afterwards; nothing else about it changes beyond
     what any draw does (a layout engine places the axes).
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+    dpi : float
+        Resolution of the draw (the report's, by default).
+
+    Returns
+    -------
+    Drawn
     """
     original = figure.dpi
     figure.set_dpi(dpi)
