@@ -7,12 +7,18 @@ number of panels: :func:`select_elements` picks the failing ones first, then the
 few of each variable.
 
 Every function returns a :class:`matplotlib.figure.Figure` of a fixed size in inches;
-:class:`zoo.diagnostics.report.Report` renders it at 100 dpi and closes it.
+:class:`zoo.diagnostics.report.Report` renders it at 100 dpi and closes it. The figures
+use matplotlib's constrained layout, so titles, axis and tick labels get the room they
+need instead of running into the next panel; long quantity labels are wrapped to a
+panel's width (:func:`wrap_label`) and large tick values written compactly (``200k``,
+:func:`compact_formatter`), so that making room does not squeeze the panels.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -22,7 +28,9 @@ from zoo.core.arguments import as_int
 from zoo.diagnostics.draws import SAMPLE_DIMS, element_labels
 
 __all__ = [
+    "RANK_LEVEL",
     "Quantity",
+    "compact_formatter",
     "posterior_figure",
     "quantities",
     "rank_figure",
@@ -30,12 +38,29 @@ __all__ = [
     "sbc_outside",
     "select_elements",
     "trace_figure",
+    "wrap_label",
 ]
 
 # Panels per row, and inches per panel: a 12 x 2.8 inch row reads well on a laptop.
 COLUMNS = 4
 WIDTH = 12.0
 ROW_HEIGHT = 2.8
+# Characters per line of a panel title: a 3-inch panel holds about 50 characters of
+# 8-point text; the margin leaves room for its tick labels.
+TITLE_CHARACTERS = 40
+TITLE_SIZE = 8
+
+#: Level of ArviZ's multi-chain rank test in :func:`rank_figure` (its
+#: ``envelope_prob``): points are marked where a chain's ranks are improbable at 1 - this.
+RANK_LEVEL = 0.99
+
+# Tick values from this size on are written with a suffix (compact_formatter); below
+# 10^-SMALLEST_DIGITS as digits and a power of ten.
+COMPACT_FROM = 1e4
+SMALLEST_DIGITS = 3
+# At most this many intervals between x ticks of a panel.
+X_TICKS = 4
+SUFFIXES = ((1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 
 def _pyplot():
@@ -49,6 +74,108 @@ def _pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def wrap_label(label: str, width: int = TITLE_CHARACTERS) -> str:
+    """Break a quantity label across lines after ``[`` or ``,`` to fit ``width`` characters.
+
+    ``class_probability[unlabelled=image 633,class=digit 5]`` becomes two lines, so
+    a panel's title fits over its panel instead of running into its neighbours'. A
+    piece longer than ``width`` with no break point stays whole.
+
+    Parameters
+    ----------
+    label : str
+    width : int
+        Characters per line.
+
+    Returns
+    -------
+    str
+        The label with newlines inserted; nothing else changes.
+    """
+    as_int("width", width, minimum=1)
+    lines: list[str] = []
+    for piece in re.split(r"(?<=[\[,])", label):
+        if lines and len(lines[-1]) + len(piece) <= width:
+            lines[-1] += piece
+        elif piece:
+            lines.append(piece)
+    return "\n".join(lines)
+
+
+@functools.cache
+def _compact_class():
+    # deferred: matplotlib is slow to import; only figures need it. The class is built
+    # once, on first use, because its base class lives in matplotlib.
+    from matplotlib import ticker
+
+    class CompactFormatter(ticker.ScalarFormatter):
+        def __init__(self):
+            super().__init__()
+            # Small values as digits times a power of ten shown once at the axis's end
+            # (0, 2, 4 and "1e-4"), not as 0.0002, 0.0004 side by side.
+            self.set_powerlimits((-SMALLEST_DIGITS, 4))
+
+        def set_locs(self, locs):
+            super().set_locs(locs)
+            largest = max((abs(v) for v in locs), default=0.0)
+            self.compact = None
+            if largest >= COMPACT_FROM:
+                self.compact = next((s, t) for s, t in SUFFIXES if largest >= s)
+
+        def __call__(self, x, pos=None):
+            if getattr(self, "compact", None) is None:
+                return super().__call__(x, pos)
+            scale, suffix = self.compact
+            return "0" if x == 0 else f"{x / scale:.3g}{suffix}"
+
+        def get_offset(self):
+            # The suffix carries the scale: no "1e5" above the axis.
+            return "" if getattr(self, "compact", None) else super().get_offset()
+
+    return CompactFormatter
+
+
+def compact_formatter():
+    """A matplotlib tick formatter whose labels stay short: ``200k``, ``1.5M`` from 10^4 up.
+
+    Between ``10**-SMALLEST_DIGITS`` and ``COMPACT_FROM`` in absolute value the labels
+    are matplotlib's (``ScalarFormatter``, a subclass of which this is); smaller values
+    are written as digits with the power of ten once at the axis's end (``2``, ``4`` and
+    ``1e-4``, not ``0.0002``, ``0.0004``). From ``COMPACT_FROM`` on the ticks are
+    shown in thousands (``k``), millions (``M``) or billions (``G``), so the
+    ``737638``-sized draws of a heavy-tailed concentration (the Beta-Binomial's ``b``)
+    take four characters instead of six and leave the panel its width.
+
+    Returns
+    -------
+    matplotlib.ticker.ScalarFormatter
+        A new formatter; give each axis its own (``axis.set_major_formatter``).
+    """
+    return _compact_class()()
+
+
+def _finish(figure, title: str, *, wrap_titles: bool = True):
+    """Compact tick labels, wrapped panel titles and the figure's title, left-aligned."""
+    # deferred: matplotlib is slow to import; only figures need it
+    from matplotlib import ticker
+
+    for ax in figure.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            # Only matplotlib's default numbers: a categorical or date axis keeps its own.
+            if type(axis.get_major_formatter()) is ticker.ScalarFormatter:
+                axis.set_major_formatter(compact_formatter())
+        if type(ax.xaxis.get_major_locator()) is ticker.AutoLocator:
+            # matplotlib spaces x ticks by font size, not label width: a panel's
+            # "0.9990 0.9992 ..." would touch. At most X_TICKS intervals leave a label
+            # of seven characters its room.
+            ax.xaxis.set_major_locator(ticker.MaxNLocator(X_TICKS, steps=[1, 2, 2.5, 5, 10]))
+        if wrap_titles and ax.get_title():
+            ax.set_title(wrap_label(ax.get_title()), fontsize=TITLE_SIZE)
+    if title:
+        figure.suptitle(title, x=0.01, ha="left", fontsize=10)
+    return figure
 
 
 class Quantity:
@@ -141,12 +268,19 @@ def _size(panels: int) -> tuple[float, float]:
     return WIDTH, ROW_HEIGHT * rows + 0.6
 
 
+def _figure_kwargs(panels: int) -> dict:
+    # Constrained layout gives each panel's titles and labels their room.
+    return {"figsize": _size(panels), "layout": "constrained"}
+
+
 def _figure(pc):
     return pc.viz["figure"].item()
 
 
-def _exact_curves(engines: Mapping[str, xr.DataTree], reference, chosen, points: int = 400):
-    """Exact density (continuous) or CDF (discrete) of each chosen quantity on a grid.
+def _exact_curves(
+    engines: Mapping[str, xr.DataTree], reference, chosen, points: int = 400, *, cdf=False
+):
+    """Exact density (continuous) or CDF (discrete, or all with ``cdf``) on a grid.
 
     The density is the exact CDF differenced on a fine grid: it works for every
     reference that has a CDF (scipy frozen distributions, mixtures, tabulated CDFs)
@@ -185,10 +319,10 @@ def _exact_curves(engines: Mapping[str, xr.DataTree], reference, chosen, points:
             grid = np.linspace(low, high, points)
             grids[q.label] = (idx, grid)
             x[(slice(None), *idx)] = grid
-        cdf = np.asarray(marginal.cdf(x), dtype=float)
+        probabilities = np.asarray(marginal.cdf(x), dtype=float)
         for label, (idx, grid) in grids.items():
-            values = cdf[(slice(None), *idx)]
-            if marginal.discrete:
+            values = probabilities[(slice(None), *idx)]
+            if marginal.discrete or cdf:
                 curves[label] = ("cdf", grid, values)
             else:
                 middle = 0.5 * (grid[1:] + grid[:-1])
@@ -208,7 +342,8 @@ def posterior_figure(
     Continuous marginals: histograms (density scale) of the draws of every engine and
     the exact density as a dashed black line. Discrete marginals (or no density): the
     ECDF of each engine against the exact CDF. Quantities without an exact marginal
-    show the engines only.
+    show the engines only. The figure's label (``get_label()``) says which, for a
+    caption.
 
     Parameters
     ----------
@@ -230,19 +365,27 @@ def posterior_figure(
         raise ValueError("chosen: need at least one quantity")
     _pyplot()
     trees = {name: _quantity_tree(tree, chosen) for name, tree in engines.items()}
-    curves = _exact_curves(engines, reference, chosen)
-    discrete = any(kind == "cdf" for kind, _, _ in curves.values())
+    marginals = getattr(reference, "marginals", {}) or {}
+    discrete = any(
+        q.variable in marginals
+        and marginals[q.variable].discrete
+        and marginals[q.variable].cdf is not None
+        for q in chosen
+    )
+    # One kind of panel for all: with any discrete quantity, every panel is an ECDF
+    # and every exact curve a CDF.
+    curves = _exact_curves(engines, reference, chosen, cdf=discrete)
     pc = azp.plot_dist(
         trees,
         kind="ecdf" if discrete else "hist",
         backend="matplotlib",
         col_wrap=COLUMNS,
-        figure_kwargs={"figsize": _size(len(chosen))},
+        figure_kwargs=_figure_kwargs(len(chosen)),
         visuals={
             "credible_interval": False,
             "point_estimate": False,
             "point_estimate_text": False,
-            "title": {"fontsize": 8},
+            "title": {"fontsize": TITLE_SIZE},
         },
     )
     for q in chosen:
@@ -256,13 +399,31 @@ def posterior_figure(
     pc.add_legend("model")
     figure = _figure(pc)
     suffix = "; dashed black: exact" if curves else ""
-    figure.suptitle(f"{title}{suffix}", x=0.01, ha="left", fontsize=10)
-    figure.set_label(f"Marginal posteriors by engine{suffix}")
-    return figure
+    shown = "ECDF" if discrete else "histogram"
+    figure.set_label(
+        f"Marginal posteriors: each engine's draws ({shown})"
+        + (
+            f" and the exact posterior ({'CDF' if discrete else 'density'}, dashed black)."
+            if curves
+            else "; no exact marginal to show."
+        )
+    )
+    return _finish(figure, f"{title}{suffix}")
 
 
 def rank_figure(tree: xr.DataTree, chosen: Sequence[Quantity], *, title: str = ""):
-    """Rank plots across chains (ArviZ's fractional-rank ECDF differences, with envelope)."""
+    """Rank plots across chains: fractional-rank ECDF differences and the multi-chain test.
+
+    ArviZ's ``plot_rank`` with its recommended method (``mtc_c``): the draws are ranked
+    over all chains, and each chain's ECDF of its fractional ranks minus the uniform
+    CDF is drawn (Säilynoja, Bürkner & Vehtari 2022, Statistics and Computing 32:32).
+    Chains that sample one distribution stay near zero (the grey line). Each panel
+    states the p-value of ArviZ's multi-chain uniformity test, which allows for
+    autocorrelation (Tesso et al. 2026, arXiv:2603.02928), and marks the points that
+    drive a p below ``1 - RANK_LEVEL``. No envelope is drawn: ArviZ's envelope
+    assumes independent draws and needs thinning, and ArviZ no longer recommends it.
+    The figure's label (``get_label()``) says so, for a caption.
+    """
     # deferred: arviz_plots takes about 2 s to import; only figures need it
     import arviz_plots as azp
 
@@ -272,13 +433,23 @@ def rank_figure(tree: xr.DataTree, chosen: Sequence[Quantity], *, title: str = "
     pc = azp.plot_rank(
         _quantity_tree(tree, chosen),
         backend="matplotlib",
-        visuals={"title": {"fontsize": 8}},
+        envelope_prob=RANK_LEVEL,
+        visuals={"title": {"fontsize": TITLE_SIZE}},
         col_wrap=COLUMNS,
-        figure_kwargs={"figsize": _size(len(chosen))},
+        figure_kwargs=_figure_kwargs(len(chosen)),
     )
     figure = _figure(pc)
-    figure.suptitle(title, x=0.01, ha="left", fontsize=10)
-    return figure
+    for ax in figure.axes:
+        if ax.axison:
+            ax.axhline(0.0, color="0.6", lw=0.6, zorder=0)
+    alpha = 1 - RANK_LEVEL
+    figure.set_label(
+        "Per chain, the ECDF of its fractional ranks (ranked over all chains) minus the "
+        "uniform CDF: chains that sample the same distribution stay close to the grey "
+        f"zero line. p: ArviZ's multi-chain uniformity test, which allows for "
+        f"autocorrelation; where p < {alpha:.2g}, the points that drive it are marked."
+    )
+    return _finish(figure, title)
 
 
 def trace_figure(tree: xr.DataTree, chosen: Sequence[Quantity], *, title: str = ""):
@@ -292,13 +463,13 @@ def trace_figure(tree: xr.DataTree, chosen: Sequence[Quantity], *, title: str = 
     pc = azp.plot_trace(
         _quantity_tree(tree, chosen),
         backend="matplotlib",
-        visuals={"title": {"fontsize": 8}},
+        visuals={"title": {"fontsize": TITLE_SIZE}},
         col_wrap=COLUMNS,
-        figure_kwargs={"figsize": _size(len(chosen))},
+        figure_kwargs=_figure_kwargs(len(chosen)),
     )
     figure = _figure(pc)
-    figure.suptitle(title, x=0.01, ha="left", fontsize=10)
-    return figure
+    figure.set_label("One colour per chain.")
+    return _finish(figure, title)
 
 
 def _sbc_inputs(ranks, max_rank, grid, lower, upper):
@@ -403,14 +574,20 @@ def sbc_ecdf_figure(
     rows = max(1, math.ceil(len(shown) / COLUMNS))
     columns = min(COLUMNS, len(shown))
     figure, axes = plt.subplots(
-        rows, columns, figsize=_size(len(shown)), squeeze=False, sharex=True, sharey=True
+        rows,
+        columns,
+        figsize=_size(len(shown)),
+        squeeze=False,
+        sharex=True,
+        sharey=True,
+        layout="constrained",
     )
     for panel, k in enumerate(shown):
         ax = axes[panel // columns][panel % columns]
         ax.fill_between(grid, lower[:, k] - grid, upper[:, k] - grid, color="0.85", step="post")
         ax.step(grid, ecdf[:, k] - grid, where="post", color="C3" if outside[k] else "C0", lw=1.2)
         ax.axhline(0.0, color="0.5", lw=0.6)
-        ax.set_title(names[k] + ("  (outside)" if outside[k] else ""), fontsize=9)
+        ax.set_title(wrap_label(names[k] + (" (outside)" if outside[k] else "")), fontsize=9)
     for panel in range(len(shown), rows * columns):
         axes[panel // columns][panel % columns].set_visible(False)
     figure.supxlabel("fractional rank")
@@ -421,5 +598,4 @@ def sbc_ecdf_figure(
         f"SBC: ECDF of the fractional ranks minus uniform, grey the simultaneous band; "
         f"red: outside{note}"
     )
-    figure.tight_layout()
-    return figure
+    return _finish(figure, "", wrap_titles=False)

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from zoo.diagnostics.figures import sbc_ecdf_figure, sbc_outside
 
-__all__ = ["VERDICTS", "Report", "ReportFigure", "Section", "Table"]
+__all__ = ["VERDICTS", "Report", "ReportFigure", "Section", "Table", "numeric_columns"]
 
 #: Verdict words coloured wherever they start a table cell (``zoo check`` says agree or
 #: disagree, ``zoo validate`` pass or fail), and the colour class each takes.
@@ -61,6 +61,8 @@ class Table:
         One sequence of cells per row, as many as columns; cells are shown with
         ``str`` (floats with 4 significant digits). A cell whose text starts with a
         verdict word (``agree``, ``disagree``, ``inconclusive``) has that word coloured.
+        Columns of numbers are right-aligned, text columns left-aligned
+        (:func:`numeric_columns`).
     status : sequence of str or None, optional
         One verdict (or None) per row; rows whose status is ``disagree``, ``fail`` or
         ``inconclusive`` are highlighted, so failures stand out in a long table.
@@ -317,7 +319,9 @@ class Report:
         parts.append(f'<p class="meta">written {stamp} by bayes-zoo</p>')
         parts += [f"<p>{esc(p)}</p>" for p in self.intro]
         if len(self.sections) > 1:
-            parts.append('<nav><ul class="toc">')
+            # Two columns only when the list is long enough to need them.
+            toc = "toc many" if len(self.sections) > 6 else "toc"
+            parts.append(f'<nav><ul class="{toc}">')
             for s in self.sections:
                 parts.append(
                     f'<li><a href="#{s.anchor}">{esc(s.title)}</a>{_badge(s.status)}</li>'
@@ -392,15 +396,58 @@ def _cell(value) -> str:
     return html.escape(text)
 
 
+# A number as the report writes one: 12, -1.5, 2.3e-05, 1.2k, 45%, inf, nan, or an
+# estimate with its error "0.0639 ± 0.001".
+_NUMBER = r"[+-]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[kMG%]?|[+-]?inf(?:inite)?|nan"
+_NUMERIC = re.compile(rf"(?:{_NUMBER})(?:\s*±\s*(?:{_NUMBER}))?", re.IGNORECASE)
+# Cells that stand for a missing number: "-", "", "(no mean)".
+_PLACEHOLDER = re.compile(r"|[-–—]|\(.*\)")
+
+
+def _is_number(value) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return True
+    return _NUMERIC.fullmatch(str(value).strip()) is not None
+
+
+def numeric_columns(table: Table) -> list[bool]:
+    """Which columns hold numbers: right-aligned, so digits line up; text is left-aligned.
+
+    A column is numeric when at least one cell is a number (``12``, ``-1.5``,
+    ``2.3e-05``, ``0.0639 ± 0.001``, ``inf``) and every other cell stands for a missing
+    one (empty, ``-``, or a parenthesised note such as ``(no mean)``). Anything else,
+    verdicts and sentences among them, is text, read from the left.
+    """
+    flags = []
+    for k in range(len(table.columns)):
+        cells = [row[k] for row in table.rows]
+        numbers = [_is_number(c) for c in cells]
+        flags.append(
+            any(numbers)
+            and all(
+                n or _PLACEHOLDER.fullmatch(str(c).strip()) is not None
+                for n, c in zip(numbers, cells, strict=True)
+            )
+        )
+    return flags
+
+
 def _table_html(table: Table) -> str:
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
+    numeric = numeric_columns(table)
+    align = ["" if not n else ' class="num"' for n in numeric]
+    head = "".join(
+        f"<th{a}>{html.escape(str(c))}</th>" for a, c in zip(align, table.columns, strict=True)
+    )
     body = []
     for i, row in enumerate(table.rows):
         status = table.status[i] if table.status is not None else None
         css = ""
         if status in VERDICTS and _CLASS[status] != "agree":
             css = f' class="row-{_CLASS[status]}"'
-        body.append(f"<tr{css}>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>")
+        cells = "".join(f"<td{a}>{_cell(v)}</td>" for a, v in zip(align, row, strict=True))
+        body.append(f"<tr{css}>{cells}</tr>")
     caption = f"<caption>{html.escape(table.caption)}</caption>" if table.caption else ""
     markup = (
         f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
@@ -418,8 +465,8 @@ h1{margin-bottom:.2em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin
 .meta{color:#777;font-size:.9em}
 table{border-collapse:collapse;margin:1em 0;font-size:.85em}
 caption{text-align:left;font-weight:600;padding:.3em 0}
-th,td{border:1px solid #ddd;padding:.25em .6em;text-align:right}
-th:first-child,td:first-child{text-align:left}
+th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}
+th.num,td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 thead th{background:#f3f3f3}
 tr.row-disagree td{background:#fde2e2}tr.row-inconclusive td{background:#fff6d6}
 .v{font-weight:600}.v.agree{color:#1a7f37}.v.disagree{color:#c62828}.v.inconclusive{color:#a66b00}
@@ -429,5 +476,5 @@ tr.row-disagree td{background:#fde2e2}tr.row-inconclusive td{background:#fff6d6}
 figure{margin:1em 0}img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{color:#555;font-size:.9em}
 details summary{cursor:pointer;margin:.5em 0}
-ul.toc{columns:2}
+ul.toc.many{columns:2}
 """

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from tests.support.report_pages import check_page
+from tests.support.text_layout import assert_texts_legible
 from zoo.diagnostics.figures import sbc_outside, select_elements
-from zoo.diagnostics.report import Report, ReportFigure, Table
+from zoo.diagnostics.report import Report, ReportFigure, Table, numeric_columns
 
 
 def test_report_api_sections_tables_and_figures(tmp_path):
@@ -136,7 +137,41 @@ def test_posterior_figure_handles_discrete_and_missing_references(tmp_path):
     ]
     assert [q.label for q in chosen] == ["k[site=a]", "k[site=b]", "free"]
     figure = posterior_figure({"Gibbs": tree}, chosen, reference, title="discrete")
+    assert "ECDF" in figure.get_label() and "CDF, dashed black" in figure.get_label()
+    assert_texts_legible(figure)
     report = Report("discrete")
     report.add_section("discrete", figures=[figure])
     (image,) = check_page(report.write(tmp_path)).images
     assert (int(image["width"]), int(image["height"])) == (1200, 340)
+
+
+def test_text_columns_are_left_aligned_and_number_columns_right_aligned():
+    # The validate summary: a long sentence must read from the left, numbers line up
+    # on the right; placeholders ("-", "(no mean)") do not make a number column text.
+    summary = Table(
+        ["check", "verdict", "alpha", "seconds", "what was found", "mean"],
+        [
+            [
+                "exact",
+                "fail",
+                "0.0025",
+                29.6,
+                "3 data set(s); rats: a (disagree)",
+                "0.0639 ± 0.001",
+            ],
+            ["sbc", "pass", "0.0025", 3, "100 simulations, 12 quantities", "(no mean)"],
+            ["geweke", "inconclusive", "1e-3", "-", "R-hat 1.2 > 1.01", "-1.5e-05"],
+        ],
+    )
+    assert numeric_columns(summary) == [False, False, True, True, False, True]
+    report = Report("align")
+    report.add_section("s", table=summary)
+    text = report.html()
+    assert '<th class="num">alpha</th>' in text and "<th>what was found</th>" in text
+    assert '<td class="num">29.6</td>' in text
+    assert "<td>3 data set(s); rats: a (disagree)</td>" in text
+    assert "th,td{" in text and "text-align:left" in text
+    # Twin: one sentence among numbers makes the column text (left), not numbers.
+    mixed = Table(["x"], [["1.5"], ["see the note"]])
+    assert numeric_columns(mixed) == [False]
+    assert numeric_columns(Table(["x"], [["-"], [""]])) == [False]  # no number at all

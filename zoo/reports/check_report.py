@@ -21,7 +21,7 @@ from zoo.diagnostics.figures import (
 )
 from zoo.diagnostics.report import Report, ReportFigure, Table
 
-__all__ = ["add_check_section", "check_report"]
+__all__ = ["add_check_section", "check_figures", "check_report"]
 
 ENGINE_TITLES = {"gibbs": "Gibbs", "pymc": "PyMC"}
 
@@ -113,6 +113,72 @@ def _tables(rows) -> list[Table]:
     return tables
 
 
+def _plottable(check: ModelCheck, rows) -> dict:
+    """The quantities of the draws that were judged, per variable."""
+    first = next(iter(check.run.trees.values()))
+    by_variable = quantities(first["posterior"].to_dataset(), check.reference)
+    # Plot what was judged: label-switching variables of a mixture are left out.
+    judged = {r["variable"] for r in rows}
+    return {k: v for k, v in by_variable.items() if k in judged} or by_variable
+
+
+def _plotted_count(check: ModelCheck, rows) -> int:
+    return sum(len(v) for v in _plottable(check, rows).values())
+
+
+def check_figures(
+    check: ModelCheck, *, per_variable: int = 2, total: int = 8
+) -> tuple[list[ReportFigure], list]:
+    """The figures of one model's section, and the quantities they show.
+
+    The marginal posteriors of every engine over the exact density, then per engine
+    its rank plot and its traces, each with its caption. Without draws (a check
+    without its ``run``) there are none.
+
+    Parameters
+    ----------
+    check : ModelCheck
+    per_variable, total : int
+        As for :func:`add_check_section`.
+
+    Returns
+    -------
+    figures : list of ReportFigure
+        Not yet rendered: :meth:`Report.add_section` renders and closes them.
+    chosen : list of Quantity
+        The quantities shown, those that do not agree first.
+    """
+    run = check.run
+    if run is None or not run.trees:
+        return [], []
+    rows = quantity_rows(check)
+    # Disagreements first: they are what the reader came for.
+    failing = [r["element"] for r in rows if r["verdict"] == "disagree"]
+    failing += [r["element"] for r in rows if r["verdict"] == "inconclusive"]
+    chosen = select_elements(
+        _plottable(check, rows), failing, per_variable=per_variable, total=total
+    )
+    engines = {ENGINE_TITLES[e]: t for e, t in run.trees.items()}
+    posterior = posterior_figure(engines, chosen, check.reference, title=check.model)
+    # Each figure says what it shows, so a caption cannot drift from its figure.
+    figures = [ReportFigure(posterior, f"{check.model}-posterior", posterior.get_label())]
+    for engine, tree in run.trees.items():
+        name = ENGINE_TITLES[engine]
+        for kind, build, heading in (
+            ("rank", rank_figure, "ranks"),
+            ("trace", trace_figure, "traces"),
+        ):
+            figure = build(tree, chosen, title=f"{check.model}: {name} {heading}")
+            figures.append(
+                ReportFigure(
+                    figure,
+                    f"{check.model}-{engine}-{kind}",
+                    f"{name} {heading}. {figure.get_label()}",
+                )
+            )
+    return figures, chosen
+
+
 def add_check_section(report: Report, check: ModelCheck, *, per_variable: int = 2, total: int = 8):
     """Add one model's check to ``report``.
 
@@ -152,51 +218,16 @@ def add_check_section(report: Report, check: ModelCheck, *, per_variable: int = 
     missing = [ENGINE_TITLES[e] for e in ENGINES if run is None or e not in run.trees]
     if missing:
         text.append(f"Not run: {', '.join(missing)}.")
-    figures = []
-    if run is not None and run.trees:
-        first = next(iter(run.trees.values()))
-        by_variable = quantities(first["posterior"].to_dataset(), check.reference)
-        # Plot what was judged: label-switching variables of a mixture are left out.
-        judged = {r["variable"] for r in rows}
-        by_variable = {k: v for k, v in by_variable.items() if k in judged} or by_variable
-        # Disagreements first: they are what the reader came for.
-        failing = [r["element"] for r in rows if r["verdict"] == "disagree"]
-        failing += [r["element"] for r in rows if r["verdict"] == "inconclusive"]
-        chosen = select_elements(by_variable, failing, per_variable=per_variable, total=total)
+    figures, chosen = check_figures(check, per_variable=per_variable, total=total)
+    if chosen:
         verdict_of = {r["element"]: r["verdict"] for r in rows}
-        n_all = sum(len(v) for v in by_variable.values())
+        n_all = _plotted_count(check, rows)
         text.append(
             f"Figures show {len(chosen)} of {n_all} quantities, those that do not agree "
             f"first, then the first {per_variable} elements of each variable: "
             + ", ".join(f"{q.label} ({verdict_of.get(q.label, 'not tested')})" for q in chosen)
             + "."
         )
-        engines = {ENGINE_TITLES[e]: t for e, t in run.trees.items()}
-        figures.append(
-            ReportFigure(
-                posterior_figure(engines, chosen, check.reference, title=check.model),
-                f"{check.model}-posterior",
-                "Marginal posteriors: each engine's draws (histogram, or ECDF for discrete "
-                "quantities) and the exact posterior (dashed black).",
-            )
-        )
-        for engine, tree in run.trees.items():
-            name = ENGINE_TITLES[engine]
-            figures.append(
-                ReportFigure(
-                    rank_figure(tree, chosen, title=f"{check.model}: {name} ranks"),
-                    f"{check.model}-{engine}-rank",
-                    f"{name}: fractional-rank ECDF differences per chain with their "
-                    "simultaneous envelope; chains that mix stay inside.",
-                )
-            )
-            figures.append(
-                ReportFigure(
-                    trace_figure(tree, chosen, title=f"{check.model}: {name} traces"),
-                    f"{check.model}-{engine}-trace",
-                    f"{name}: traces, one colour per chain.",
-                )
-            )
     seconds = ", ".join(f"{k} {v:.1f} s" for k, v in check.seconds.items())
     if seconds:
         text.append(f"Time: {seconds}.")
