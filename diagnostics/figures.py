@@ -306,12 +306,24 @@ def _exact_curves(
         # Points inside the support for the elements that are not being evaluated.
         base = np.median(pooled, axis=0)
         x = np.broadcast_to(base, (points, *marginal.shape)).copy()
+        # Where the exact mass is: a wrong sampler's draws may all lie elsewhere, and
+        # a figure of failing quantities must show both.
+        exact_range = None
+        if marginal.ppf is not None and not marginal.discrete:
+            with np.errstate(all="ignore"):
+                exact_range = [
+                    np.broadcast_to(np.asarray(marginal.ppf(q), dtype=float), marginal.shape)
+                    for q in (0.001, 0.999)
+                ]
         grids = {}
         for q in qs:
             idx = tuple(q.index[d] for d in marginal.dims)
             values = pooled[(slice(None), *idx)]
             # Where the draws are (not the exact +-3 sd, which can leave the support).
             low, high = np.quantile(values, [0.001, 0.999])
+            if exact_range is not None:
+                low = np.nanmin([low, exact_range[0][idx]])
+                high = np.nanmax([high, exact_range[1][idx]])
             if marginal.discrete:
                 low, high = values.min() - 0.5, values.max() + 0.5
             if not high > low:

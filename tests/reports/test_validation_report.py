@@ -49,3 +49,39 @@ def test_validate_report_shows_the_kernel_checks(tmp_path, capsys):
     text = (html / "index.html").read_text()
     assert "Geweke&#x27;s joint-distribution test" in text or "Geweke's joint" in text
     assert "Invariance of each conditional" in text
+
+
+def test_failing_quantity_figures_show_the_exact_density_and_legible_labels():
+    import matplotlib.pyplot as plt
+
+    from tests.support.text_layout import assert_texts_legible
+    from zoo.reports.validation_report import _failing_figures
+    from zoo.validation import validate
+
+    result = validate(
+        "beta-binomial",
+        fault="swapped-a-b",
+        checks=("exact",),
+        problems=["rats-hierarchical"],
+        draws=300,
+        chains=2,
+        workers=0,
+    )
+    (exact,) = result.checks
+    (figure,) = _failing_figures(exact)
+    assert "rats-hierarchical" in figure.caption
+    try:
+        assert_texts_legible(figure.figure)
+        # The exact density is drawn where its mass is, though the draws are elsewhere:
+        # each panel's x range holds the exact median of its quantity.
+        reference = exact.draws["rats-hierarchical"]["reference"]
+        checked = 0
+        for axes in figure.figure.axes:
+            title = axes.get_title().replace("\n", "")
+            if title in reference.marginals and not reference.marginals[title].shape:
+                low, high = axes.get_xlim()
+                assert low <= float(reference.marginals[title].ppf(0.5)) <= high, title
+                checked += 1
+        assert checked
+    finally:
+        plt.close(figure.figure)
