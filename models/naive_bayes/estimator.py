@@ -128,7 +128,9 @@ default=1.0
     Rao-Blackwellised Monte Carlo average with error of order ``1 / sqrt(ESS)``. The
     Gibbs kernel models counts, so the multinomial model's unlabelled rows must then
     hold integer counts; the kernel's data are dense, so those rows (only they) are
-    densified. The fitted mixture stores each component's labeling, and prediction
+    densified, over the words they use (the others merged into one column, which is
+    exact by the Dirichlet's aggregation property; the Bernoulli model needs every
+    feature). The fitted mixture stores each component's labeling, and prediction
     costs one ``(n_classes, n_features)`` table per component.
 
     **Sparse input.** ``X`` may be a ``scipy.sparse`` matrix or array (CSR or CSC;
@@ -249,8 +251,9 @@ default=1.0
 
         Labelled rows add to the counts (conjugacy). Unlabelled rows are kept, and the
         mixture over their labelings is recomputed from all of them after each batch,
-        so the result equals one ``fit`` on all batches (for a sampled mixture: the same
-        draws as that fit with the same ``random_state``).
+        so the result is that of one ``fit`` on all batches (a sampled mixture: the same
+        chain for the same ``random_state`` whenever the summed counts are exact, as
+        with integer counts and weights).
 
         Parameters
         ----------
@@ -388,11 +391,23 @@ default=1.0
                 "models counts. Raise max_labelings or label those rows"
             )
         a, b, b0 = self._posterior_given_labels()
-        k = a.shape[0]
+        if self.event_model == "multinomial":
+            # Words absent from every unlabelled row enter the collapsed conditional only
+            # through the class's total pseudo-count, so they merge into one column of
+            # zero counts (the Dirichlet's aggregation property; exact). The kernel's
+            # dense counts are then U x (words used + 1), not U x V.
+            used = np.zeros(b.shape[1], dtype=bool)
+            used[rows.indices] = True
+            counts = rows[:, np.flatnonzero(used)].toarray()
+            if not used.all():
+                b = np.column_stack([b[:, used], b[:, ~used].sum(axis=1)])
+                counts = np.column_stack([counts, np.zeros(rows.shape[0])])
+        else:
+            counts = rows.toarray()  # every Bernoulli feature counts, present or absent
         data = Data(
-            rows.toarray().astype(np.int64),
+            counts.astype(np.int64),
             np.full(rows.shape[0], MISSING),
-            classes=k,
+            classes=a.shape[0],
             event_model=self.event_model,
         )
         prior = Prior(alpha=a, beta=b, beta0=b0)

@@ -21,6 +21,8 @@ from zoo.models.naive_bayes import estimator as estimator_module
 from zoo.models.naive_bayes.datasets import digits
 from zoo.models.naive_bayes.estimator import DirichletNaiveBayes
 from zoo.models.naive_bayes.faults import FAULTS
+from zoo.models.naive_bayes.gibbs import kernel
+from zoo.models.semi_supervised import generator, labeling_draws
 
 #: Family-wise false-alarm rate of the Monte Carlo agreement tests.
 ALPHA = 0.01
@@ -377,3 +379,21 @@ def test_sampled_multinomial_rows_must_be_counts():
     assert fitted.exact_
     with pytest.raises(ValueError, match=r"^X: the unlabelled rows must hold integer counts"):
         DirichletNaiveBayes(max_labelings=2).fit(x, [0, 1, -1, -1])
+
+
+def test_words_no_unlabelled_row_uses_are_merged_exactly():
+    # The sampled path gives the kernel only the words of the unlabelled rows plus one
+    # merged column (Dirichlet aggregation). The chain must be the one the kernel runs
+    # on the full vocabulary, with the labelled rows folded into the prior by hand.
+    rng = np.random.default_rng(5)
+    x = rng.poisson(0.4, size=(40, 30))
+    x[:, 0] += 1
+    y = rng.integers(0, 2, 40)
+    y[25:] = -1
+    x[25:, 20:] = 0  # no unlabelled row uses words 20..29
+    fitted = DirichletNaiveBayes(beta=0.5, max_labelings=1, n_draws=200, random_state=4)
+    fitted.fit(sparse.csr_array(x), y)
+    data = Data(x[25:], np.full(15, -1), classes=2)
+    prior = Prior(alpha=1.0 + fitted.class_count_, beta=0.5 + fitted.feature_count_)
+    draws = labeling_draws(kernel, data, prior, n_draws=200, n_tune=100, rng=generator(4))
+    np.testing.assert_array_equal(fitted.labelings_[fitted.draw_labeling_], draws)
