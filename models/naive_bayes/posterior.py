@@ -44,7 +44,7 @@ from zoo.models.mixtures import mixture_marginal
 from zoo.models.naive_bayes.conditional import class_probability
 from zoo.models.naive_bayes.spec import Data, Prior
 
-__all__ = ["MAX_LABELINGS", "NaiveBayesPosterior", "posterior"]
+__all__ = ["MAX_LABELINGS", "NaiveBayesPosterior", "log_labeling_weight", "posterior"]
 
 # CDF tabulation evaluates (257 nodes + ~45 bisection steps) x components x elements
 # incomplete beta functions; beyond this many component-elements it is not cheap.
@@ -184,6 +184,40 @@ def _log_dirichlet_multinomial(counts: np.ndarray, beta: np.ndarray) -> np.ndarr
     return out
 
 
+def log_labeling_weight(alpha, beta, beta0=None) -> np.ndarray:
+    """Log posterior weight of each labeling, up to one constant, from its conjugate posterior.
+
+    With pi and phi integrated out, ``p(z | X, y_L)`` is proportional to the product of
+    the normalisers of the posterior Dirichlets (module docstring). Terms that do not
+    depend on the labeling (``Gamma(sum alpha + D)``, the prior normalisers, the
+    multinomial coefficients) are left out, so only differences between labelings of
+    the same data mean anything.
+
+    Parameters
+    ----------
+    alpha : ndarray, shape (C, K)
+        ``alpha + n(z)`` of each labeling.
+    beta : ndarray, shape (C, K, V)
+        ``beta + N(z)`` (Bernoulli: ``beta1 + N(z)``).
+    beta0 : ndarray, shape (C, K, V), optional
+        Bernoulli only: ``beta0 + n(z) - N(z)``; None for the multinomial model.
+
+    Returns
+    -------
+    ndarray, shape (C,)
+    """
+    weight = special.gammaln(alpha).sum(axis=1)
+    if beta0 is not None:
+        weight += np.sum(
+            special.gammaln(beta) + special.gammaln(beta0) - special.gammaln(beta + beta0),
+            axis=(1, 2),
+        )
+    else:
+        weight += special.gammaln(beta).sum(axis=(1, 2))
+        weight -= special.gammaln(beta.sum(axis=2)).sum(axis=1)
+    return weight
+
+
 def posterior(data: Data, prior: Prior, *, max_labelings: int = MAX_LABELINGS):
     """Exact posterior of Dirichlet-prior Naive Bayes.
 
@@ -230,23 +264,9 @@ def posterior(data: Data, prior: Prior, *, max_labelings: int = MAX_LABELINGS):
         beta0 = hyper.beta0 + n[:, :, None] - counts if bernoulli else None
         return onehot, alpha, beta, beta0
 
-    def log_weight(alpha, beta, beta0):
-        # Terms that do not depend on the labeling (Gamma(sum alpha + D), the prior
-        # normalisers, multinomial coefficients) are left out.
-        weight = special.gammaln(alpha).sum(axis=1)
-        if bernoulli:
-            weight += np.sum(
-                special.gammaln(beta) + special.gammaln(beta0) - special.gammaln(beta + beta0),
-                axis=(1, 2),
-            )
-        else:
-            weight += special.gammaln(beta).sum(axis=(1, 2))
-            weight -= special.gammaln(beta.sum(axis=2)).sum(axis=1)
-        return weight
-
     log_weights = np.empty(labelings)
     for index in space.chunks(per_labeling):
-        log_weights[index] = log_weight(*labeling_statistics(index)[1:])
+        log_weights[index] = log_labeling_weight(*labeling_statistics(index)[1:])
     weights = np.exp(log_weights - special.logsumexp(log_weights))
 
     # Second pass: exact moments from every labeling, by the law of total variance.

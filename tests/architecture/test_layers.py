@@ -28,6 +28,7 @@ LAYERS = (
     ("zoo.diagnostics", 1),
     ("zoo.registry", 2),
     ("zoo.specification", 2),
+    ("zoo.sklearn", 2),
     ("zoo.sampling", 3),
     ("zoo.runs", 4),
     ("zoo.validation", 4),

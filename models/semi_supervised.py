@@ -1,0 +1,161 @@
+"""What the scikit-learn estimators of the labelled models share: unlabelled rows.
+
+scikit-learn's convention for semi-supervised learning, and the zoo's own
+(:data:`zoo.models.labelings.MISSING`), is that a label of ``-1`` marks an unlabelled
+row. With such rows the posterior of a conjugate classifier is a finite mixture over
+the labelings of those rows, each labeling a conjugate posterior weighted by its
+marginal likelihood (Nigam et al., Machine Learning 39, 2000). The estimators
+represent it the same way whether the mixture was enumerated or sampled:
+
+- ``labelings`` of shape (C, U): the class (an index into ``classes_``) of each
+  unlabelled row under each component, and ``weights`` of shape (C,) summing to 1.
+  Enumerated: every labeling with its exact weight (:class:`zoo.models.labelings.Labelings`,
+  pruned by :func:`zoo.models.labelings.heaviest`). Sampled: the distinct labelings
+  visited by the model's collapsed Gibbs kernel (:func:`labeling_draws`), each weighted
+  by how often it was visited, so that the predictive is the Rao-Blackwellised Monte
+  Carlo average ``(1/S) sum_s p(y*, x* | D, z_s)``.
+
+This module holds the checks of labels and weights and the Gibbs driver loop; the
+formulas stay with each model.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import _check_sample_weight
+
+from zoo.core.contract import Kernel
+from zoo.models.labelings import MISSING
+
+__all__ = [
+    "checked_weights",
+    "distinct_labelings",
+    "generator",
+    "labeling_draws",
+    "unlabelled_rows",
+]
+
+
+def unlabelled_rows(y: np.ndarray) -> np.ndarray:
+    """Boolean mask of the rows labelled ``-1`` (unlabelled).
+
+    String labels are never unlabelled; in an object array only the integer ``-1`` is.
+
+    Raises
+    ------
+    ValueError
+        Naming ``y`` when every row is unlabelled: a classifier needs at least one
+        labelled row to know its classes.
+    """
+    y = np.asarray(y)
+    if y.dtype.kind in "iuf":
+        mask = y == MISSING
+    elif y.dtype == object:
+        mask = np.fromiter(
+            (isinstance(v, numbers.Real) and not isinstance(v, bool) and v == MISSING for v in y),
+            dtype=bool,
+            count=y.shape[0],
+        )
+    else:
+        mask = np.zeros(y.shape[0], dtype=bool)
+    if y.shape[0] and mask.all():
+        raise ValueError(
+            f"y: every label is {MISSING} (unlabelled); at least one labelled row is needed "
+            "to know the classes"
+        )
+    return mask
+
+
+def checked_weights(sample_weight, X, unlabelled: np.ndarray) -> np.ndarray:
+    """Validated sample weights as a new float array (ones when None).
+
+    Weights are non-negative, one per row (scikit-learn's ``_check_sample_weight``).
+    A labelled row may have any such weight: its likelihood is raised to that power,
+    which keeps the posterior conjugate. An unlabelled row's likelihood is a mixture
+    over classes, ``sum_k pi_k p(x | k)``, and only an integer power of a mixture is
+    again a mixture over labelings (``w`` copies of the row, each with its own label),
+    so an unlabelled row's weight must be an integer.
+
+    Raises
+    ------
+    ValueError
+        Naming ``sample_weight``: wrong length, a negative or non-finite weight, all
+        weights zero, or a fractional weight on an unlabelled row.
+    """
+    try:
+        weights = _check_sample_weight(
+            sample_weight, X, dtype=np.float64, ensure_non_negative=True, copy=True
+        )
+    except ValueError as err:
+        raise ValueError(f"sample_weight: {err}") from err
+    fractional = unlabelled & (weights != np.floor(weights))
+    if fractional.any():
+        where = int(np.argmax(fractional))
+        raise ValueError(
+            f"sample_weight: an unlabelled row (y = {MISSING}) takes an integer weight (a "
+            f"weight w counts the row w times, each copy with its own label), found "
+            f"{weights[where]:g} at row {where}"
+        )
+    return weights
+
+
+def generator(random_state) -> np.random.Generator:
+    """A NumPy ``Generator`` from a scikit-learn ``random_state``.
+
+    An integer seeds ``numpy.random.default_rng`` directly (same seed, same draws);
+    ``None`` or a ``RandomState`` gives a seed drawn from
+    :func:`sklearn.utils.check_random_state`.
+    """
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        return np.random.default_rng(int(random_state))
+    seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
+    return np.random.default_rng(seed)
+
+
+def labeling_draws(
+    kernel: Kernel, data, prior, *, n_draws: int, n_tune: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Labels of the unlabelled items after each of ``n_draws`` sweeps of ``kernel``.
+
+    One chain: ``kernel.init``, ``n_tune`` sweeps discarded, then one stored draw per
+    sweep. ``data`` must have a ``labels`` field with ``-1`` for the unlabelled items
+    and ``unlabelled`` (their indices); the state must hold ``labels``, as every
+    labelled model's collapsed kernel does.
+
+    Returns
+    -------
+    ndarray of int, shape (n_draws, U)
+    """
+    hidden = data.unlabelled
+    state = kernel.init(data, prior, rng)
+    for _ in range(n_tune):
+        state = kernel.step(state, data, prior, rng)
+    draws = np.empty((n_draws, hidden.size), dtype=np.int64)
+    for s in range(n_draws):
+        state = kernel.step(state, data, prior, rng)
+        draws[s] = np.asarray(state.labels)[hidden]
+    return draws
+
+
+def distinct_labelings(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows of ``draws``, the share of draws each takes, and which is each draw.
+
+    Averaging a function of the labeling over the draws equals its average over the
+    distinct labelings with these weights; a concentrated posterior then costs one
+    component, not ``n_draws``.
+
+    Returns
+    -------
+    labelings : ndarray of int, shape (C, U)
+        The distinct labelings, in lexicographic order.
+    weights : ndarray, shape (C,)
+        Share of the draws equal to each.
+    index : ndarray of int, shape (n_draws,)
+        ``labelings[index]`` is ``draws``: the chain in sweep order, for Monte Carlo
+        standard errors that account for autocorrelation.
+    """
+    labelings, index, counts = np.unique(draws, axis=0, return_inverse=True, return_counts=True)
+    return labelings, counts / counts.sum(), index.reshape(-1)
