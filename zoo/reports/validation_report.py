@@ -36,8 +36,8 @@ def _agreement_table(name: str, result) -> Table:
         rows,
         status=status,
         caption=f"{name}: {result.verdict} ({len(rows)} quantities)",
-        # Long tables fold away unless something in them failed.
-        collapsed=result.verdict == "agree" and len(rows) > 12,
+        # Long tables fold away: what failed is in the findings table above them.
+        collapsed=len(rows) > 12,
     )
 
 
@@ -89,15 +89,16 @@ _NUMBER_CELLS = ("estimate", "reference", "mcse", "z", "p_adjusted")
 
 
 def _findings_table(check) -> Table:
-    """Every finding of a check: one row each, failing first."""
+    """Every finding of a check: one row each, failing first; empty columns left out."""
     rows = []
     for f in check.findings:
         cells = finding_cells(f)
         numbers = [cells[key] for key in _NUMBER_CELLS]
         rows.append([f.problem, f.quantity, f.statistic, *numbers, cells["note"]])
+    kept = [j for j in range(len(_FINDING_COLUMNS)) if any(row[j] for row in rows)]
     return Table(
-        _FINDING_COLUMNS,
-        rows,
+        [_FINDING_COLUMNS[j] for j in kept],
+        [[row[j] for j in kept] for row in rows],
         status=[f.verdict for f in check.findings],
         caption=f"{check.name}: {len(rows)} finding(s)",
     )

@@ -140,9 +140,13 @@ def finding_cells(finding: Finding) -> dict[str, str]:
     else:
         cells.update(
             estimate=_number(finding.estimate),
-            reference=f"{_number(finding.reference)} ({finding.against})",
-            mcse=_number(finding.mcse),
-            z=_number(finding.z, ".1f"),
+            reference=(
+                f"{_number(finding.reference)} ({finding.against})"
+                if math.isfinite(finding.reference)
+                else ""
+            ),
+            mcse=_number(finding.mcse) if math.isfinite(finding.mcse) else "",
+            z=_number(finding.z, ".1f") if math.isfinite(finding.z) else "",
             p_adjusted=_number(finding.p_adjusted, ".2g"),
         )
     return cells
