@@ -220,3 +220,12 @@ def test_geweke_iterations_set_the_chains_and_the_finding_says_how_many_would_do
     assert unjudged and all(f.draws_per_chain > 400 for f in unjudged if f.draws_per_chain)
     with pytest.raises(ValueError, match="geweke_iterations"):
         validate("beta-binomial", checks=("geweke",), geweke_iterations=10, workers=0)
+
+
+def test_a_sampler_that_fails_alike_everywhere_is_said_once(capsys):
+    sampler = ["--sampler", f"{SAMPLERS}:raises"]
+    status = main(["validate", "beta-binomial", *sampler, "--checks", "exact", *QUIET])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert out.count("my sampler broke") == 1, out
+    assert "rats-hierarchical, informative-fixed" in out

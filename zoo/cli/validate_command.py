@@ -175,8 +175,16 @@ def _findings_table(check) -> Table:
     if noted:
         table.add_column("why not judged" if unjudged else "what happened", overflow="fold")
     groups: dict[str, list] = {}
+    alike: dict[tuple[str, str], list] = {}
     for finding in findings:
-        groups.setdefault(finding.problem, []).append(finding)
+        if finding.message:
+            alike.setdefault((finding.quantity, finding.message), []).append(finding)
+        else:
+            groups.setdefault(finding.problem, []).append(finding)
+    # A fit that fails the same way on every data set is said once, for all of them.
+    for same in alike.values():
+        where = ", ".join(f.problem for f in same if f.problem)
+        groups.setdefault(where, []).insert(0, same[0])
     for problem, group in groups.items():
         rows = [_finding_row(f, judged, stated) for f in group[:_SHOWN]]
         if len(group) > _SHOWN:
