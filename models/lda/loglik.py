@@ -13,11 +13,12 @@ __all__ = ["log_likelihood", "pointwise_log_likelihood"]
 
 
 @numba.njit(cache=True)
-def _token_log_likelihood(theta, phi, token_word, doc_start):
+def _token_log_likelihood(theta, phi_t, token_word, doc_start):
     """``log sum_k theta_{d_i k} phi_{k w_i}`` for draws ``s`` and tokens ``i``: (S, N).
 
-    ``theta`` (S, D, K), ``phi`` (S, K, V). A loop, so that no (S, N, K) array is ever
-    held: the work is O(S N K), the memory only the result's.
+    ``theta`` (S, D, K), ``phi_t`` (S, V, K): phi transposed, so that the sum over
+    topics reads contiguous memory. A loop, so that no (S, N, K) array is ever held: the
+    work is O(S N K), the memory only the result's.
     """
     n_draws, n_documents, n_topics = theta.shape
     out = np.empty((n_draws, token_word.shape[0]))
@@ -27,7 +28,7 @@ def _token_log_likelihood(theta, phi, token_word, doc_start):
                 w = token_word[i]
                 total = 0.0
                 for k in range(n_topics):
-                    total += theta[s, d, k] * phi[s, k, w]
+                    total += theta[s, d, k] * phi_t[s, w, k]
                 out[s, i] = np.log(total)
     return out
 
@@ -61,7 +62,7 @@ def pointwise_log_likelihood(
         )
     flat = _token_log_likelihood(
         np.ascontiguousarray(theta.reshape(-1, *theta.shape[-2:])),
-        np.ascontiguousarray(phi.reshape(-1, *phi.shape[-2:])),
+        np.ascontiguousarray(np.swapaxes(phi.reshape(-1, *phi.shape[-2:]), -1, -2)),
         np.ascontiguousarray(data.token_word, dtype=np.int64),
         np.ascontiguousarray(data.doc_start, dtype=np.int64),
     )
