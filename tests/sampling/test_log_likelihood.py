@@ -196,3 +196,19 @@ def test_loo_disagreement_catches_a_wrong_pointwise_log_likelihood(name, pymc_ru
     gibbs = zoo.sample(wrong, data, prior, draws=DRAWS, tune=DRAWS, chains=CHAINS, seed=2)
     largest, tests = _max_z(gibbs, pymc_runs(name))
     assert largest > _critical(tests)
+
+
+@pytest.mark.pymc
+def test_pymc_draws_do_not_depend_on_the_log_likelihood_option():
+    # GDA reports Sigma, a deterministic of the Bartlett variables the group needs.
+    spec, data, prior = _problem("gda")
+    runs = [
+        zoo.sample(spec, data, prior, engine="pymc", draws=30, tune=30, chains=1, seed=8, **option)
+        for option in ({}, {"log_likelihood": False})
+    ]
+    first, second = (run["posterior"] for run in runs)
+    assert set(first.data_vars) == set(second.data_vars) == set(spec.variables(prior))
+    for var in first.data_vars:
+        np.testing.assert_array_equal(first[var].values, second[var].values)
+    assert "log_likelihood" not in runs[1].children
+    assert not any(name.startswith("bartlett") for name in first.coords)

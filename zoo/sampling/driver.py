@@ -338,7 +338,9 @@ def _sample_pymc(model, data, prior, draws, tune, chains, root, progress, attrs,
     names = list(model.variables(prior))
     # pm.compute_log_likelihood reads the free variables; those the zoo does not report
     # (a hyperprior's or a Bartlett parameterisation's) are traced and dropped after.
-    hidden = [rv.name for rv in program.free_RVs if rv.name not in names] if compute else []
+    # Always, so that the draws do not depend on log_likelihood: the trace function
+    # computes the deterministics, and another set of outputs can move them by an ulp.
+    hidden = [rv.name for rv in program.free_RVs if rv.name not in names]
     # PyMC takes an integer seed and spawns per-chain streams from it itself.
     random_seed = streams.integer(streams.stream(root, "pymc"))
     # A Dask worker is a daemon process, which may not start the processes PyMC runs
