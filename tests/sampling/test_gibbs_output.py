@@ -90,3 +90,16 @@ def test_a_group_over_the_memory_budget_is_left_out_with_a_warning(monkeypatch):
     assert "log_likelihood_total" in tree["sample_stats"]
     forced = _sample(log_likelihood=True)
     assert forced["log_likelihood"]["y"].shape == (2, 40, 3)
+
+
+def test_blocks_of_draws_give_the_values_of_one_block(monkeypatch):
+    whole = _sample()
+    monkeypatch.setattr(driver, "_BLOCK_BYTES", 1)  # one draw per block
+    blocked = _sample()
+    np.testing.assert_array_equal(
+        blocked["log_likelihood"]["y"].values, whole["log_likelihood"]["y"].values
+    )
+    np.testing.assert_array_equal(
+        blocked["sample_stats"]["log_likelihood_total"].values,
+        whole["sample_stats"]["log_likelihood_total"].values,
+    )

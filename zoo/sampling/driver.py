@@ -230,16 +230,18 @@ def _sample_gibbs(
     return _datatree(model, data, prior, posterior, stats, attrs, pointwise)
 
 
-#: Draws per block when computing the pointwise log-likelihood: bounds the temporaries
-#: (a mixture's per-class terms) to a few times the block's share of the result.
-_BLOCK_DRAWS = 64
+#: Memory for one block of draws when computing the pointwise log-likelihood: the
+#: block's parameters and result, four times over for temporaries (copies made
+#: contiguous, a mixture's per-class terms).
+_BLOCK_BYTES = 2**26
 
 
 def _pointwise(model: Model, data, posterior: Mapping[str, np.ndarray], keep: bool):
     """The pointwise log-likelihood of every draw, and its total per draw.
 
     The model's vectorised ``pointwise_log_likelihood`` is evaluated on blocks of draws
-    of all chains at once, so that memory beyond the result stays bounded. The draws are
+    of all chains at once, as many as :data:`_BLOCK_BYTES` allows, so that memory
+    beyond the result stays bounded (one draw per block on a large LDA corpus). The draws are
     read, never changed: the kernel's random streams and draws are as without it.
 
     Returns
@@ -250,10 +252,13 @@ def _pointwise(model: Model, data, posterior: Mapping[str, np.ndarray], keep: bo
         The log-likelihood of all the data at each draw.
     """
     chains, draws = next(iter(posterior.values())).shape[:2]
+    per_draw = sum(values[0, 0].nbytes for values in posterior.values())
+    per_draw += 8 * (_pointwise_size(data) or 0)
+    step = int(np.clip(_BLOCK_BYTES // (4 * chains * max(per_draw, 1)), 1, draws))
     pointwise: dict[str, tuple[np.ndarray, tuple[str, ...]]] = {}
     total = np.zeros((chains, draws))
-    for start in range(0, draws, _BLOCK_DRAWS):
-        block = slice(start, min(start + _BLOCK_DRAWS, draws))
+    for start in range(0, draws, step):
+        block = slice(start, min(start + step, draws))
         terms = model.pointwise_log_likelihood(
             data, {name: values[:, block] for name, values in posterior.items()}
         )
