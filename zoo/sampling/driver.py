@@ -150,9 +150,9 @@ LOG_LIKELIHOOD_BYTES = 2**30
 def _pointwise_size(data) -> int | None:
     """Values per draw of the pointwise log-likelihood, or None if it cannot be known.
 
-    Read from one evaluation at no draw would need parameters; the observed variables'
-    sizes bound it instead (a multivariate observation counts its components, so the
-    bound may be a few times too high for GDA, never too low).
+    Known before any draw from the observed variables' sizes: an upper bound, exact but
+    for a multivariate observation, which counts its components (a few times too high
+    for GDA's points, never too low).
     """
     sizes = [np.size(values) for values, _ in data.observed_data.values()]
     return int(sum(sizes)) if sizes else None
