@@ -65,13 +65,16 @@ def pointwise_log_likelihood(
         labels = data.labels[labelled]
         x = data.counts[labelled].astype(float)
         out["labels"] = (log_pi[..., labels], ("labelled",))
-        log_phi_y = log_phi[..., labels, :]  # (..., L, V)
         if bernoulli:
-            values = x * log_phi_y + (1.0 - x) * log_not_phi[..., labels, :]
+            values = x * log_phi[..., labels, :] + (1.0 - x) * log_not_phi[..., labels, :]
             out["x_labelled"] = (values, ("labelled", "feature"))
         else:
-            values = np.sum(x * log_phi_y, axis=-1) + _multinomial_coefficient(x)
-            out["x_labelled"] = (values, ("labelled",))
+            # Every class's term by one matrix product (..., L, K), then each document's
+            # own: cheaper than gathering phi's rows into an (..., L, V) array.
+            joint = x @ np.swapaxes(log_phi, -1, -2)
+            index = np.broadcast_to(labels[:, None], (*joint.shape[:-1], 1))
+            values = np.take_along_axis(joint, index, axis=-1)[..., 0]
+            out["x_labelled"] = (values + _multinomial_coefficient(x), ("labelled",))
     if unlabelled.size:
         x = data.counts[unlabelled].astype(float)
         # (..., U, K): log pi_k + log p(x_u | phi_k), by matrix products over features.
