@@ -10,7 +10,7 @@ from zoo.core.contract import Model
 from zoo.models.beta_binomial.faults import FAULTS
 from zoo.models.beta_binomial.gibbs import kernel
 from zoo.models.beta_binomial.kernel_checks import KERNEL_CHECKS
-from zoo.models.beta_binomial.loglik import log_likelihood
+from zoo.models.beta_binomial.loglik import log_likelihood, pointwise_log_likelihood
 from zoo.models.beta_binomial.posterior import posterior
 from zoo.models.beta_binomial.problems import default_problem, validation_problems
 from zoo.models.beta_binomial.spec import Data, Prior, simulate
@@ -21,6 +21,7 @@ __all__ = [
     "Prior",
     "kernel",
     "log_likelihood",
+    "pointwise_log_likelihood",
     "posterior",
     "program",
     "simulate",
@@ -66,6 +67,7 @@ MODEL = Model(
     variables=variables,
     simulation_setup=simulation_setup,
     log_likelihood=log_likelihood,
+    pointwise_log_likelihood=pointwise_log_likelihood,
     validation_problems=validation_problems,
     summary="theta_j ~ Beta(a, b), y_j ~ Binomial(n_j, theta_j); fixed or BDA3 hyperprior",
     faults=FAULTS,

@@ -17,7 +17,7 @@ from zoo.core.contract import Model
 from zoo.models.gda.faults import FAULTS
 from zoo.models.gda.gibbs import kernel
 from zoo.models.gda.kernel_checks import KERNEL_CHECKS
-from zoo.models.gda.loglik import log_likelihood
+from zoo.models.gda.loglik import log_likelihood, pointwise_log_likelihood
 from zoo.models.gda.posterior import posterior
 from zoo.models.gda.problems import default_problem, validation_problems
 from zoo.models.gda.spec import Data, Prior, simulate
@@ -30,6 +30,7 @@ __all__ = [
     "Prior",
     "kernel",
     "log_likelihood",
+    "pointwise_log_likelihood",
     "posterior",
     "program",
     "simulate",
@@ -82,6 +83,7 @@ MODEL = Model(
     variables=variables,
     simulation_setup=simulation_setup,
     log_likelihood=log_likelihood,
+    pointwise_log_likelihood=pointwise_log_likelihood,
     validation_problems=validation_problems,
     summary="x | y=k ~ N(mu_k, Sigma), shared Sigma ~ InvWishart (LDA); labels may be missing",
     faults=FAULTS,

@@ -7,31 +7,85 @@ from collections.abc import Mapping
 import numpy as np
 from scipy.special import logsumexp
 
-from zoo.models.gda.linalg import forward_solve
 from zoo.models.gda.spec import Data
 
-__all__ = ["log_likelihood"]
+__all__ = ["log_likelihood", "pointwise_log_likelihood"]
+
+
+def _log_normal(x: np.ndarray, mu: np.ndarray, chol: np.ndarray) -> np.ndarray:
+    """``log N(x | mu, L L^T)`` for points ``x`` (N, d) against means ``mu`` (..., N, d).
+
+    Through the Cholesky factor ``L`` (..., d, d):
+    ``-d/2 log 2 pi - sum log diag L - |L^-1 (x - mu)|^2 / 2``; one batched solve for
+    every draw and point.
+    """
+    dim = x.shape[-1]
+    diff = x - mu  # (..., N, d)
+    # L has no point axis: broadcast it over the points for the batched solve.
+    white = np.linalg.solve(chol[..., None, :, :], diff[..., None])[..., 0]
+    log_det = np.sum(np.log(np.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
+    return -0.5 * dim * np.log(2.0 * np.pi) - log_det[..., None] - 0.5 * np.sum(white**2, -1)
+
+
+def pointwise_log_likelihood(
+    data: Data, params: Mapping[str, np.ndarray]
+) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
+    """The log-likelihood of each observation, for any number of draws.
+
+    One entry per observed variable of the PyMC program, under its name and with the
+    dims ``pymc.compute_log_likelihood`` gives it:
+
+    - ``labels`` (``labelled``): ``log pi_{y_n}``;
+    - ``x_labelled`` (``labelled``): ``log N(x_n | mu_{y_n}, Sigma)``;
+    - ``x_unlabelled`` (``unlabelled``): ``log sum_k pi_k N(x_u | mu_k, Sigma)``, the
+      missing label summed out.
+
+    Parameters
+    ----------
+    data : Data
+    params : mapping
+        ``pi`` (..., K), ``mu`` (..., K, d) and ``Sigma`` (..., d, d), with the same
+        leading sample dims.
+
+    Returns
+    -------
+    dict
+        ``{name: (values, dims)}``, values with the sample dims first. A part with no
+        point is left out, as in :attr:`Data.observed_data`.
+    """
+    pi = np.asarray(params["pi"], dtype=float)
+    mu = np.asarray(params["mu"], dtype=float)
+    chol = np.linalg.cholesky(np.asarray(params["Sigma"], dtype=float))
+    with np.errstate(divide="ignore"):
+        log_pi = np.log(pi)
+    labelled, unlabelled = data.labelled, data.unlabelled
+    out = {}
+    if labelled.size:
+        labels = data.labels[labelled]
+        out["labels"] = (log_pi[..., labels], ("labelled",))
+        values = _log_normal(data.x[labelled], mu[..., labels, :], chol)
+        out["x_labelled"] = (values, ("labelled",))
+    if unlabelled.size:
+        x = data.x[unlabelled]
+        # (..., U, K): one column per class, each a batched solve over draws and points.
+        joint = np.stack(
+            [
+                log_pi[..., k, None] + _log_normal(x, mu[..., k, None, :], chol)
+                for k in range(pi.shape[-1])
+            ],
+            axis=-1,
+        )
+        out["x_unlabelled"] = (logsumexp(joint, axis=-1), ("unlabelled",))
+    return out
 
 
 def log_likelihood(data: Data, params: Mapping[str, np.ndarray]) -> float:
     """``log p(x, labels | pi, mu, Sigma)``, the missing labels summed out.
 
-    ``log N(x | mu_k, Sigma)`` through the Cholesky factor L of Sigma:
-    ``-d/2 log 2 pi - sum log diag L - |L^-1 (x - mu_k)|^2 / 2``.
+    The sum of :func:`pointwise_log_likelihood` for one draw.
     """
     pi = np.asarray(params["pi"], dtype=float)
-    mu = np.asarray(params["mu"], dtype=float)
-    chol = np.linalg.cholesky(np.asarray(params["Sigma"], dtype=float))
-    n_points, dim = data.x.shape
-    normaliser = -0.5 * dim * np.log(2.0 * np.pi) - np.sum(np.log(np.diag(chol)))
-    joint = np.empty((n_points, pi.shape[0]))
-    with np.errstate(divide="ignore"):
-        log_pi = np.log(pi)
-    for k in range(pi.shape[0]):
-        white = forward_solve(chol, (data.x - mu[k]).T)
-        joint[:, k] = log_pi[k] + normaliser - 0.5 * np.sum(white**2, axis=0)
-    labelled, unlabelled = data.labelled, data.unlabelled
-    total = float(np.sum(joint[labelled, data.labels[labelled]]))
-    if unlabelled.size:
-        total += float(np.sum(logsumexp(joint[unlabelled], axis=1)))
-    return total
+    if pi.shape != (data.n_classes,):
+        raise ValueError(f"pi: expected shape ({data.n_classes},), got {pi.shape}")
+    terms = pointwise_log_likelihood(data, params)
+    return float(sum(np.sum(values) for values, _ in terms.values()))

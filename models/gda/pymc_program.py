@@ -13,8 +13,10 @@ exactly, for any real ``nu0 > d - 1``; NUTS samples the unconstrained Bartlett
 variables. :func:`inverse_wishart` is tested against ``scipy.stats.invwishart``.
 
 Missing labels are summed out by hand (pymc-extras does not install with PyMC 6.4): each
-unlabelled point contributes ``logsumexp_k (log pi_k + log N(x_u | mu_k, Sigma))``, and
-the softmax of the same terms is kept per draw as ``class_probability``.
+unlabelled point contributes ``logsumexp_k (log pi_k + log N(x_u | mu_k, Sigma))``, as a
+``CustomDist`` so that the unlabelled points stay observed data (and have a pointwise
+log-likelihood, for LOO-CV), and the softmax of the same terms is kept per draw as
+``class_probability``.
 """
 
 from __future__ import annotations
@@ -90,10 +92,27 @@ def program(data: Data, prior: Prior) -> pm.Model:
                 dims=("labelled", "feature"),
             )
         if hidden.size:
-            x_hidden = pm.Data("x_unlabelled", data.x[hidden], dims=("unlabelled", "feature"))
+            x_hidden = data.x[hidden]
+
+            def logp(value, pi, mu, chol):
+                # The parameters come with the value's batch dims prepended (size 1
+                # where not broadcast); the class axis sits before the feature axes.
+                component = pm.MvNormal.dist(mu=mu, chol=chol[..., None, :, :])
+                joint = pt.log(pi) + pm.logp(component, value[..., None, :])
+                return pt.logsumexp(joint, axis=-1)
+
+            pm.CustomDist(
+                "x_unlabelled",
+                pi,
+                mu,
+                sigma_chol,
+                logp=logp,
+                signature="(k),(k,d),(d,d)->(d)",
+                observed=x_hidden,
+                dims=("unlabelled", "feature"),
+            )
             component = pm.MvNormal.dist(mu=mu, chol=sigma_chol)
-            log_joint = pt.log(pi) + pm.logp(component, x_hidden[:, np.newaxis, :])
-            pm.Potential("unlabelled_marginal", pm.math.logsumexp(log_joint, axis=1).sum())
+            log_joint = pt.log(pi) + pm.logp(component, pt.as_tensor(x_hidden)[:, np.newaxis, :])
             pm.Deterministic(
                 "class_probability",
                 pt.special.softmax(log_joint, axis=1),

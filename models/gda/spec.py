@@ -289,23 +289,23 @@ class Data(LabelledData):
     def observed_data(self) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
         """Observed variables with their dims, as the PyMC program names them.
 
-        The labelled points and their labels; a part with no point is left out (PyMC
-        cannot observe an empty array).
+        The labelled points and their labels, and the unlabelled points (their labels
+        summed out); a part with no point is left out (PyMC cannot observe an empty
+        array).
         """
-        labelled = self.labelled
-        if not labelled.size:
-            return {}
-        return {
-            "labels": (self.labels[labelled], ("labelled",)),
-            "x_labelled": (self.x[labelled], ("labelled", "feature")),
-        }
+        observed = {}
+        labelled, unlabelled = self.labelled, self.unlabelled
+        if labelled.size:
+            observed["labels"] = (self.labels[labelled], ("labelled",))
+            observed["x_labelled"] = (self.x[labelled], ("labelled", "feature"))
+        if unlabelled.size:
+            observed["x_unlabelled"] = (self.x[unlabelled], ("unlabelled", "feature"))
+        return observed
 
     @property
     def constant_data(self) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
-        """The unlabelled points (their labels are summed out), as PyMC stores them."""
-        if self.unlabelled.size == 0:
-            return {}
-        return {"x_unlabelled": (self.x[self.unlabelled], ("unlabelled", "feature"))}
+        """Fixed inputs with their dims (none: every point is observed data)."""
+        return {}
 
 
 def simulate(

@@ -20,7 +20,7 @@ from zoo.models.lda.counts import State
 from zoo.models.lda.gibbs import FAULTS, counts_from_topics, infer_documents, kernel, make_kernel
 from zoo.models.lda.invariants import label_invariants
 from zoo.models.lda.kernel_checks import KERNEL_CHECKS
-from zoo.models.lda.loglik import log_likelihood
+from zoo.models.lda.loglik import log_likelihood, pointwise_log_likelihood
 from zoo.models.lda.pairs import TrackedPairs
 from zoo.models.lda.posterior import posterior
 from zoo.models.lda.problems import default_problem, validation_problems
@@ -104,6 +104,7 @@ MODEL = Model(
     kernel_checks=KERNEL_CHECKS,
     comparable=comparable,
     log_likelihood=log_likelihood,
+    pointwise_log_likelihood=pointwise_log_likelihood,
     validation_problems=validation_problems,
     derived=DerivedVariables(LABEL_INVARIANT, ("theta", "phi"), _label_invariants),
 )

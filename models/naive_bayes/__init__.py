@@ -14,7 +14,7 @@ from zoo.models.labelings import MISSING
 from zoo.models.naive_bayes.faults import FAULTS
 from zoo.models.naive_bayes.gibbs import kernel
 from zoo.models.naive_bayes.kernel_checks import KERNEL_CHECKS
-from zoo.models.naive_bayes.loglik import log_likelihood
+from zoo.models.naive_bayes.loglik import log_likelihood, pointwise_log_likelihood
 from zoo.models.naive_bayes.posterior import posterior
 from zoo.models.naive_bayes.problems import default_problem, validation_problems
 from zoo.models.naive_bayes.spec import Data, Prior, simulate
@@ -26,6 +26,7 @@ __all__ = [
     "Prior",
     "kernel",
     "log_likelihood",
+    "pointwise_log_likelihood",
     "posterior",
     "program",
     "simulate",
@@ -73,6 +74,7 @@ MODEL = Model(
     variables=variables,
     simulation_setup=simulation_setup,
     log_likelihood=log_likelihood,
+    pointwise_log_likelihood=pointwise_log_likelihood,
     validation_problems=validation_problems,
     summary="pi ~ Dir(alpha), phi ~ Dir(beta) or Beta; multinomial/Bernoulli NB, missing labels",
     faults=FAULTS,

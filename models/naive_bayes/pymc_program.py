@@ -66,7 +66,16 @@ def program(data: Data, prior: Prior) -> pm.Model:
 
             def logp(value, pi, phi):
                 joint = _log_class_joint(value, pi, phi, bernoulli)
-                return pt.logsumexp(joint, axis=-1)
+                marginal = pt.logsumexp(joint, axis=-1)
+                if bernoulli:
+                    return marginal
+                # The multinomial coefficient, constant for NUTS, makes the value the
+                # document's log pmf, as pm.Multinomial's is for the labelled ones (the
+                # pointwise log-likelihood of LOO-CV needs the proper density).
+                lengths = pt.sum(value, axis=-1)
+                return (
+                    marginal + pt.gammaln(lengths + 1.0) - pt.sum(pt.gammaln(value + 1.0), axis=-1)
+                )
 
             pm.CustomDist(
                 "x_unlabelled",

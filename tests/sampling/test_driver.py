@@ -31,6 +31,12 @@ def test_interrupted_run_keeps_completed_draws():
     np.testing.assert_array_equal(
         posterior["theta"].values, full["posterior"]["theta"].values[:, :12]
     )
+    # ... with the log-likelihood of each kept draw
+    assert tree["log_likelihood"]["y"].sizes["draw"] == 12
+    np.testing.assert_array_equal(
+        tree["log_likelihood"]["y"].values, full["log_likelihood"]["y"].values[:, :12]
+    )
+    assert tree["sample_stats"]["log_likelihood_total"].shape == (3, 12)
 
 
 def test_interrupt_during_tuning_propagates():

@@ -146,6 +146,12 @@ class Model:
         ``log_likelihood(data, params) -> float``: ``log p(data | params)`` for one draw
         ``params`` (a mapping of the variables' values), latent labels summed out. A test
         quantity of simulation-based calibration and Geweke's test.
+    pointwise_log_likelihood : callable, optional
+        ``pointwise_log_likelihood(data, params) -> {name: (values, dims)}``: the
+        log-likelihood of each observation, one entry per observed variable of the PyMC
+        program, under its name and with the dims ``pymc.compute_log_likelihood`` gives
+        it; ``params`` may carry leading sample dims (``chain``, ``draw``), which lead
+        ``values`` too. The Gibbs engine's ``log_likelihood`` group (for LOO-CV).
     validation_problems : callable, optional
         ``validation_problems() -> [(name, data, prior), ...]``: small data sets with
         exact references, chosen to be sensitive (informative and asymmetric priors,
@@ -183,6 +189,9 @@ class Model:
     summary: str = ""
     faults: Mapping[str, Kernel] = field(default_factory=dict)
     log_likelihood: Callable[[Any, Mapping[str, np.ndarray]], float] | None = None
+    pointwise_log_likelihood: (
+        Callable[[Any, Mapping[str, np.ndarray]], Mapping[str, tuple[np.ndarray, tuple]]] | None
+    ) = None
     validation_problems: Callable[[], list[tuple[str, Any, Any]]] | None = None
     comparable: Callable[[Any], list[str]] | None = None
     kernel_checks: KernelChecks | None = None

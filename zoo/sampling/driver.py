@@ -1,9 +1,9 @@
 """One driver for both engines: ``zoo.sample(model, data, prior, engine=...)``.
 
 Both engines return an ``xarray.DataTree`` shaped like ``pymc.sample``'s: groups
-``posterior``, ``sample_stats``, ``observed_data`` and ``constant_data``; dims ``chain``,
-``draw``, then the model's named dims with coordinates. Every ArviZ function works on
-either.
+``posterior``, ``log_likelihood``, ``sample_stats``, ``observed_data`` and
+``constant_data``; dims ``chain``, ``draw``, then the model's named dims with
+coordinates. Every ArviZ function works on either, ``arviz.loo`` included.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ def sample(
     seed=None,
     kernel: Kernel | None = None,
     progress: bool | None = None,
+    log_likelihood: bool | None = None,
 ) -> xr.DataTree:
     """Sample the posterior of a zoo model with either engine.
 
@@ -65,12 +66,29 @@ def sample(
         sampler under test, or one of ``model.faults``).
     progress : bool, optional
         Show a progress display; default: only when standard error is a terminal.
+    log_likelihood : bool, optional
+        Add the ``log_likelihood`` group: the log-likelihood of every observation at
+        every draw, one variable per observed variable of the model's PyMC program with
+        the names and dims ``pymc.compute_log_likelihood`` gives (a mixture's missing
+        labels summed out, as the program does), what ``arviz.loo`` reads. ``None``
+        (default): add it unless it would take more than
+        :data:`LOG_LIKELIHOOD_BYTES` (then a warning says so); ``True``: always;
+        ``False``: never, and no ``log_likelihood_total`` either. The Gibbs engine
+        computes it from the draws after sampling (it never changes them), the PyMC
+        engine with ``pymc.compute_log_likelihood``.
 
     Returns
     -------
     xarray.DataTree
-        Interrupting a run with Ctrl-C returns the draws completed so far (Gibbs: every
-        chain cut to the same length; PyMC: as ``pm.sample`` keeps them), with
+        ``posterior``, ``log_likelihood``, ``sample_stats``, ``observed_data``,
+        ``constant_data``. ``sample_stats`` holds ``log_likelihood_total`` (the
+        log-likelihood of all the data at each draw, the sum of the ``log_likelihood``
+        group) for both engines, and for Gibbs ``sweep_seconds`` (each kept sweep's
+        time); PyMC's holds NUTS's own statistics. ``sampling_time`` (seconds, warm-up
+        included) is an attribute of ``posterior`` and ``sample_stats``, where
+        ``pymc.sample`` puts it. Interrupting a run with Ctrl-C returns the draws
+        completed so far (Gibbs: every chain cut to the same length; PyMC: as
+        ``pm.sample`` keeps them), with their log-likelihood, and
         ``attrs["interrupted"] = True`` on the ``posterior`` and ``sample_stats`` groups.
     """
     model = get(model)
@@ -91,6 +109,13 @@ def sample(
     root = streams.root(seed)
     if kernel is not None and engine != "gibbs":
         raise ValueError("kernel: only the gibbs engine runs a kernel")
+    if log_likelihood is not None and not isinstance(log_likelihood, bool | np.bool_):
+        raise ValueError(f"log_likelihood: must be True, False or None, got {log_likelihood!r}")
+    if log_likelihood and model.pointwise_log_likelihood is None and engine == "gibbs":
+        raise ValueError(
+            f"log_likelihood: model {model.name!r} has no pointwise_log_likelihood; "
+            "pass log_likelihood=False or None"
+        )
     if progress is None:
         progress = ChainProgress.wanted()
     attrs = {
@@ -102,14 +127,61 @@ def sample(
         "chains": chains,
         "zoo_version": __version__,
     }
+    # Decided before sampling, so that a group too large to keep warns at once, not after
+    # an hour of sweeps.
+    keep = _keep_log_likelihood(data, log_likelihood, chains, draws)
+    compute = log_likelihood is not False
     if engine == "gibbs":
+        compute = compute and model.pointwise_log_likelihood is not None
+        kernel = kernel or model.kernel
         return _sample_gibbs(
-            model, data, prior, kernel or model.kernel, draws, tune, chains, root, progress, attrs
+            model, data, prior, kernel, draws, tune, chains, root, progress, attrs, compute, keep
         )
-    return _sample_pymc(model, data, prior, draws, tune, chains, root, progress, attrs)
+    return _sample_pymc(
+        model, data, prior, draws, tune, chains, root, progress, attrs, compute, keep
+    )
 
 
-def _sample_gibbs(model, data, prior, kernel, draws, tune, chains, root, progress, attrs):
+#: Largest ``log_likelihood`` group (bytes) that ``zoo.sample`` adds unasked: 1 GiB,
+#: 8 bytes per observation and draw (an LDA corpus of 33,000 tokens at 4 x 1000 draws).
+LOG_LIKELIHOOD_BYTES = 2**30
+
+
+def _pointwise_size(data) -> int | None:
+    """Values per draw of the pointwise log-likelihood, or None if it cannot be known.
+
+    Known before any draw from the observed variables' sizes: an upper bound, exact but
+    for a multivariate observation, which counts its components (a few times too high
+    for GDA's points, never too low).
+    """
+    sizes = [np.size(values) for values, _ in data.observed_data.values()]
+    return int(sum(sizes)) if sizes else None
+
+
+def _keep_log_likelihood(data, wanted, chains, draws) -> bool:
+    """Whether to store the ``log_likelihood`` group (its per-draw total is kept anyway)."""
+    if wanted is not None:
+        return wanted
+    size = _pointwise_size(data)
+    if size is None:
+        return True
+    needed = 8 * size * chains * draws
+    if needed <= LOG_LIKELIHOOD_BYTES:
+        return True
+    warnings.warn(
+        f"log_likelihood: the group would take about {needed / 2**30:.1f} GiB "
+        f"({chains} chains x {draws} draws x {size} observations), more than "
+        f"{LOG_LIKELIHOOD_BYTES / 2**30:.0f} GiB; left out (sample_stats keeps "
+        "log_likelihood_total). Pass log_likelihood=True to keep it anyway.",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+    return False
+
+
+def _sample_gibbs(
+    model, data, prior, kernel, draws, tune, chains, root, progress, attrs, compute, keep
+):
     rngs = [np.random.default_rng(child) for child in streams.items(root, "gibbs-chains", chains)]
     states = [kernel.init(data, prior, rng) for rng in rngs]
     shapes = {
@@ -150,7 +222,53 @@ def _sample_gibbs(model, data, prior, kernel, draws, tune, chains, root, progres
         attrs.update(interrupted=True, draws=completed)
     posterior = {name: values[:, :completed] for name, values in store.items()}
     stats = {"sweep_seconds": sweep_seconds[:, :completed]}
-    return _datatree(model, data, prior, posterior, stats, attrs)
+    pointwise: dict[str, tuple[np.ndarray, tuple[str, ...]]] = {}
+    if compute:
+        started = time.perf_counter()
+        pointwise, stats["log_likelihood_total"] = _pointwise(model, data, posterior, keep)
+        attrs["log_likelihood_time"] = time.perf_counter() - started
+    return _datatree(model, data, prior, posterior, stats, attrs, pointwise)
+
+
+#: Memory for one block of draws when computing the pointwise log-likelihood: the
+#: block's parameters and result, four times over for temporaries (copies made
+#: contiguous, a mixture's per-class terms).
+_BLOCK_BYTES = 2**26
+
+
+def _pointwise(model: Model, data, posterior: Mapping[str, np.ndarray], keep: bool):
+    """The pointwise log-likelihood of every draw, and its total per draw.
+
+    The model's vectorised ``pointwise_log_likelihood`` is evaluated on blocks of draws
+    of all chains at once, as many as :data:`_BLOCK_BYTES` allows, so that memory
+    beyond the result stays bounded (one draw per block on a large LDA corpus). The draws are
+    read, never changed: the kernel's random streams and draws are as without it.
+
+    Returns
+    -------
+    pointwise : dict
+        ``{name: (values (chain, draw, ...), dims)}``; empty unless ``keep``.
+    total : ndarray, shape (chain, draw)
+        The log-likelihood of all the data at each draw.
+    """
+    chains, draws = next(iter(posterior.values())).shape[:2]
+    per_draw = sum(values[0, 0].nbytes for values in posterior.values())
+    per_draw += 8 * (_pointwise_size(data) or 0)
+    step = int(np.clip(_BLOCK_BYTES // (4 * chains * max(per_draw, 1)), 1, draws))
+    pointwise: dict[str, tuple[np.ndarray, tuple[str, ...]]] = {}
+    total = np.zeros((chains, draws))
+    for start in range(0, draws, step):
+        block = slice(start, min(start + step, draws))
+        terms = model.pointwise_log_likelihood(
+            data, {name: values[:, block] for name, values in posterior.items()}
+        )
+        for name, (term, dims) in terms.items():
+            total[:, block] += term.reshape(*term.shape[:2], -1).sum(axis=-1)
+            if keep:
+                if name not in pointwise:
+                    pointwise[name] = (np.empty((chains, draws, *term.shape[2:])), tuple(dims))
+                pointwise[name][0][:, block] = term
+    return pointwise, total
 
 
 def _describe(kernel: Kernel) -> str:
@@ -175,7 +293,7 @@ def _record(store, values, shapes, chain, index, chains, draws):
         store[name][chain, index] = value
 
 
-def _datatree(model, data, prior, posterior, stats, attrs) -> xr.DataTree:
+def _datatree(model, data, prior, posterior, stats, attrs, pointwise) -> xr.DataTree:
 
     dims = dict(model.variables(prior))
     observed = {name: value for name, (value, _) in data.observed_data.items()}
@@ -201,15 +319,33 @@ def _datatree(model, data, prior, posterior, stats, attrs) -> xr.DataTree:
                 "inference_library_version": __version__,
             }
         )
-    return tree
+    if not pointwise:
+        return tree
+    # A group of its own: the log-likelihood of a multivariate observation has fewer
+    # dims than its observed_data counterpart of the same name.
+    group = from_dict(
+        {"log_likelihood": {name: values for name, (values, _) in pointwise.items()}},
+        dims={name: list(d) for name, (_, d) in pointwise.items()},
+        coords=dict(data.coords),
+    )["log_likelihood"].to_dataset()
+    group.attrs.update(inference_library="bayes-zoo", inference_library_version=__version__)
+    # pymc.sample's order of groups: log_likelihood right after posterior.
+    children = {name: tree[name].to_dataset() for name in tree.children}
+    ordered = {"posterior": children.pop("posterior"), "log_likelihood": group, **children}
+    return xr.DataTree.from_dict({"/": tree.to_dataset(inherit=False), **ordered})
 
 
-def _sample_pymc(model, data, prior, draws, tune, chains, root, progress, attrs):
+def _sample_pymc(model, data, prior, draws, tune, chains, root, progress, attrs, compute, keep):
     # deferred: PyMC takes seconds to import, and `zoo list` or a Gibbs run never needs it
     import pymc as pm
 
     program = model.program(data, prior)
     names = list(model.variables(prior))
+    # pm.compute_log_likelihood reads the free variables; those the zoo does not report
+    # (a hyperprior's or a Bartlett parameterisation's) are traced and dropped after.
+    # Always, so that the draws do not depend on log_likelihood: the trace function
+    # computes the deterministics, and another set of outputs can move them by an ulp.
+    hidden = [rv.name for rv in program.free_RVs if rv.name not in names]
     # PyMC takes an integer seed and spawns per-chain streams from it itself.
     random_seed = streams.integer(streams.stream(root, "pymc"))
     # A Dask worker is a daemon process, which may not start the processes PyMC runs
@@ -228,7 +364,7 @@ def _sample_pymc(model, data, prior, draws, tune, chains, root, progress, attrs)
             random_seed=random_seed,
             progressbar=progress,
             nuts_sampler="pymc",
-            var_names=names,
+            var_names=names + hidden,
             compute_convergence_checks=False,
             model=program,
         )
@@ -242,6 +378,31 @@ def _sample_pymc(model, data, prior, draws, tune, chains, root, progress, attrs)
     if kept < draws:
         # pm.sample swallows Ctrl-C and returns the draws so far: say so, as for Gibbs.
         attrs.update(interrupted=True, draws=kept)
+    if compute and program.observed_RVs:
+        started = time.perf_counter()
+        pm.compute_log_likelihood(
+            tree, model=program, extend_inferencedata=True, progressbar=False
+        )
+        attrs["log_likelihood_time"] = time.perf_counter() - started
+        group = tree["log_likelihood"].to_dataset()
+        stats = tree["sample_stats"].to_dataset()
+        stats["log_likelihood_total"] = sum(
+            values.sum([d for d in values.dims if d not in ("chain", "draw")])
+            for values in group.data_vars.values()
+        )
+        tree["sample_stats"] = stats
+        if not keep:
+            del tree["log_likelihood"]
+    if hidden:
+        tree["posterior"] = _without(tree["posterior"].to_dataset(), hidden)
     for group in ("posterior", "sample_stats"):
         tree[group].attrs.update(attrs)
     return tree
+
+
+def _without(dataset: xr.Dataset, names: list[str]) -> xr.Dataset:
+    """``dataset`` without the variables ``names`` and the coordinates only they used."""
+    dataset = dataset.drop_vars(names)
+    used = {dim for values in dataset.data_vars.values() for dim in values.dims}
+    unused = [name for name in dataset.coords if name not in used]
+    return dataset.drop_vars(unused)
