@@ -8,7 +8,8 @@ a Zarr store (``.zarr``, for traces too large for one file)::
                                    interrupted, seconds, verdicts, versions
     /<model>/problem/data   the model's Data   (zoo.runs.problem_dataset: array arguments
     /<model>/problem/prior  the model's Prior   as variables, scalar ones as JSON in attrs)
-    /<model>/gibbs/...      posterior, sample_stats, observed_data, constant_data
+    /<model>/gibbs/...      posterior, log_likelihood, sample_stats, observed_data,
+                            constant_data
     /<model>/pymc/...       the same, as pymc.sample returned it
 
 so ``xarray.open_datatree(path)["rats/gibbs"]`` works with every ArviZ function, and

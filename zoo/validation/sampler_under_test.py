@@ -140,6 +140,8 @@ class SamplerUnderTest:
             seed=seed,
             kernel=self.kernel_under_test,
             progress=False,
+            # The battery reads the posterior only.
+            log_likelihood=False,
         )
 
     def fit(self, data, prior, *, draws: int, chains: int, seed: int) -> xr.Dataset:
