@@ -46,54 +46,72 @@ def _done(path: Path) -> set[tuple]:
     return keys
 
 
-def run(models, seeds, checks, path: Path, workers: int, samplers: str = "all") -> None:
+def run(
+    models,
+    seeds,
+    checks,
+    path: Path,
+    workers: int,
+    samplers: str = "all",
+    faults: tuple[str, ...] | None = None,
+    first_seed: int = 0,
+) -> None:
+    """Validate every (model, sampler) once per seed, seed-major, skipping what is done.
+
+    Seed-major order: an interrupted run leaves every cell with nearly the same number
+    of seeds, so partial results are balanced (and resumable).
+    """
     # deferred: the battery imports the diagnostics (seconds); --summary needs none of it
     import zoo
     from zoo.validation import CHECK_NAMES, validate
 
     done = _done(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    cells = []
     for name in models:
         spec = zoo.get(name)
         chosen = {"all": ["correct", *spec.faults], "correct": ["correct"]}
         for sampler in chosen.get(samplers, list(spec.faults)):
-            for seed in range(seeds):
-                todo = tuple(c for c in checks if (name, sampler, seed, c) not in done)
-                if not todo:
-                    continue
-                started = time.perf_counter()
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    result = validate(
-                        name,
-                        fault=None if sampler == "correct" else sampler,
-                        checks=todo,
-                        seed=seed,
-                        workers=workers,
-                        # validate splits alpha equally over the checks it runs; the
-                        # default battery for a kernel splits it over all of them.
-                        alpha=ALPHA * len(todo) / len(CHECK_NAMES),
-                    )
-                seconds = time.perf_counter() - started
-                with path.open("a") as handle:
-                    for check in result.checks:
-                        record = {
-                            "model": name,
-                            "sampler": sampler,
-                            "seed": seed,
-                            "check": check.name,
-                            "verdict": check.verdict,
-                            "alpha": check.alpha,
-                            "seconds": check.seconds,
-                            "run_seconds": seconds,
-                            "failing": check.failing[:3],
-                        }
-                        handle.write(json.dumps(record) + "\n")
-                print(
-                    f"{name:14s} {sampler:28s} seed {seed:3d} {result.verdict:12s} "
-                    f"{seconds:6.1f} s",
-                    flush=True,
+            if faults is not None and sampler != "correct" and sampler not in faults:
+                continue
+            cells.append((name, sampler))
+    for seed in range(first_seed, seeds):
+        for name, sampler in cells:
+            todo = tuple(c for c in checks if (name, sampler, seed, c) not in done)
+            if not todo:
+                continue
+            started = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                result = validate(
+                    name,
+                    fault=None if sampler == "correct" else sampler,
+                    checks=todo,
+                    seed=seed,
+                    workers=workers,
+                    # validate splits alpha equally over the checks it runs; the
+                    # default battery for a kernel splits it over all of them.
+                    alpha=ALPHA * len(todo) / len(CHECK_NAMES),
                 )
+            seconds = time.perf_counter() - started
+            with path.open("a") as handle:
+                for check in result.checks:
+                    record = {
+                        "model": name,
+                        "sampler": sampler,
+                        "seed": seed,
+                        "check": check.name,
+                        "verdict": check.verdict,
+                        "alpha": check.alpha,
+                        "seconds": check.seconds,
+                        "run_seconds": seconds,
+                        "failing": check.failing[:3],
+                    }
+                    handle.write(json.dumps(record) + "\n")
+            print(
+                f"{name:14s} {sampler:28s} seed {seed:3d} {result.verdict:12s} {seconds:6.1f} s",
+                flush=True,
+            )
 
 
 def summary(*paths: Path) -> str:
@@ -181,6 +199,14 @@ def main(argv=None) -> int:
         help="the correct kernel, the catalogued faults, or both",
     )
     parser.add_argument(
+        "--faults",
+        nargs="*",
+        default=None,
+        metavar="NAME",
+        help="with --samplers faults or all: only these catalogued faults",
+    )
+    parser.add_argument("--first-seed", type=int, default=0, help="seeds first-seed .. seeds-1")
+    parser.add_argument(
         "--summary",
         nargs="*",
         type=Path,
@@ -199,7 +225,16 @@ def main(argv=None) -> int:
     import zoo
 
     models = args.models or zoo.names()
-    run(models, args.seeds, tuple(args.checks.split(",")), args.out, args.workers, args.samplers)
+    run(
+        models,
+        args.seeds,
+        tuple(args.checks.split(",")),
+        args.out,
+        args.workers,
+        args.samplers,
+        None if args.faults is None else tuple(args.faults),
+        args.first_seed,
+    )
     print(summary(args.out))
     return 0
 
