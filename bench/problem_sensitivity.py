@@ -61,8 +61,9 @@ RELEVANT = {
         "bernoulli": ["normaliser-dropped", "normaliser-wrong-class"],
     },
     "gda": {
-        "iris": ["sample-covariance", "mu-scale-as-variance", "probability-at-mean"],
+        "iris": ["sample-covariance", "mu-scale-as-variance"],
         "unbalanced-informative": [
+            "probability-at-mean",
             "nu-off-by-one",
             "kappa-not-updated",
             "sample-covariance",
