@@ -14,9 +14,11 @@ Each problem's docstring says which part of a derivation it is built to expose; 
 faults of that part are its *relevant* faults (:data:`RELEVANT`). A problem is
 sensitive to what its name says when its relevant faults move it: largest ``|shift|``
 of at least :data:`SENSITIVE` posterior sds, or an sd off by as much in log ratio. At
-the exact check's default budget (4,000 draws, effective sizes of 1,000 or more on
-these problems) a shift of 0.2 sd is a z-score of 6 or more, which the Holm-adjusted
-test at 0.25% detects.
+the exact check's default budget (4,000 draws; effective sizes of 2,000 or more for
+most quantities of these problems) a shift of 0.1 sd is a z-score of 4.5 or more,
+beyond the Holm threshold at 0.25% over a hundred quantities (about 4.2). The metric
+sees stationary shifts only: a fault that makes chains stick (``document-not-removed``
+on the digits) is caught by the R-hat and ESS gates instead.
 
 Records go to ``results/v0.3/problem_sensitivity.jsonl`` (resumable: a rerun skips the
 (model, problem, sampler) cells already there); ``--summary`` writes the table to
@@ -41,7 +43,7 @@ import numpy as np
 RESULTS = Path(__file__).parent / "results" / "v0.3" / "problem_sensitivity.jsonl"
 
 #: A shift (in exact posterior sds) or |log sd ratio| at least this large counts.
-SENSITIVE = 0.2
+SENSITIVE = 0.1
 
 #: Per model and problem, the faults of the part of a derivation the problem's name and
 #: docstring say it tests (models/<model>/problems.py).
@@ -52,10 +54,10 @@ RELEVANT = {
         "overdispersed-truncated": ["truncation-ignored"],
     },
     "naive-bayes": {
-        "digits": ["normaliser-wrong-class", "total-not-decremented", "weights-not-normalised"],
+        "digits": ["normaliser-wrong-class", "weights-not-normalised", "document-not-removed"],
         "unbalanced-asymmetric": [
             "alpha-minus-one",
-            "document-not-removed",
+            "total-not-decremented",
             "normaliser-dropped",
         ],
         "bernoulli": ["normaliser-dropped", "normaliser-wrong-class"],
@@ -89,18 +91,33 @@ def replaced_problems(model: str) -> list[tuple]:
 
     Each is ``(name, data, prior, samplers)``: only the samplers that show why.
     """
-    if model != "beta-binomial":
-        return []
-    from zoo.models.beta_binomial import Data, Prior
+    if model == "beta-binomial":
+        from zoo.models.beta_binomial import Data, Prior
 
-    return [
-        (
-            "six-groups-truncated (replaced)",
-            Data([1, 4, 2, 7, 3, 9], [12, 15, 10, 14, 9, 20]),
-            Prior(min_concentration=1.0),
-            ["correct", "truncation-ignored"],
-        )
-    ]
+        return [
+            (
+                "six-groups-truncated (replaced)",
+                Data([1, 4, 2, 7, 3, 9], [12, 15, 10, 14, 9, 20]),
+                Prior(min_concentration=1.0),
+                ["correct", "truncation-ignored"],
+            )
+        ]
+    if model == "naive-bayes":
+        from zoo.models.labelings import MISSING as m
+        from zoo.models.naive_bayes import Data, Prior
+
+        counts = [[5, 1, 0, 2], [4, 2, 1, 0], [6, 0, 1, 1], [0, 3, 4, 1], [1, 2, 5, 0]]
+        counts += [[0, 0, 2, 6], [1, 1, 0, 5], [3, 1, 2, 1], [1, 2, 3, 2], [0, 1, 2, 4]]
+        counts += [[4, 1, 0, 1], [2, 2, 2, 2]]
+        return [
+            (
+                "unbalanced-asymmetric (replaced)",
+                Data(np.array(counts), [0, 0, 0, 1, 1, 2, 2, m, m, m, m, m], classes=3),
+                Prior(alpha=[4.0, 2.0, 1.0], beta=[0.5, 0.5, 1, 2]),
+                ["correct", "alpha-minus-one", "document-not-removed", "total-not-decremented"],
+            )
+        ]
+    return []
 
 
 def _done(path: Path) -> set[tuple]:
@@ -206,6 +223,10 @@ def summary(path: Path) -> str:
     records = [json.loads(line) for line in path.read_text().splitlines()]
     by_problem = defaultdict(list)
     for r in records:
+        # from the table as it stands, not as it stood when the record was taken
+        r["relevant"] = r["sampler"] in RELEVANT.get(r["model"], {}).get(r["problem"], []) or (
+            r["problem"].endswith("(replaced)") and r["sampler"] != "correct"
+        )
         by_problem[(r["model"], r["problem"])].append(r)
     lines = [
         f"Shift of the posterior mean in exact posterior sds (largest over the quantities, "
