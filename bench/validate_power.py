@@ -185,6 +185,57 @@ def per_check(*paths: Path) -> str:
     return "\n".join(lines)
 
 
+def fault_table(*paths: Path) -> str:
+    """Markdown: per model and sampler, the battery's and each check's rate, seeds counted.
+
+    A seed counts for the battery when its exact check ran; the bug is detected in that
+    seed when any check recorded for it failed (a lower bound on the default battery's
+    rate where some checks were not run), and a correct kernel's false alarm likewise.
+    Each check's column is ``fails/seeds`` over the seeds that check ran.
+    """
+    import importlib
+
+    by_run = defaultdict(dict)
+    for path in paths:
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            key = (record["model"], record["sampler"], record["seed"])
+            by_run[key][record["check"]] = record
+    groups = defaultdict(list)
+    for (model, sampler, _), checks in by_run.items():
+        groups[(model, sampler)].append(checks)
+    columns = ["exact", "sbc", "geweke", "invariance"]
+    lines = [
+        "| model | sampler | kind | battery fails / seeds [95% CI] | "
+        + " | ".join(columns)
+        + " |",
+        "|---|---|---|---|" + "---|" * len(columns),
+    ]
+    for (model, sampler), runs in sorted(
+        groups.items(), key=lambda g: (g[0][0], g[0][1] != "correct")
+    ):
+        kinds = importlib.import_module(f"zoo.models.{model.replace('-', '_')}.faults").KINDS
+        with_exact = [run for run in runs if "exact" in run]
+        n = len(with_exact)
+        fails = sum(any(c["verdict"] == "fail" for c in run.values()) for run in with_exact)
+        if n:
+            ci = stats.binomtest(fails, n).proportion_ci(0.95, method="exact")
+            battery = f"{fails}/{n} [{ci.low:.2f}, {ci.high:.2f}]"
+        else:
+            battery = "-"
+        cells = []
+        for check in columns:
+            ran = [run[check] for run in runs if check in run]
+            failed = sum(r["verdict"] == "fail" for r in ran)
+            unsure = sum(r["verdict"] == "inconclusive" for r in ran)
+            cells.append(
+                f"{failed}/{len(ran)}" + (f" ({unsure} inc.)" if unsure else "") if ran else "-"
+            )
+        kind = "-" if sampler == "correct" else kinds.get(sampler, "?")
+        lines.append(f"| {model} | {sampler} | {kind} | {battery} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="*", default=None)
@@ -217,10 +268,18 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--per-check", action="store_true", help="with --summary: one row per check"
     )
+    parser.add_argument(
+        "--per-fault",
+        action="store_true",
+        help="with --summary: one row per sampler, a column per check, seeds counted",
+    )
     args = parser.parse_args(argv)
     if args.summary is not None:
         paths = args.summary or [args.out]
-        print(per_check(*paths) if args.per_check else summary(*paths))
+        if args.per_fault:
+            print(fault_table(*paths))
+        else:
+            print(per_check(*paths) if args.per_check else summary(*paths))
         return 0
     import zoo
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from zoo.models.beta_binomial.gibbs import make_kernel
 
-__all__ = ["FAULTS"]
+__all__ = ["FAULTS", "KINDS"]
 
 FAULTS = {
     "swapped-a-b": make_kernel(swap_ab=True),
@@ -41,4 +41,17 @@ FAULTS = {
     "truncation-ignored": make_kernel(truncation=False),
     "slice-level-uniform": make_kernel(uniform_level=True),
     "theta-conditional-mean": make_kernel(theta_drawn=False),
+}
+
+#: The kind of each bug (module docstring): "formula" (the conditional's formula),
+#: "counts" (bookkeeping of counts), "draw" (the draw step), "prior" / "prior support"
+#: (the prior's pseudo-counts or support), "slice" (the slice sampler's details),
+#: "storage" (what is recorded as a draw).
+KINDS = {
+    "swapped-a-b": "formula",
+    "failures-as-trials": "counts",
+    "jacobian-omitted": "formula",
+    "truncation-ignored": "prior support",
+    "slice-level-uniform": "slice (draw)",
+    "theta-conditional-mean": "storage",
 }

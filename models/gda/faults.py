@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from zoo.models.gda.gibbs import make_kernel
 
-__all__ = ["FAULTS"]
+__all__ = ["FAULTS", "KINDS"]
 
 FAULTS = {
     "nu-off-by-one": make_kernel(nu_offset=1),
@@ -41,4 +41,18 @@ FAULTS = {
     "gap-term-dropped": make_kernel(gap_term=False),
     "mu-scale-as-variance": make_kernel(mu_scale_sqrt=False),
     "probability-at-mean": make_kernel(probability_from_draw=False),
+}
+
+#: The kind of each bug (module docstring): "formula" (the conditional's formula),
+#: "counts" (bookkeeping of counts), "draw" (the draw step), "prior" / "prior support"
+#: (the prior's pseudo-counts or support), "slice" (the slice sampler's details),
+#: "storage" (what is recorded as a draw).
+KINDS = {
+    "nu-off-by-one": "formula",
+    "sample-covariance": "formula",
+    "kappa-not-updated": "formula",
+    "scatter-not-downdated": "counts",
+    "gap-term-dropped": "formula (prior mean)",
+    "mu-scale-as-variance": "draw",
+    "probability-at-mean": "storage",
 }

@@ -33,6 +33,20 @@ from __future__ import annotations
 from zoo.models.lda.gibbs import FAULTS as SWITCHES
 from zoo.models.lda.gibbs import make_kernel
 
-__all__ = ["FAULTS"]
+__all__ = ["FAULTS", "KINDS"]
 
 FAULTS = {name: make_kernel(fault=name) for name in SWITCHES}
+
+#: The kind of each bug (module docstring): "formula" (the conditional's formula),
+#: "counts" (bookkeeping of counts), "draw" (the draw step), "prior" / "prior support"
+#: (the prior's pseudo-counts or support), "slice" (the slice sampler's details),
+#: "storage" (what is recorded as a draw).
+KINDS = {
+    "token-not-removed": "counts",
+    "beta-not-times-V": "formula",
+    "added-back-under-old-topic": "counts",
+    "stale-doc-sum": "counts",
+    "stale-smoothing-sum": "counts",
+    "alpha-as-mean": "prior",
+    "theta-point-estimate": "storage",
+}

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from zoo.models.naive_bayes.gibbs import make_kernel
 
-__all__ = ["FAULTS"]
+__all__ = ["FAULTS", "KINDS"]
 
 FAULTS = {
     "document-not-removed": make_kernel(remove_document=False),
@@ -39,4 +39,17 @@ FAULTS = {
     "alpha-minus-one": make_kernel(alpha_offset=-1.0),
     "total-not-decremented": make_kernel(remove_length=False),
     "weights-not-normalised": make_kernel(scaled_uniform=False),
+}
+
+#: The kind of each bug (module docstring): "formula" (the conditional's formula),
+#: "counts" (bookkeeping of counts), "draw" (the draw step), "prior" / "prior support"
+#: (the prior's pseudo-counts or support), "slice" (the slice sampler's details),
+#: "storage" (what is recorded as a draw).
+KINDS = {
+    "document-not-removed": "counts",
+    "normaliser-wrong-class": "formula",
+    "normaliser-dropped": "formula",
+    "alpha-minus-one": "prior",
+    "total-not-decremented": "counts",
+    "weights-not-normalised": "draw",
 }
