@@ -359,7 +359,10 @@ def main(argv=None) -> int:
     table = summary(args.out, *args.also)
     args.out.with_suffix(".md").write_text(
         "# Problem sensitivity: shift of each validation problem's posterior per fault\n\n"
-        f"`python bench/problem_sensitivity.py` ({Path(__file__).name})\n\n{table}\n"
+        "Records: `problem_sensitivity.jsonl`, then the cells re-measured with the "
+        "Kolmogorov distance and mean-only quantities in `problem_sensitivity_ks.jsonl` "
+        "(bench/README.md has the commands).\n\n"
+        f"{table}\n"
     )
     print(table)
     return 0
