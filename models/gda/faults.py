@@ -17,8 +17,8 @@ normal-inverse-Wishart update, which the diagnostics must catch):
   after its draw, so ``Psi`` grows through the sweep and the predictive is too wide;
 - ``gap-term-dropped`` (the conditional's formula, the prior's mean): ``Psi_N = Psi0 +
   sum_k S_k`` without ``sum_k kappa0 n_k / (kappa0 + n_k) (xbar_k - m0)(xbar_k -
-  m0)^T`` (Murphy 2007, eq. 254); matters where ``kappa0`` is not small against
-  ``n_k`` and the class means lie far from ``m0``;
+  m0)^T`` (the NIW posterior's scale, Murphy 2007); matters where ``kappa0`` is not
+  small against ``n_k`` and the class means lie far from ``m0``;
 - ``mu-scale-as-variance`` (the draw step; a wrong random variate): ``mu_k = m_k + L z /
   kappa_k`` with ``L L^T = Sigma``, ``z ~ N(0, I)``, where ``m_k + L z / sqrt(kappa_k)``
   (covariance ``Sigma / kappa_k``) belongs;

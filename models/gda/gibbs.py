@@ -168,7 +168,7 @@ def _statistics(
     kappa = hyper.kappa0 + counts
     mean = (hyper.kappa0 * hyper.m0 + counts[:, np.newaxis] * means) / kappa[:, np.newaxis]
     gap = means - hyper.m0
-    # (not gap_term: the bug, Psi_N without the prior-mean term of Murphy 2007 eq. 254)
+    # (not gap_term: the bug, Psi_N without the prior-mean term; Murphy 2007, NIW posterior)
     shrink = hyper.kappa0 * counts / kappa if gap_term else np.zeros_like(counts)
     psi = hyper.psi0 + np.sum(
         scatter + shrink[:, None, None] * gap[:, :, None] * gap[:, None, :], 0
