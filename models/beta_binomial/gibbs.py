@@ -76,11 +76,27 @@ def _log_target_at(
 
 
 @numba.njit(cache=True)
-def _slice_sweep(u, v, tails_y, tails_f, tails_n, log_min_concentration, swap, jacobian, rng):
+def _slice_sweep(
+    u,
+    v,
+    tails_y,
+    tails_f,
+    tails_n,
+    log_min_concentration,
+    swap,
+    jacobian,
+    uniform_level,
+    rng,
+):
     args = (tails_y, tails_f, tails_n, log_min_concentration, swap, jacobian)
     for coordinate in range(2):
         x0 = u if coordinate == 0 else v
-        level = _log_target_at(coordinate, x0, u, v, *args) - rng.exponential()
+        if uniform_level:
+            # The bug: the level log f(x0) - U, U ~ Uniform(0, 1), where the log of a
+            # uniform height, log f(x0) + log U = log f(x0) - Exp(1), belongs.
+            level = _log_target_at(coordinate, x0, u, v, *args) - rng.random()
+        else:
+            level = _log_target_at(coordinate, x0, u, v, *args) - rng.exponential()
         # Stepping out (Neal 2003, fig. 3) with at most _MAX_STEPS widths in all.
         left = x0 - _WIDTH * rng.random()
         right = left + _WIDTH
@@ -109,7 +125,13 @@ def _slice_sweep(u, v, tails_y, tails_f, tails_n, log_min_concentration, swap, j
 
 
 def make_kernel(
-    *, swap_ab: bool = False, failures_as_trials: bool = False, jacobian: bool = True
+    *,
+    swap_ab: bool = False,
+    failures_as_trials: bool = False,
+    jacobian: bool = True,
+    truncation: bool = True,
+    uniform_level: bool = False,
+    theta_drawn: bool = True,
 ) -> Kernel:
     """Build the kernel; the flags plant classic derivation bugs (negative controls).
 
@@ -125,6 +147,15 @@ def make_kernel(
     jacobian : bool
         False: slice-sample ``(u, v)`` under ``(a + b)^(-5/2)`` without the Jacobian
         ``|d(a, b) / d(u, v)| = (a + b)^2 s (1 - s)`` of the change of variables.
+    truncation : bool
+        False: the slice target leaves out the prior's truncation ``a + b >= c``
+        (``Prior.min_concentration``): the chain samples the untruncated BDA3 posterior.
+    uniform_level : bool
+        True: the slice level drawn as ``log f(x0) - U``, ``U ~ Uniform(0, 1)``, instead
+        of ``log f(x0) - E``, ``E ~ Exp(1)`` (the log of a uniform height under f).
+    theta_drawn : bool
+        False: ``theta_j`` recorded as its conditional mean ``(a + y_j) / (a + b + n_j)``
+        in place of a draw from ``Beta(a + y_j, b + n_j - y_j)``.
     """
 
     def failures(data: Data) -> np.ndarray:
@@ -159,7 +190,10 @@ def make_kernel(
         if not prior.hierarchical:
             return state
         tables = tables_for(data)
-        floor = -math.inf if prior.min_concentration is None else math.log(prior.min_concentration)
+        if prior.min_concentration is None or not truncation:
+            floor = -math.inf  # (not truncation: the bug, the floor left out of the target)
+        else:
+            floor = math.log(prior.min_concentration)
         u, v = _slice_sweep(
             state.logit_mean,
             state.log_concentration,
@@ -169,6 +203,7 @@ def make_kernel(
             floor,
             swap_ab,
             jacobian,
+            uniform_level,
             rng,
         )
         return State(float(u), float(v))
@@ -182,6 +217,8 @@ def make_kernel(
             a, b = prior.a, prior.b
         first, second = (b, a) if swap_ab else (a, b)
         theta = rng.beta(first + data.successes, second + failures(data))
+        if not theta_drawn:  # the bug: E[theta | a, b, y] recorded, the draw thrown away
+            theta = (first + data.successes) / (first + second + data.successes + failures(data))
         if not prior.hierarchical:
             return {"theta": theta}
         return {

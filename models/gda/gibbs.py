@@ -82,7 +82,9 @@ def _mahalanobis(chol, diff, work):
 
 
 @numba.njit(cache=True)
-def _sweep(x, labels, hidden, counts, sums, chol, alpha, m0, kappa0, nu_rest, kappa_fixed, rng):
+def _sweep(
+    x, labels, hidden, counts, sums, chol, alpha, m0, kappa0, nu_rest, kappa_fixed, downdate, rng
+):
     """One systematic-scan sweep over the unlabelled points; updates arrays in place.
 
     ``sums`` holds ``kappa0 m0 + sum of the class's points``, so ``m_k = sums_k / kappa_k``.
@@ -105,7 +107,8 @@ def _sweep(x, labels, hidden, counts, sums, chol, alpha, m0, kappa0, nu_rest, ka
         kappa = kappa0 + counts[old]
         for j in range(d):
             diff[j] = (point[j] - sums[old, j] / kappa) * math.sqrt(kappa / (kappa + 1.0))
-        if not _rank_one(chol, diff, -1.0):
+        # (not downdate: the bug, Psi keeps point i while its conditional is formed)
+        if downdate and not _rank_one(chol, diff, -1.0):
             return False
         top = -math.inf
         for k in range(n_classes):
@@ -145,7 +148,9 @@ def _sweep(x, labels, hidden, counts, sums, chol, alpha, m0, kappa0, nu_rest, ka
     return True
 
 
-def _statistics(data: Data, labels: np.ndarray, hyper, *, sample_covariance: bool):
+def _statistics(
+    data: Data, labels: np.ndarray, hyper, *, sample_covariance: bool, gap_term: bool = True
+):
     """``n_k``, ``kappa_k``, ``m_k`` and ``Psi_N`` (scatter-matrix form) for full labels."""
     n_classes, d = data.n_classes, data.x.shape[1]
     counts = np.bincount(labels, minlength=n_classes).astype(float)
@@ -163,7 +168,8 @@ def _statistics(data: Data, labels: np.ndarray, hyper, *, sample_covariance: boo
     kappa = hyper.kappa0 + counts
     mean = (hyper.kappa0 * hyper.m0 + counts[:, np.newaxis] * means) / kappa[:, np.newaxis]
     gap = means - hyper.m0
-    shrink = hyper.kappa0 * counts / kappa
+    # (not gap_term: the bug, Psi_N without the prior-mean term; Murphy 2007, NIW posterior)
+    shrink = hyper.kappa0 * counts / kappa if gap_term else np.zeros_like(counts)
     psi = hyper.psi0 + np.sum(
         scatter + shrink[:, None, None] * gap[:, :, None] * gap[:, None, :], 0
     )
@@ -171,7 +177,14 @@ def _statistics(data: Data, labels: np.ndarray, hyper, *, sample_covariance: boo
 
 
 def make_kernel(
-    *, nu_offset: int = 0, sample_covariance: bool = False, kappa_fixed: bool = False
+    *,
+    nu_offset: int = 0,
+    sample_covariance: bool = False,
+    kappa_fixed: bool = False,
+    downdate: bool = True,
+    gap_term: bool = True,
+    mu_scale_sqrt: bool = True,
+    probability_from_draw: bool = True,
 ) -> Kernel:
     """Build the kernel; the flags plant classic derivation bugs (negative controls).
 
@@ -189,6 +202,18 @@ def make_kernel(
     kappa_fixed : bool
         Never update ``kappa_k``: use ``kappa0`` in ``mu_k | Sigma ~ N(m_k, Sigma /
         kappa_k)`` and in the predictive scale.
+    downdate : bool
+        False: the point being resampled is taken out of its class's count and sum but
+        not out of ``Psi`` (no rank-one downdate), and is added to ``Psi`` again after.
+    gap_term : bool
+        False: ``Psi_N = Psi0 + sum_k S_k`` without the prior-mean term
+        ``sum_k kappa0 n_k / (kappa0 + n_k) (xbar_k - m0)(xbar_k - m0)^T``.
+    mu_scale_sqrt : bool
+        False: ``mu_k`` drawn as ``m_k + L z / kappa_k`` (the variance's divisor on the
+        standard deviation) instead of ``m_k + L z / sqrt(kappa_k)``.
+    probability_from_draw : bool
+        False: ``class_probability`` computed at the conditional mean ``m_k`` instead of
+        the drawn ``mu_k``.
     """
 
     def init(data: Data, prior: Prior, rng: np.random.Generator) -> State:
@@ -206,7 +231,9 @@ def make_kernel(
             return state
         hyper = prior.resolve(data)
         labels = state.labels.copy()
-        counts, kappa, mean, psi = _statistics(data, labels, hyper, sample_covariance=False)
+        counts, kappa, mean, psi = _statistics(
+            data, labels, hyper, sample_covariance=False, gap_term=gap_term
+        )
         sums = kappa[:, np.newaxis] * mean
         # One factorisation per sweep (not per point) also stops rounding drift of the
         # rank-one updates from accumulating over sweeps.
@@ -224,6 +251,7 @@ def make_kernel(
             hyper.kappa0,
             float(nu_rest),
             kappa_fixed,
+            downdate,
             rng,
         )
         if not ok:
@@ -233,19 +261,23 @@ def make_kernel(
     def draw(state: State, data: Data, prior: Prior, rng: np.random.Generator) -> dict:
         hyper = prior.resolve(data)
         counts, kappa, mean, psi = _statistics(
-            data, state.labels, hyper, sample_covariance=sample_covariance
+            data, state.labels, hyper, sample_covariance=sample_covariance, gap_term=gap_term
         )
         d = data.x.shape[1]
         nu = hyper.nu0 + data.x.shape[0] + nu_offset
         pi = rng.dirichlet(hyper.alpha + counts)
         sigma, root = draw_inverse_wishart(nu, np.linalg.cholesky(psi), rng, return_root=True)
         spread = np.full_like(kappa, hyper.kappa0) if kappa_fixed else kappa
-        mu = mean + rng.standard_normal((data.n_classes, d)) @ root.T / np.sqrt(spread)[:, None]
+        # (not mu_scale_sqrt: the bug, the sd of mu_k divided by kappa_k, not its root)
+        scale = np.sqrt(spread) if mu_scale_sqrt else spread
+        mu = mean + rng.standard_normal((data.n_classes, d)) @ root.T / scale[:, None]
+        # (not probability_from_draw: the bug, the class means' conditional mean stored)
+        at = mu if probability_from_draw else mean
         return {
             "pi": pi,
             "mu": mu,
             "Sigma": sigma,
-            "class_probability": class_probability(data.x[data.unlabelled], pi, mu, sigma),
+            "class_probability": class_probability(data.x[data.unlabelled], pi, at, sigma),
         }
 
     return Kernel(init=init, step=step, draw=draw)

@@ -17,7 +17,8 @@ from __future__ import annotations
 from zoo.core.contract import DerivedVariables, Model
 from zoo.models.lda.corpus import Corpus
 from zoo.models.lda.counts import State
-from zoo.models.lda.gibbs import FAULTS, counts_from_topics, infer_documents, kernel, make_kernel
+from zoo.models.lda.faults import FAULTS as FAULT_KERNELS
+from zoo.models.lda.gibbs import counts_from_topics, infer_documents, kernel
 from zoo.models.lda.invariants import label_invariants
 from zoo.models.lda.kernel_checks import KERNEL_CHECKS
 from zoo.models.lda.loglik import log_likelihood, pointwise_log_likelihood
@@ -100,7 +101,7 @@ MODEL = Model(
     variables=variables,
     simulation_setup=simulation_setup,
     summary="theta_d ~ Dir(alpha), phi_k ~ Dir(beta), z ~ Cat(theta), w ~ Cat(phi_z); topic model",
-    faults={name: make_kernel(fault=name) for name in FAULTS},
+    faults=FAULT_KERNELS,
     kernel_checks=KERNEL_CHECKS,
     comparable=comparable,
     log_likelihood=log_likelihood,

@@ -39,6 +39,10 @@ FAULTS = {
     "token-not-removed": Fault.TOKEN_NOT_REMOVED,
     "beta-not-times-V": Fault.BETA_NOT_TIMES_V,
     "added-back-under-old-topic": Fault.ADDED_BACK_UNDER_OLD_TOPIC,
+    "stale-doc-sum": Fault.STALE_DOC_SUM,
+    "stale-smoothing-sum": Fault.STALE_SMOOTHING_SUM,
+    "alpha-as-mean": Fault.ALPHA_AS_MEAN,
+    "theta-point-estimate": Fault.THETA_POINT_ESTIMATE,
 }
 
 
@@ -65,7 +69,7 @@ def make_kernel(*, fault: str | None = None) -> Kernel:
 
     Parameters
     ----------
-    fault : {None, "token-not-removed", "beta-not-times-V", "added-back-under-old-topic"}
+    fault : None or a key of :data:`FAULTS`
         None: the correct sampler. Otherwise the sweep runs with the matching
         :class:`~zoo.models.lda.sweeps.Fault` (:data:`FAULTS`): "token-not-removed": the
         current token is left in the counts while its conditional is computed.
@@ -73,7 +77,11 @@ def make_kernel(*, fault: str | None = None) -> Kernel:
         symmetric prior) instead of ``n_k + sum(beta)`` (``n_k + V beta``).
         "added-back-under-old-topic": the new topic is recorded but the counts are
         incremented under the old one, so within a sweep every token sees the others'
-        topics of the previous sweep.
+        topics of the previous sweep. "stale-doc-sum", "stale-smoothing-sum": the
+        sparse kernel's document or smoothing bucket total is not updated when the
+        token leaves its topic. "alpha-as-mean": ``mean(alpha)`` for every
+        ``alpha_k``. "theta-point-estimate": the sweep is correct, but ``draw`` records
+        ``E[theta_d | z] = (n_d. + alpha) / (n_d + sum(alpha))`` in place of a draw.
 
     Notes
     -----
@@ -88,6 +96,7 @@ def make_kernel(*, fault: str | None = None) -> Kernel:
     if fault is not None and fault not in FAULTS:
         raise ValueError(f"fault: must be None or one of {sorted(FAULTS)}, got {fault!r}")
     switch = Fault.NONE if fault is None else FAULTS[fault]
+    point_estimate = switch == Fault.THETA_POINT_ESTIMATE
     # Data and priors are frozen, so the resolved hyperparameters are cached by
     # identity: one tuple, read once per call, so threads never mix entries.
     cached: tuple = (None, None, None)
@@ -117,6 +126,10 @@ def make_kernel(*, fault: str | None = None) -> Kernel:
         # does), so for those they are rebuilt.
         counts = state if switch == Fault.NONE else counts_from_topics(data, state.topic)
         theta = np.stack([rng.dirichlet(hyper.alpha + row) for row in counts.doc_topic])
+        if point_estimate:  # the bug: E[theta_d | z] recorded, the draw thrown away
+            theta = (hyper.alpha + counts.doc_topic) / (hyper.alpha + counts.doc_topic).sum(
+                axis=1, keepdims=True
+            )
         phi = np.stack([rng.dirichlet(hyper.beta + column) for column in counts.word_topic.T])
         return {
             "theta": theta,

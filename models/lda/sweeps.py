@@ -127,6 +127,13 @@ class Fault(IntEnum):
         The smoothing bucket's total is not updated when the token leaves its topic.
     ``STALE_DOC_SUM`` (sparse kernel)
         The same for the document bucket's total.
+    ``ALPHA_AS_MEAN`` (either kernel)
+        Every ``alpha_k`` replaced by ``mean(alpha)``, as in a sweep written for a
+        symmetric prior: the document term is ``n_dk + mean(alpha)``.
+    ``THETA_POINT_ESTIMATE`` (not the sweep's: the kernel's ``draw``)
+        The sweep runs as :attr:`NONE`; the kernel records the conditional mean
+        ``(n_dk + alpha_k) / (n_d + sum(alpha))`` of ``theta_d`` where a draw from
+        ``Dir(alpha + n_d.)`` belongs.
     """
 
     NONE = 0
@@ -135,6 +142,8 @@ class Fault(IntEnum):
     BETA_NOT_TIMES_V = 3
     STALE_SMOOTHING_SUM = 4
     STALE_DOC_SUM = 5
+    ALPHA_AS_MEAN = 6
+    THETA_POINT_ESTIMATE = 7
 
 
 # Plain integers for the kernels: numba reads module globals as compile-time constants.
@@ -665,6 +674,11 @@ def sweep(
         # A wrong hyperparameter, not a wrong kernel: the chosen kernel runs as is.
         beta_sum = beta.mean()
         fault = Fault.NONE
+    elif fault == Fault.ALPHA_AS_MEAN:
+        alpha = np.full_like(alpha, alpha.mean())  # the same: a wrong hyperparameter
+        fault = Fault.NONE
+    elif fault == Fault.THETA_POINT_ESTIMATE:
+        fault = Fault.NONE  # a fault of the kernel's draw, not of the sweep
     # A plain tuple, whatever the caller passed: one numba type, one compiled kernel.
     hyper = (alpha, beta, float(beta_sum))
     if kernel == "dense":

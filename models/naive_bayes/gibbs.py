@@ -57,14 +57,15 @@ def _counts(labels, doc_start, word, count, n_classes, n_features):
 
 
 @numba.njit(cache=True)
-def _sample_index(log_weights, rng):
+def _sample_index(log_weights, scaled, rng):
     top = log_weights.max()
     total = 0.0
     weights = np.empty(log_weights.shape[0])
     for k in range(log_weights.shape[0]):
         weights[k] = math.exp(log_weights[k] - top)
         total += weights[k]
-    target = rng.random() * total
+    # (not scaled: the bug, a uniform on [0, 1) against weights that sum to `total`)
+    target = rng.random() * total if scaled else rng.random()
     for k in range(log_weights.shape[0] - 1):
         target -= weights[k]
         if target < 0.0:
@@ -87,12 +88,16 @@ def _sweep(
     remove_document,
     normaliser_offset,
     normaliser,
+    alpha_offset,
+    remove_length,
+    scaled,
     rng,
 ):
     """One systematic-scan sweep over the unlabelled documents, in place on ``labels``.
 
-    ``remove_document=False``, ``normaliser_offset != 0`` and ``normaliser=False`` plant
-    the three classic bugs (negative controls); the correct sampler has True, 0, True.
+    ``remove_document=False``, ``normaliser_offset != 0``, ``normaliser=False``,
+    ``alpha_offset != 0``, ``remove_length=False`` and ``scaled=False`` plant classic
+    bugs (negative controls); the correct sampler has True, 0, True, 0, True, True.
     """
     n_classes = alpha.shape[0]
     class_docs, class_feature = _counts(labels, doc_start, word, count, n_classes, n_features)
@@ -106,13 +111,16 @@ def _sweep(
             length += count[i]
         if remove_document:
             class_docs[current] -= 1.0
-            class_total[current] -= length
+            if remove_length:  # (False: the bug, the running total keeps the document)
+                class_total[current] -= length
             for i in range(doc_start[d], doc_start[d + 1]):
                 class_feature[current, word[i]] -= count[i]
         for k in range(n_classes):
             # The normaliser's class: k itself, or (bug) a neighbouring class.
             j = (k + normaliser_offset) % n_classes
-            log_w = math.log(class_docs[k] + alpha[k])
+            # alpha_offset = -1: the bug, the Dirichlet mode's alpha - 1 for the
+            # predictive's alpha.
+            log_w = math.log(class_docs[k] + alpha[k] + alpha_offset)
             if bernoulli:
                 # Features absent from the document contribute b0 + n_k - N_kv; start
                 # from "all absent" and correct the present ones.
@@ -134,7 +142,7 @@ def _sweep(
                     b = beta[k, word[i]] + class_feature[k, word[i]]
                     log_w += math.lgamma(b + count[i]) - math.lgamma(b)
             log_weights[k] = log_w
-        new = _sample_index(log_weights, rng)
+        new = _sample_index(log_weights, scaled, rng)
         if remove_document:
             class_docs[new] += 1.0
             class_total[new] += length
@@ -167,7 +175,13 @@ def _sparse(data: Data) -> _Sparse:
 
 
 def make_kernel(
-    *, remove_document: bool = True, normaliser_offset: int = 0, normaliser: bool = True
+    *,
+    remove_document: bool = True,
+    normaliser_offset: int = 0,
+    normaliser: bool = True,
+    alpha_offset: float = 0.0,
+    remove_length: bool = True,
+    scaled_uniform: bool = True,
 ) -> Kernel:
     """Build the kernel; the flags plant classic derivation bugs (negative controls).
 
@@ -187,6 +201,17 @@ def make_kernel(
         False: leave that normaliser out altogether, as if the collapsed conditional
         were ``prod_w Gamma(n_kw + x_w + beta_w) / Gamma(n_kw + beta_w)`` alone ("only
         the numerator of the Dirichlet-multinomial").
+    alpha_offset : float
+        Added to ``alpha_k`` in the label prior's factor ``n_k^-d + alpha_k``: ``-1`` is
+        the Dirichlet mode's ``alpha_k - 1`` put where the predictive's ``alpha_k``
+        belongs.
+    remove_length : bool
+        False: the document's words leave the class's word counts but not the class's
+        running total ``T_k`` (multinomial), so the normaliser of its own class sees
+        ``T_k`` with the document still in it.
+    scaled_uniform : bool
+        False: the categorical draw compares a ``Uniform(0, 1)`` with the cumulative
+        unnormalised weights (the largest is 1) instead of ``Uniform(0, total)``.
     """
     # Data and priors are frozen, so per-data precomputations are cached by identity:
     # one tuple, read once per call, so threads sharing the kernel never mix entries.
@@ -226,6 +251,9 @@ def make_kernel(
             remove_document,
             normaliser_offset,
             normaliser,
+            float(alpha_offset),
+            remove_length,
+            scaled_uniform,
             rng,
         )
         return State(labels)

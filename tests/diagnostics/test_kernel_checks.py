@@ -182,8 +182,8 @@ def test_geweke_is_reproducible():
     np.testing.assert_array_equal(first.table.expected.values, second.table.expected.values)
 
 
-def test_every_model_catalogues_three_faults_and_kernel_checks():
+def test_every_model_catalogues_six_faults_and_kernel_checks():
     for name in zoo.names():
         spec = zoo.get(name)
-        assert len(spec.faults) >= 3, name
+        assert len(spec.faults) >= 6, name
         assert spec.kernel_checks is not None, name

@@ -13,6 +13,10 @@ from zoo.models.beta_binomial.marginal_likelihood import LikelihoodTables, log_l
 from zoo.models.beta_binomial.posterior import log_hyperposterior
 
 SPEC = zoo.get("beta-binomial")
+# The rats and the simulated groups put (almost) no posterior mass below the truncation,
+# so dropping it changes nothing there (bench/results/v0.3/problem_sensitivity.md):
+# truncation-ignored has its own problem and twin below.
+UNTRUNCATED_FAULTS = sorted(set(SPEC.faults) - {"truncation-ignored"})
 
 
 @settings(max_examples=80, deadline=None)
@@ -106,7 +110,7 @@ def test_gibbs_agrees_with_exact_on_rats(rats, rats_gibbs):
     assert result.verdict == "agree", str(result)
 
 
-@pytest.mark.parametrize("fault", sorted(SPEC.faults))
+@pytest.mark.parametrize("fault", UNTRUNCATED_FAULTS)
 def test_wrong_gibbs_disagrees_on_rats(rats, fault):
     spec, data, prior, reference = rats
     tree = zoo.sample(
@@ -129,7 +133,7 @@ def test_gibbs_agrees_with_exact_on_simulated_data(simulated):
     assert result.verdict == "agree", str(result)
 
 
-@pytest.mark.parametrize("fault", sorted(SPEC.faults))
+@pytest.mark.parametrize("fault", UNTRUNCATED_FAULTS)
 def test_wrong_gibbs_disagrees_on_simulated_data(simulated, fault):
     data, prior, reference = simulated
     tree = zoo.sample(
@@ -144,12 +148,35 @@ def test_fixed_hyperparameters_gibbs_agrees_and_faults_fail():
     good = zoo.sample(SPEC, data, prior, draws=500, tune=0, chains=4, seed=1)
     assert agreement(good, reference).verdict == "agree"
     # With a and b fixed only the theta conditional is sampled, so only the faults that
-    # plant a bug there apply; "jacobian-omitted" lives in the (a, b) slice step.
+    # plant a bug there apply; the others live in the (a, b) slice step, except
+    # theta-conditional-mean, whose draws are constant for fixed (a, b) (inconclusive:
+    # nothing to judge; its twin on the rats is above).
     for name in ("swapped-a-b", "failures-as-trials"):
         bad = zoo.sample(
             SPEC, data, prior, draws=500, tune=0, chains=4, seed=1, kernel=SPEC.faults[name]
         )
         assert agreement(bad, reference).verdict == "disagree"
+
+
+@pytest.fixture(scope="module")
+def overdispersed():
+    """The validation problem whose posterior presses a + b against its truncation."""
+    (data, prior) = next(
+        (d, p) for name, d, p in SPEC.validation_problems() if name == "overdispersed-truncated"
+    )
+    return data, prior, posterior(data, prior)
+
+
+@pytest.mark.parametrize(
+    ("fault", "verdict"), [(None, "agree"), ("truncation-ignored", "disagree")]
+)
+def test_truncation_is_kept_where_it_binds(overdispersed, fault, verdict):
+    # Agreement at its 1% family-wise rate: the correct kernel (the twin) agrees, the one
+    # that samples the untruncated posterior (log a + b shifted by 1.2 sd) does not.
+    data, prior, reference = overdispersed
+    kernel = None if fault is None else SPEC.faults[fault]
+    tree = zoo.sample(SPEC, data, prior, draws=1000, tune=500, chains=4, seed=3, kernel=kernel)
+    assert agreement(tree, reference).verdict == verdict
 
 
 def test_simulated_hyperparameters_follow_the_truncated_prior():

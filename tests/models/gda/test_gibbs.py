@@ -73,7 +73,16 @@ def informative():
     return data, prior, gda.posterior(data, prior)
 
 
-@pytest.mark.parametrize("problem", ["iris", "wine", "simulated", "informative"])
+@pytest.fixture(scope="module")
+def unbalanced():
+    """The validation problem "unbalanced-informative" (4 of 15 labels hidden)."""
+    data, prior = next(
+        (d, p) for name, d, p in MODEL.validation_problems() if name == "unbalanced-informative"
+    )
+    return data, prior, gda.posterior(data, prior)
+
+
+@pytest.mark.parametrize("problem", ["iris", "wine", "simulated", "informative", "unbalanced"])
 def test_gibbs_agrees_with_exact(problem, request):
     data, prior, exact = request.getfixturevalue(problem)
     assert exact.available
@@ -90,6 +99,11 @@ def test_gibbs_agrees_with_exact(problem, request):
         ("informative", "nu-off-by-one"),
         ("informative", "sample-covariance"),
         ("informative", "kappa-not-updated"),
+        ("unbalanced", "scatter-not-downdated"),
+        ("informative", "gap-term-dropped"),
+        ("informative", "mu-scale-as-variance"),
+        ("informative", "probability-at-mean"),
+        ("iris", "mu-scale-as-variance"),
     ],
 )
 def test_fault_is_flagged(problem, fault, request):

@@ -92,7 +92,15 @@ TWINS = [
     ("reviews-bernoulli", "normaliser-wrong-class"),
     ("digits-multinomial", "normaliser-wrong-class"),
     ("digits-bernoulli", "normaliser-wrong-class"),
+    ("simulated-multinomial", "total-not-decremented"),
+    ("simulated-multinomial", "weights-not-normalised"),
+    ("simulated-bernoulli", "weights-not-normalised"),
 ]
+# Faults whose twin is the one-sweep invariance check (1% family-wise rate, Holm over the
+# test functions): alpha - 1 moves the label prior's weight by one pseudo-count, which
+# the exact check sees on few documents only in some seeds
+# (bench/results/v0.3/validate_power*.jsonl), one sweep from exact draws every time.
+INVARIANCE_TWINS = ["alpha-minus-one"]
 
 
 @pytest.fixture(scope="module")
@@ -115,8 +123,17 @@ def test_wrong_kernel_disagrees(name, fault, references):
     assert agreement(draws, references[name]).verdict == "disagree"
 
 
+@pytest.mark.parametrize("fault", [None, *INVARIANCE_TWINS])
+def test_invariance_twin(fault):
+    from zoo.diagnostics.invariance import invariance
+
+    kernel = None if fault is None else SPEC.faults[fault]
+    result = invariance(SPEC, kernel, seed=1, replicates=2000)
+    assert result.verdict == ("pass" if fault is None else "fail"), str(result)
+
+
 def test_every_fault_has_a_twin():
-    assert {fault for _, fault in TWINS} == set(SPEC.faults)
+    assert {fault for _, fault in TWINS} | set(INVARIANCE_TWINS) == set(SPEC.faults)
     assert {name for name, _ in TWINS} == set(PROBLEMS)
 
 
