@@ -23,7 +23,7 @@ beyond the Holm threshold at 0.25% over a hundred quantities (about 4.2). The me
 sees stationary shifts only: a fault that makes chains stick (``document-not-removed``
 on the digits) is caught by the R-hat and ESS gates instead.
 
-Records go to ``results/v0.3/problem_sensitivity.jsonl`` (resumable: a rerun skips the
+Records go to ``results/catalogue/problem_sensitivity.jsonl`` (resumable: a rerun skips the
 (model, problem, sampler) cells already there); ``--summary`` writes the table to
 ``problem_sensitivity.md``.
 
@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-RESULTS = Path(__file__).parent / "results" / "v0.3" / "problem_sensitivity.jsonl"
+RESULTS = Path(__file__).parent / "results" / "catalogue" / "problem_sensitivity.jsonl"
 
 #: A shift (in exact posterior sds) or |log sd ratio| at least this large counts.
 SENSITIVE = 0.1

@@ -27,7 +27,7 @@ def validation_problems() -> list[tuple[str, Data, Prior]]:
       against the truncation, so the prior's support shows in the posterior (sampling
       the untruncated posterior moves ``log_concentration`` by 1.26 posterior sd; on
       the six homogeneous groups this problem replaces, by 0.009 sd:
-      ``bench/results/v0.3/problem_sensitivity.md``).
+      ``bench/results/catalogue/problem_sensitivity.md``).
     """
     rats, bda3 = default_problem()
     return [

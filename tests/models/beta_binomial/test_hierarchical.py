@@ -14,7 +14,7 @@ from zoo.models.beta_binomial.posterior import log_hyperposterior
 
 SPEC = zoo.get("beta-binomial")
 # The rats and the simulated groups put (almost) no posterior mass below the truncation,
-# so dropping it changes nothing there (bench/results/v0.3/problem_sensitivity.md):
+# so dropping it changes nothing there (bench/results/catalogue/problem_sensitivity.md):
 # truncation-ignored has its own problem and twin below.
 UNTRUNCATED_FAULTS = sorted(set(SPEC.faults) - {"truncation-ignored"})
 

@@ -66,7 +66,8 @@ def test_gibbs_agrees_with_exact(name, references):
 
 # The problem each fault is caught on: the default corpus, except the smoothing bucket's
 # stale total, whose weight (alpha_k / (n_k + B)) is small against the document and word
-# buckets there and shows on the four-topic corpus (bench/results/v0.3/problem_sensitivity.md).
+# buckets there and shows on the four-topic corpus
+# (bench/results/catalogue/problem_sensitivity.md).
 FAULT_PROBLEM = {fault: "default" for fault in SPEC.faults} | {
     "stale-smoothing-sum": "sparse-four-topics"
 }

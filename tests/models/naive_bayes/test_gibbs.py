@@ -99,7 +99,7 @@ TWINS = [
 # Faults whose twin is the one-sweep invariance check (1% family-wise rate, Holm over the
 # test functions): alpha - 1 moves the label prior's weight by one pseudo-count, which
 # the exact check sees on few documents only in some seeds
-# (bench/results/v0.3/validate_power*.jsonl), one sweep from exact draws every time.
+# (bench/results/catalogue/validate_power*.jsonl), one sweep from exact draws every time.
 INVARIANCE_TWINS = ["alpha-minus-one"]
 
 
