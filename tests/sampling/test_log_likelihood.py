@@ -56,7 +56,15 @@ def pymc_runs():
         if name not in runs:
             spec, data, prior = _problem(name)
             runs[name] = zoo.sample(
-                spec, data, prior, engine="pymc", draws=DRAWS, tune=DRAWS, chains=2, seed=3
+                spec,
+                data,
+                prior,
+                engine="pymc",
+                draws=DRAWS,
+                tune=DRAWS,
+                chains=2,
+                seed=3,
+                log_likelihood=True,
             )
         return runs[name]
 
@@ -204,7 +212,7 @@ def test_pymc_draws_do_not_depend_on_the_log_likelihood_option():
     spec, data, prior = _problem("gda")
     runs = [
         zoo.sample(spec, data, prior, engine="pymc", draws=30, tune=30, chains=1, seed=8, **option)
-        for option in ({}, {"log_likelihood": False})
+        for option in ({"log_likelihood": True}, {})
     ]
     first, second = (run["posterior"] for run in runs)
     assert set(first.data_vars) == set(second.data_vars) == set(spec.variables(prior))

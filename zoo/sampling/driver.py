@@ -71,11 +71,13 @@ def sample(
         every draw, one variable per observed variable of the model's PyMC program with
         the names and dims ``pymc.compute_log_likelihood`` gives (a mixture's missing
         labels summed out, as the program does), what ``arviz.loo`` reads. ``None``
-        (default): add it unless it would take more than
-        :data:`LOG_LIKELIHOOD_BYTES` (then a warning says so); ``True``: always;
-        ``False``: never, and no ``log_likelihood_total`` either. The Gibbs engine
-        computes it from the draws after sampling (it never changes them), the PyMC
-        engine with ``pymc.compute_log_likelihood``.
+        (default): the Gibbs engine adds it unless it would take more than
+        :data:`LOG_LIKELIHOOD_BYTES` (then a warning says so); the PyMC engine does not,
+        as ``pymc.sample`` does not by default (it compiles another function: seconds
+        per model, more on a cold cache). ``True``: always; ``False``: never, and no
+        ``log_likelihood_total`` either. The Gibbs engine computes it from the draws
+        after sampling (it never changes them), the PyMC engine with
+        ``pymc.compute_log_likelihood``.
 
     Returns
     -------
@@ -83,7 +85,7 @@ def sample(
         ``posterior``, ``log_likelihood``, ``sample_stats``, ``observed_data``,
         ``constant_data``. ``sample_stats`` holds ``log_likelihood_total`` (the
         log-likelihood of all the data at each draw, the sum of the ``log_likelihood``
-        group) for both engines, and for Gibbs ``sweep_seconds`` (each kept sweep's
+        group) when it is computed, and for Gibbs ``sweep_seconds`` (each kept sweep's
         time); PyMC's holds NUTS's own statistics. ``sampling_time`` (seconds, warm-up
         included) is an attribute of ``posterior`` and ``sample_stats``, where
         ``pymc.sample`` puts it. Interrupting a run with Ctrl-C returns the draws
@@ -137,6 +139,8 @@ def sample(
         return _sample_gibbs(
             model, data, prior, kernel, draws, tune, chains, root, progress, attrs, compute, keep
         )
+    # PyMC's own default: no log-likelihood unless asked for.
+    compute = log_likelihood is True
     return _sample_pymc(
         model, data, prior, draws, tune, chains, root, progress, attrs, compute, keep
     )
