@@ -59,6 +59,7 @@ def test_validate_my_sampler_passes_the_correct_kernel_and_catches_the_bug():
 
 
 @pytest.mark.pymc
+@pytest.mark.slow  # 30 s cold; the LDA model's own tests run by default
 def test_lda_example_finds_topics_in_pythons_help_pages():
     out = _run("lda_pydoc_topics.py", *SMALL, "--topics", "4")
     assert "79 pages" in out
@@ -70,10 +71,12 @@ def test_lda_example_finds_topics_in_pythons_help_pages():
 @pytest.mark.pymc
 @pytest.mark.parametrize(
     ("script", "bug"),
+    # One in the default run; the others (30 s each, cold) with -m slow. Every bug of
+    # every example is caught in tests/examples/ by default.
     [
-        ("pump_failures.py", "rate-as-scale"),
+        pytest.param("pump_failures.py", "rate-as-scale", marks=pytest.mark.slow),
         ("semi_conjugate_normal.py", "variance-as-sd"),
-        ("probit_regression.py", "wrong-side"),
+        pytest.param("probit_regression.py", "wrong-side", marks=pytest.mark.slow),
     ],
 )
 def test_example_outside_the_zoo_passes_its_kernel_and_fails_a_bug(script, bug):

@@ -239,6 +239,7 @@ def test_out_must_be_nc_or_zarr_and_report_a_folder(tmp_path, capsys):
 
 
 @pytest.mark.pymc
+@pytest.mark.slow  # 45 s cold; the other saved-run tests cover --out and zoo report
 def test_check_out_and_report_in_a_pipe_are_quiet_and_agree(tmp_path):
     # Not a terminal: no progress, no PyMC log lines, nothing on standard error.
     out, html = tmp_path / "run.nc", tmp_path / "html"

@@ -28,6 +28,13 @@ from zoo.models.beta_binomial import Prior as BetaBinomialPrior
 ALPHA = 0.001
 DRAWS, CHAINS = 1000, 4
 MODELS = ("beta-binomial", "naive-bayes", "gda", "lda")
+#: The PyMC comparisons: beta-binomial in the default run; the mixture programs (a cold
+#: compile and NUTS run of 25 to 50 s each) with ``-m slow``, to keep the default run
+#: under its 10 minutes on 2 cores.
+PYMC_MODELS = [
+    pytest.param(name, marks=() if name == "beta-binomial" else pytest.mark.slow)
+    for name in MODELS
+]
 
 
 def _problem(name):
@@ -164,7 +171,7 @@ WRONG = {
 
 
 @pytest.mark.pymc
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", PYMC_MODELS)
 def test_gibbs_group_has_pymc_names_dims_and_values(name, pymc_runs):
     spec, data, prior = _problem(name)
     pymc = pymc_runs(name)
@@ -188,7 +195,7 @@ def test_gibbs_group_has_pymc_names_dims_and_values(name, pymc_runs):
 
 
 @pytest.mark.pymc
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", PYMC_MODELS)
 def test_loo_agrees_between_engines(name, pymc_runs):
     spec, data, prior = _problem(name)
     gibbs = zoo.sample(spec, data, prior, draws=DRAWS, tune=DRAWS, chains=CHAINS, seed=2)
@@ -197,7 +204,7 @@ def test_loo_agrees_between_engines(name, pymc_runs):
 
 
 @pytest.mark.pymc
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", PYMC_MODELS)
 def test_loo_disagreement_catches_a_wrong_pointwise_log_likelihood(name, pymc_runs):
     spec, data, prior = _problem(name)
     wrong = dataclasses.replace(spec, pointwise_log_likelihood=WRONG[name](spec))

@@ -29,7 +29,15 @@ WORST = {
 FAST = {"simulations": 40, "sbc_draws": 100, "workers": 0}
 
 
-@pytest.mark.parametrize("name", sorted(WORST))
+@pytest.mark.parametrize(
+    "name",
+    # The mixture models (35 s each) with -m slow, to keep the default run under its 10
+    # minutes; their faults are caught by tests/models/<model>/test_gibbs.py by default.
+    [
+        pytest.param(n, marks=() if n == "beta-binomial" else pytest.mark.slow)
+        for n in sorted(WORST)
+    ],
+)
 def test_correct_kernel_passes_and_worst_bug_fails(name):
     right = validate(name, checks=("exact", "sbc"), seed=1, **FAST)
     assert right.verdict == "pass", str(right)
