@@ -37,7 +37,13 @@ def test_every_example_is_tested():
 
 @pytest.mark.pymc
 @pytest.mark.parametrize(
-    "script", ["beta_binomial_rats.py", "naive_bayes_digits.py", "gda_iris.py"]
+    "script",
+    # One in the default run; the mixture models' (30 to 50 s cold each) with -m slow.
+    [
+        "beta_binomial_rats.py",
+        pytest.param("naive_bayes_digits.py", marks=pytest.mark.slow),
+        pytest.param("gda_iris.py", marks=pytest.mark.slow),
+    ],
 )
 def test_model_example_shows_three_forms_and_the_check(script):
     out = _run(script, *SMALL)
@@ -71,11 +77,11 @@ def test_lda_example_finds_topics_in_pythons_help_pages():
 @pytest.mark.pymc
 @pytest.mark.parametrize(
     ("script", "bug"),
-    # One in the default run; the others (30 s each, cold) with -m slow. Every bug of
-    # every example is caught in tests/examples/ by default.
+    # With -m slow (20 to 35 s each, cold): every kernel and bug of every example is
+    # checked in tests/examples/ by default; this runs the scripts end to end.
     [
         pytest.param("pump_failures.py", "rate-as-scale", marks=pytest.mark.slow),
-        ("semi_conjugate_normal.py", "variance-as-sd"),
+        pytest.param("semi_conjugate_normal.py", "variance-as-sd", marks=pytest.mark.slow),
         pytest.param("probit_regression.py", "wrong-side", marks=pytest.mark.slow),
     ],
 )

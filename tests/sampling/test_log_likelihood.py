@@ -214,6 +214,7 @@ def test_loo_disagreement_catches_a_wrong_pointwise_log_likelihood(name, pymc_ru
 
 
 @pytest.mark.pymc
+@pytest.mark.slow  # a cold compile of GDA's log-likelihood: 45 s
 def test_pymc_draws_do_not_depend_on_the_log_likelihood_option():
     # GDA reports Sigma, a deterministic of the Bartlett variables the group needs.
     spec, data, prior = _problem("gda")
