@@ -33,6 +33,23 @@ from zoo.core.defaults import ALPHA
 RESULTS = Path(__file__).parent / "results" / "validate_power.jsonl"
 
 
+def _batteries(paths) -> dict:
+    """Records per (model, sampler): one ``{check: record}`` per seed, across files.
+
+    Records of one (model, sampler, seed) from several files make one battery.
+    """
+    by_run = defaultdict(dict)
+    for path in paths:
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            key = (record["model"], record["sampler"], record["seed"])
+            by_run[key][record["check"]] = record
+    groups = defaultdict(list)
+    for (model, sampler, _), checks in by_run.items():
+        groups[(model, sampler)].append(checks)
+    return groups
+
+
 def _done(path: Path) -> set[tuple]:
     if not path.exists():
         return set()
@@ -121,15 +138,7 @@ def summary(*paths: Path) -> str:
     battery; ``alpha`` is each check's rate (0.0025 in the default battery; a check that
     passed at a larger rate also passes at a smaller one).
     """
-    by_run = defaultdict(dict)
-    for path in paths:
-        for line in path.read_text().splitlines():
-            record = json.loads(line)
-            key = (record["model"], record["sampler"], record["seed"])
-            by_run[key][record["check"]] = record
-    groups = defaultdict(list)
-    for (model, sampler, _), checks in by_run.items():
-        groups[(model, sampler)].append(checks)
+    groups = _batteries(paths)
     lines = [
         "| model | sampler | checks | alpha per check | seeds | battery fails | rate [95% CI] "
         "| per check (fail / inconclusive) | mean s per check |",
@@ -195,15 +204,7 @@ def fault_table(*paths: Path) -> str:
     """
     import importlib
 
-    by_run = defaultdict(dict)
-    for path in paths:
-        for line in path.read_text().splitlines():
-            record = json.loads(line)
-            key = (record["model"], record["sampler"], record["seed"])
-            by_run[key][record["check"]] = record
-    groups = defaultdict(list)
-    for (model, sampler, _), checks in by_run.items():
-        groups[(model, sampler)].append(checks)
+    groups = _batteries(paths)
     columns = ["exact", "sbc", "geweke", "invariance"]
     lines = [
         "| model | sampler | kind | battery fails / seeds [95% CI] | "

@@ -16,7 +16,7 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
-__all__ = ["Finding", "draws_to_clear", "findings_html", "gate_failures"]
+__all__ = ["Finding", "draws_to_clear", "finding_order", "findings_html", "gate_failures"]
 
 
 def _fmt(value: float) -> str:
@@ -107,6 +107,19 @@ class Finding(NamedTuple):
                 value = None
             out[key] = value
         return out
+
+
+def finding_order(finding: Finding) -> tuple:
+    """Sort key of findings: failed fits, failures (most significant first), unjudged.
+
+    Among failures ties of the Holm p (a p-value at its resolution, or 0) are broken by
+    |z|; among the unjudged, those needing the most draws come first (those that draws
+    would not clear first of all).
+    """
+    needed = math.inf if finding.draws_per_chain is None else finding.draws_per_chain
+    p = finding.p_adjusted if math.isfinite(finding.p_adjusted) else 1.0
+    z = abs(finding.z) if math.isfinite(finding.z) else 0.0
+    return (not finding.message, finding.verdict != "fail", p, -z, -needed)
 
 
 def gate_failures(rhat: float, ess_bulk: float, ess_tail: float, rhat_max, ess_min) -> str:

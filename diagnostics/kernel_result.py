@@ -11,7 +11,7 @@ import xarray as xr
 from scipy import stats
 
 from zoo.diagnostics.agreement import holm
-from zoo.diagnostics.findings import Finding, draws_to_clear, findings_html
+from zoo.diagnostics.findings import Finding, draws_to_clear, finding_order, findings_html
 from zoo.diagnostics.result import TableVerdict
 
 __all__ = ["KernelCheckResult", "welch_test"]
@@ -178,11 +178,7 @@ class KernelCheckResult(TableVerdict):
                     draws_per_chain=needed,
                 )
             )
-        unjudged = sorted(
-            (f for f in found if f.verdict == "inconclusive"),
-            key=lambda f: -(np.inf if f.draws_per_chain is None else f.draws_per_chain),
-        )
-        return [f for f in found if f.verdict == "fail"] + unjudged
+        return sorted(found, key=finding_order)
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per test function, as a :class:`pandas.DataFrame`."""

@@ -8,7 +8,13 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from zoo.diagnostics.findings import Finding, draws_to_clear, findings_html, gate_failures
+from zoo.diagnostics.findings import (
+    Finding,
+    draws_to_clear,
+    finding_order,
+    findings_html,
+    gate_failures,
+)
 
 __all__ = ["AgreementResult"]
 
@@ -40,21 +46,6 @@ class TableVerdict:
     def alpha(self) -> float:
         """The family-wise error rate the verdict was reached at."""
         return self.table.attrs["alpha"]
-
-
-def _order(f: Finding) -> tuple:
-    """Sort key of findings: failures, most significant first, then the unjudged.
-
-    Among the unjudged, those that need the most draws come first (those that draws
-    would not clear first of all).
-    """
-    needed = np.inf if f.draws_per_chain is None else f.draws_per_chain
-    return (
-        f.verdict != "fail",
-        np.nan_to_num(f.p_adjusted, nan=1.0),
-        -np.nan_to_num(abs(f.z), nan=0.0),
-        -needed,
-    )
 
 
 def _rank(t: xr.Dataset, i: int) -> tuple:
@@ -199,7 +190,7 @@ class AgreementResult(TableVerdict):
                     problem=problem,
                 )
             )
-        found.sort(key=_order)
+        found.sort(key=finding_order)
         return found
 
     def to_dataframe(self) -> pd.DataFrame:

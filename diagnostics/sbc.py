@@ -47,7 +47,7 @@ from zoo.core import streams
 from zoo.core.arguments import as_int, as_probability
 from zoo.diagnostics.agreement import holm
 from zoo.diagnostics.draws import element_labels
-from zoo.diagnostics.findings import Finding, findings_html
+from zoo.diagnostics.findings import Finding, finding_order, findings_html
 from zoo.diagnostics.uniformity import EcdfBand, ecdf_band, uniformity_pvalue
 
 __all__ = ["SBCResult", "quantity_labels", "sbc_result", "simulation_ranks", "tested_variables"]
@@ -279,13 +279,7 @@ class SBCResult:
                 )
             )
         # The ECDF test's p has the resolution of its null table: |z| breaks the ties.
-        found.sort(
-            key=lambda f: (
-                not f.message,
-                np.nan_to_num(f.p_adjusted, nan=1.0),
-                -np.nan_to_num(abs(f.z), nan=0.0),
-            )
-        )
+        found.sort(key=finding_order)
         if not found and self.verdict == "inconclusive":
             found.append(
                 Finding(

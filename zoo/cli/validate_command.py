@@ -19,7 +19,7 @@ from zoo.registry import get, names
 from zoo.reports.validation_report import validation_report
 from zoo.sampling.progress import TaskProgress
 from zoo.validation import validate
-from zoo.validation.results import finding_cells
+from zoo.validation.results import by_data_set, finding_cells
 
 __all__ = ["run"]
 
@@ -174,17 +174,7 @@ def _findings_table(check) -> Table:
     noted = unjudged or any(f.message for f in findings)
     if noted:
         table.add_column("why not judged" if unjudged else "what happened", overflow="fold")
-    groups: dict[str, list] = {}
-    alike: dict[tuple[str, str], list] = {}
-    for finding in findings:
-        if finding.message:
-            alike.setdefault((finding.quantity, finding.message), []).append(finding)
-        else:
-            groups.setdefault(finding.problem, []).append(finding)
-    # A fit that fails the same way on every data set is said once, for all of them.
-    for same in alike.values():
-        where = ", ".join(f.problem for f in same if f.problem)
-        groups.setdefault(where, []).insert(0, same[0])
+    groups = by_data_set(findings)
     for problem, group in groups.items():
         rows = [_finding_row(f, judged, stated) for f in group[:_SHOWN]]
         if len(group) > _SHOWN:

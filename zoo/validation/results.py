@@ -16,6 +16,7 @@ __all__ = [
     "CheckOutcome",
     "ValidationResult",
     "agreement_verdict",
+    "by_data_set",
     "failing_draws",
     "finding_cells",
     "summarise",
@@ -186,6 +187,27 @@ def _counts(findings) -> dict[str, int]:
     return counts
 
 
+def by_data_set(findings) -> dict[str, list[Finding]]:
+    """Findings per data set, in order.
+
+    A failure said alike (the same message) on several data sets is one finding, under
+    all their names (``"a, b"``), and comes first.
+    """
+    alike: dict[tuple[str, str], list[Finding]] = {}
+    groups: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.message:
+            alike.setdefault((f.quantity, f.message), []).append(f)
+        else:
+            groups.setdefault(f.problem, []).append(f)
+    merged: dict[str, list[Finding]] = {}
+    for same in alike.values():
+        merged.setdefault(", ".join(f.problem for f in same if f.problem), []).append(same[0])
+    for where, group in groups.items():
+        merged.setdefault(where, []).extend(group)
+    return merged
+
+
 def summarise(head: str, findings, notes=(), *, shown: int = 3) -> str:
     """A check's one-line summary: ``head``, then per data set its count and first few.
 
@@ -194,23 +216,15 @@ def summarise(head: str, findings, notes=(), *, shown: int = 3) -> str:
     same error on every data set) are said once, with the data sets they hit.
     """
     parts = [head]
-    by_message: dict[str, list[str]] = {}
-    groups: dict[str, list[Finding]] = {}
-    for f in findings:
-        if f.message:
-            by_message.setdefault(f"{f.quantity}: {f.message}", []).append(f.problem)
-        else:
-            groups.setdefault(f.problem, []).append(f)
-    for message, problems in by_message.items():
-        named = [p for p in problems if p]
-        where = f"{', '.join(named)}: " if named else ""
-        parts.append(f"{where}{message}")
-    for problem, group in groups.items():
-        counted = _count_text(group)
-        lines = [g.describe().removeprefix(f"{problem}: ") for g in group[:shown]]
-        more = f"; and {len(group) - shown} more" if len(group) > shown else ""
-        where = f"{problem}: " if problem else ""
-        parts.append(f"{where}{counted}: " + "; ".join(lines) + more)
+    for where, group in by_data_set(findings).items():
+        prefix = f"{where}: " if where else ""
+        parts.extend(f"{prefix}{f.quantity}: {f.message}" for f in group if f.message)
+        judged = [f for f in group if not f.message]
+        if not judged:
+            continue
+        lines = [g.describe().removeprefix(prefix) for g in judged[:shown]]
+        more = f"; and {len(judged) - shown} more" if len(judged) > shown else ""
+        parts.append(f"{prefix}{_count_text(judged)}: " + "; ".join(lines) + more)
     parts.extend(notes)
     return "; ".join(parts)
 
