@@ -4,9 +4,11 @@ The protocol (``docs/design.md``, "Diagnostics"), per scalar quantity (every ele
 variable):
 
 1. Gates: rank-normalised split R-hat <= 1.01 and bulk and tail ESS >= 400 (Vehtari,
-   Gelman, Simpson, Carpenter & Bürkner, Bayesian Analysis 16, 2021). A quantity that
-   fails a gate is *inconclusive*: its Monte Carlo standard errors cannot be trusted,
-   so it is neither passed nor failed, and its tests leave the family.
+   Gelman, Simpson, Carpenter & Bürkner, Bayesian Analysis 16, 2021), an R-hat above
+   1.01 counting only when it is beyond its own noise at the quantity's ESS
+   (:mod:`zoo.diagnostics.gates`). A quantity that fails a gate is *inconclusive*: its
+   Monte Carlo standard errors cannot be trusted, so it is neither passed nor failed,
+   and its tests leave the family.
 2. Tests, on all draws, in score form (null variances): z-scores of the mean and the sd
    with ArviZ's MCSEs rescaled to the exact sd (and, where the reference knows the
    kurtosis, the sd's MCSE from it and ArviZ's ESS of the squared deviations; sd
@@ -46,6 +48,7 @@ from zoo.core.arguments import as_positive_scalar, as_probability
 from zoo.core.defaults import ALPHA
 from zoo.core.reference import Marginal
 from zoo.diagnostics.draws import element_labels, posterior_dataset, variable_draws
+from zoo.diagnostics.gates import ESS_MIN, RHAT_MAX, passes, rhat_gate_level
 from zoo.diagnostics.result import AgreementResult
 
 __all__ = ["agreement", "compare", "holm"]
@@ -110,9 +113,9 @@ class _Summary:
         self.ess_tail = np.atleast_1d(azs.ess(full, method="tail", prob=DEFAULT_QUANTILES))
         self.full = full
 
-    def smallest_ess(self, rhat_max, ess_min) -> float:
+    def smallest_ess(self, rhat_max, ess_min, level) -> float:
         """Smallest bulk or tail ESS among the elements that pass the gates (inf if none)."""
-        ess = np.minimum(self.ess_bulk, self.ess_tail)[self.passes(rhat_max, ess_min)]
+        ess = np.minimum(self.ess_bulk, self.ess_tail)[self.passes(rhat_max, ess_min, level)]
         return float(ess.min()) if ess.size else np.inf
 
     def prepare(self, smallest_ess: float) -> None:
@@ -165,9 +168,19 @@ class _Summary:
         ess = np.where(np.isfinite(ess) & (ess > 0), np.minimum(ess, self.n), self.n)
         return fraction, ess
 
-    def passes(self, rhat_max, ess_min) -> np.ndarray:
+    def passes(self, rhat_max, ess_min, level) -> np.ndarray:
         # NaN (constant draws, a single chain) fails every comparison, hence every gate.
-        return (self.rhat <= rhat_max) & (self.ess_bulk >= ess_min) & (self.ess_tail >= ess_min)
+        chains, draws = self.full.shape[:2]
+        return passes(
+            self.rhat,
+            self.ess_bulk,
+            self.ess_tail,
+            chains=chains,
+            draws=draws,
+            rhat_max=rhat_max,
+            ess_min=ess_min,
+            level=level,
+        )
 
     def thinned(self) -> np.ndarray:
         """Draws thinned to near independence for uniformity tests, shape (n, elements).
@@ -249,8 +262,8 @@ def agreement(
     var_names=None,
     alpha: float = ALPHA,
     quantiles=DEFAULT_QUANTILES,
-    rhat_max: float = 1.01,
-    ess_min: float = 400,
+    rhat_max: float = RHAT_MAX,
+    ess_min: float = ESS_MIN,
     ks: bool = True,
     group: str = "posterior",
 ) -> AgreementResult:
@@ -300,15 +313,16 @@ def agreement(
         if values[0, 0].size == 0:
             continue  # a zero-length variable (no unlabelled points, say): nothing to test
         summaries[name] = _Summary(values)
+    level = rhat_gate_level(alpha, sum(s.full.shape[2] for s in summaries.values()))
     smallest = min(
-        (summary.smallest_ess(rhat_max, ess_min) for summary in summaries.values()),
+        (summary.smallest_ess(rhat_max, ess_min, level) for summary in summaries.values()),
         default=np.inf,
     )
     for name, summary in summaries.items():
         marginal: Marginal = reference.marginals[name]
         summary.prepare(smallest)
         labels = element_labels(name, marginal.dims, marginal.shape, reference.coords)
-        gates = summary.passes(rhat_max, ess_min)
+        gates = summary.passes(rhat_max, ess_min, level)
         exact = {
             "mean": np.ravel(marginal.mean),
             "sd": np.ravel(marginal.sd),
@@ -407,6 +421,7 @@ def agreement(
         draws=dataset.sizes["draw"],
         rhat_max=rhat_max,
         ess_min=ess_min,
+        rhat_level=level,
     )
 
 
@@ -417,8 +432,8 @@ def compare(
     var_names=None,
     alpha: float = ALPHA,
     quantiles=DEFAULT_QUANTILES,
-    rhat_max: float = 1.01,
-    ess_min: float = 400,
+    rhat_max: float = RHAT_MAX,
+    ess_min: float = ESS_MIN,
     ks: bool = True,
     group: str = "posterior",
 ) -> AgreementResult:
@@ -454,18 +469,22 @@ def compare(
         if values_a[0, 0].size == 0:
             continue  # a zero-length variable: nothing to compare
         summaries[name] = (dims, shape, _Summary(values_a), _Summary(values_b))
+    # Both samples are gated: twice the quantities share the gates' rate.
+    level = rhat_gate_level(alpha, 2 * sum(s[2].full.shape[2] for s in summaries.values()))
     smallest_a = min(
-        (s[2].smallest_ess(rhat_max, ess_min) for s in summaries.values()), default=np.inf
+        (s[2].smallest_ess(rhat_max, ess_min, level) for s in summaries.values()),
+        default=np.inf,
     )
     smallest_b = min(
-        (s[3].smallest_ess(rhat_max, ess_min) for s in summaries.values()), default=np.inf
+        (s[3].smallest_ess(rhat_max, ess_min, level) for s in summaries.values()),
+        default=np.inf,
     )
     for name, (dims, shape, a, b) in summaries.items():
         a.prepare(smallest_a)
         b.prepare(smallest_b)
         coords = {d: first[d].values for d in dims if d in first.coords}
         labels = element_labels(name, dims, shape, coords)
-        gates = a.passes(rhat_max, ess_min) & b.passes(rhat_max, ess_min)
+        gates = a.passes(rhat_max, ess_min, level) & b.passes(rhat_max, ess_min, level)
         pairs = {
             "mean": (a.mean, a.mcse_mean, b.mean, b.mcse_mean),
             "sd": (a.sd, a.mcse_sd, b.sd, b.mcse_sd),
@@ -541,6 +560,7 @@ def compare(
         draws=first.sizes["draw"],
         rhat_max=rhat_max,
         ess_min=ess_min,
+        rhat_level=level,
     )
 
 

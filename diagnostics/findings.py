@@ -16,6 +16,8 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from zoo.diagnostics.gates import rhat_beyond_noise
+
 __all__ = ["Finding", "draws_to_clear", "finding_order", "findings_html", "gate_failures"]
 
 
@@ -122,11 +124,31 @@ def finding_order(finding: Finding) -> tuple:
     return (not finding.message, finding.verdict != "fail", p, -z, -needed)
 
 
-def gate_failures(rhat: float, ess_bulk: float, ess_tail: float, rhat_max, ess_min) -> str:
-    """The gates a quantity did not pass, as text (``R-hat 1.03 > 1.01, bulk ESS 212 < 400``)."""
+def gate_failures(
+    rhat: float,
+    ess_bulk: float,
+    ess_tail: float,
+    rhat_max,
+    ess_min,
+    *,
+    chains: int = 0,
+    draws: int = 0,
+    level: float = 0.0,
+) -> str:
+    """The gates a quantity did not pass, as text (``R-hat 1.03 > 1.01, bulk ESS 212 < 400``).
+
+    With ``level`` > 0 (and the run's ``chains`` and ``draws``) the R-hat gate is
+    :mod:`zoo.diagnostics.gates`'s: an R-hat above ``rhat_max`` but within its noise at
+    the quantity's bulk ESS passes, and one beyond it is said to be so.
+    """
     failed = []
     if not rhat <= rhat_max:
-        failed.append(f"R-hat {rhat:.4f} > {rhat_max:g}")
+        if level <= 0:
+            failed.append(f"R-hat {rhat:.4f} > {rhat_max:g}")
+        elif rhat_beyond_noise(rhat, ess_bulk, chains=chains, draws=draws, level=level):
+            failed.append(
+                f"R-hat {rhat:.4f} > {rhat_max:g}, beyond its noise at bulk ESS {ess_bulk:.0f}"
+            )
     if not ess_bulk >= ess_min:
         failed.append(f"bulk ESS {ess_bulk:.0f} < {ess_min:g}")
     if not ess_tail >= ess_min:
@@ -134,10 +156,9 @@ def gate_failures(rhat: float, ess_bulk: float, ess_tail: float, rhat_max, ess_m
     return ", ".join(failed)
 
 
-#: An R-hat whose excess ``R-hat^2 - 1`` is more than this many times what the ESS
-#: explains (``chains / ESS``) is taken for chains that disagree (a stuck chain, a mode
-#: each), which more draws do not mend.
-_RHAT_EXCESS_FACTOR = 4.0
+#: Level at which an R-hat is judged beyond its noise when the gate itself did not say
+#: (the plain ``R-hat <= rhat_max`` rule).
+_STUCK_LEVEL = 1e-3
 
 
 def draws_to_clear(
@@ -149,6 +170,7 @@ def draws_to_clear(
     draws: int,
     rhat_max: float,
     ess_min: float,
+    level: float = 0.0,
 ) -> int | None:
     """Draws per chain at which the gates would pass, at the mixing measured.
 
@@ -157,9 +179,10 @@ def draws_to_clear(
     all. For mixing chains ``R-hat^2 - 1`` falls as ``1 / ESS`` (``R-hat^2 ~ 1 + chains
     / ESS``: the relation of Vats & Knudson 2021, "Revisiting the Gelman-Rubin
     diagnostic", Statistical Science 36), so an R-hat above its gate needs the draws
-    multiplied by ``(R-hat^2 - 1) / (rhat_max^2 - 1)``. An excess more than four times
-    ``chains / ESS`` is chains that disagree beyond what their mixing explains (a stuck
-    chain, a mode each): more draws may not clear it, and None is returned.
+    multiplied by ``(R-hat^2 - 1) / (rhat_max^2 - 1)``. An R-hat beyond its noise at the
+    measured ESS (:func:`zoo.diagnostics.gates.rhat_beyond_noise`, at ``level``, or at
+    0.1% for the plain rule) is chains that disagree beyond what their mixing explains
+    (a stuck chain, a mode each): more draws may not clear it, and None is returned.
 
     Returns
     -------
@@ -173,10 +196,11 @@ def draws_to_clear(
     if not rhat <= rhat_max:
         if not (math.isfinite(rhat) and rhat_max > 1):
             return None
-        excess = rhat**2 - 1.0
-        if not math.isfinite(ess_bulk) or excess > _RHAT_EXCESS_FACTOR * chains / ess_bulk:
+        if not math.isfinite(ess_bulk) or rhat_beyond_noise(
+            rhat, ess_bulk, chains=chains, draws=draws, level=level or _STUCK_LEVEL
+        ):
             return None
-        factor = max(factor, excess / (rhat_max**2 - 1.0))
+        factor = max(factor, (rhat**2 - 1.0) / (rhat_max**2 - 1.0))
     needed = max(factor * draws, draws + 1)
     scale = 10 ** max(0, math.floor(math.log10(needed)) - 1)
     return int(math.ceil(needed / scale) * scale)

@@ -15,6 +15,7 @@ from zoo.diagnostics.findings import (
     findings_html,
     gate_failures,
 )
+from zoo.diagnostics.gates import ESS_MIN, RHAT_MAX
 
 __all__ = ["AgreementResult"]
 
@@ -69,7 +70,8 @@ class AgreementResult(TableVerdict):
         ``mcse``, ``z``, ``p``, ``p_adjusted`` (Holm), ``verdict``, ``rhat``,
         ``ess_bulk``, ``ess_tail`` and ``gates_passed``. ``table.attrs`` holds the overall
         verdict, alpha, the number of tests in the family, and the gates' settings
-        (``rhat_max``, ``ess_min``) and sizes (``chains``, ``draws``).
+        (``rhat_max``, ``ess_min``, and ``rhat_level``, the per-quantity level at which an
+        R-hat above ``rhat_max`` is judged beyond its noise) and sizes (``chains``, ``draws``).
     """
 
     table: xr.Dataset
@@ -168,8 +170,18 @@ class AgreementResult(TableVerdict):
                     )
                 )
                 continue
-            rhat_max, ess_min = attrs.get("rhat_max", 1.01), attrs.get("ess_min", 400.0)
-            gate = gate_failures(row["rhat"], row["ess_bulk"], row["ess_tail"], rhat_max, ess_min)
+            rhat_max, ess_min = attrs.get("rhat_max", RHAT_MAX), attrs.get("ess_min", ESS_MIN)
+            level = float(attrs.get("rhat_level", 0.0))
+            gate = gate_failures(
+                row["rhat"],
+                row["ess_bulk"],
+                row["ess_tail"],
+                rhat_max,
+                ess_min,
+                chains=int(attrs.get("chains", 0)),
+                draws=int(attrs.get("draws", 0)),
+                level=level,
+            )
             needed = None
             if "chains" in attrs:
                 needed = draws_to_clear(
@@ -180,6 +192,7 @@ class AgreementResult(TableVerdict):
                     draws=int(attrs["draws"]),
                     rhat_max=rhat_max,
                     ess_min=ess_min,
+                    level=level,
                 )
             found.append(
                 Finding(
