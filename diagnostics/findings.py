@@ -142,7 +142,9 @@ def gate_failures(
     the quantity's bulk ESS passes, and one beyond it is said to be so.
     """
     failed = []
-    if not rhat <= rhat_max:
+    if math.isnan(rhat) and ess_bulk >= ess_min:
+        failed.append("R-hat undefined: every draw equal (constant in double precision?)")
+    elif not rhat <= rhat_max:
         if level <= 0:
             failed.append(f"R-hat {rhat:.4f} > {rhat_max:g}")
         elif rhat_beyond_noise(rhat, ess_bulk, chains=chains, draws=draws, level=level):

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from zoo.core.reference import Marginal, TabulatedCDF, quantile_by_bisection
+from zoo.core.reference import (
+    Marginal,
+    TabulatedCDF,
+    interior_quantile,
+    quantile_by_bisection,
+)
 
 __all__ = ["mixture_marginal"]
 
@@ -90,7 +95,7 @@ def mixture_marginal(
             mean,
             sd,
             cdf=lambda x: components.cdf(np.asarray(x, dtype=float)[:, np.newaxis])[:, 0],
-            ppf=lambda prob: np.asarray(components.ppf(prob), dtype=float)[0],
+            ppf=lambda prob: interior_quantile(components, prob)[0],
         )
     w = weights.reshape(weights.shape + (1,) * (np.ndim(mean) + 1 - weights.ndim))
 
@@ -101,13 +106,24 @@ def mixture_marginal(
         return np.sum(w * components.pdf(np.asarray(x, dtype=float)[:, np.newaxis]), axis=1)
 
     lower, upper = _bracket(components)
+    # Quantiles are bisected in log x or logit x where the support allows (relative
+    # precision: a small pseudo-count puts the 5% quantile of a Beta near 1e-27).
+    if np.all(lower >= 0.0) and np.all(upper <= 1.0):
+        coordinate = "logit"
+    elif np.all(lower >= 0.0):
+        coordinate = "log"
+    else:
+        coordinate = "linear"
     elements = int(np.prod(np.shape(mean))) or 1
     if weights.shape[0] * elements <= _EXACT_CDF_TERMS:
         element_cdf = cdf
     else:
         points, tail = _TABLES[scale]
-        low = quantile_by_bisection(cdf, tail, lower, upper, tol=1e-14)
-        high = quantile_by_bisection(cdf, 1.0 - tail, lower, upper, tol=1e-14)
+        low = quantile_by_bisection(cdf, tail, lower, upper, tol=1e-14, scale=coordinate)
+        high = quantile_by_bisection(cdf, 1.0 - tail, lower, upper, tol=1e-14, scale=coordinate)
+        # Beyond double precision (NaN): the table starts at the bracket's end.
+        low = np.where(np.isnan(low), lower, low)
+        high = np.where(np.isnan(high), upper, high)
         if scale == "logit":
             # The logit of 0 or 1 is infinite: keep the table's ends inside (0, 1).
             low = np.maximum(low, np.finfo(float).tiny)
@@ -118,7 +134,7 @@ def mixture_marginal(
         mean,
         sd,
         cdf=element_cdf,
-        ppf=lambda prob: quantile_by_bisection(element_cdf, prob, lower, upper),
+        ppf=lambda prob: quantile_by_bisection(element_cdf, prob, lower, upper, scale=coordinate),
     )
 
 

@@ -50,3 +50,19 @@ def test_moments_that_do_not_exist_are_nan():
     frozen = stats.t(np.array([[1.5], [1.5]]), loc=[[0.0], [1.0]])
     marginal = mixture_marginal(("k",), np.array([0.5, 0.5]), frozen)
     assert np.isnan(marginal.sd).all() and np.isfinite(marginal.mean).all()
+
+
+@pytest.mark.parametrize("components", [2, 3000], ids=["exact-cdf", "tabulated-cdf"])
+def test_tiny_quantiles_of_a_beta_mixture_are_resolved(components):
+    # A Naive Bayes posterior with pseudo-counts of 0.05: each component's 5% quantile
+    # is near 1e-27. The bisection once stopped at about 1e-12, where the CDF is 0.26.
+    rng = np.random.default_rng(0)
+    weights = rng.dirichlet(np.ones(components))
+    a = 0.05 + rng.integers(0, 2, size=(components, 1)) * 0.0
+    b = 5.0 + rng.integers(0, 3, size=(components, 1)).astype(float)
+    marginal = mixture_marginal(("x",), weights, stats.beta(a, b), scale="logit")
+    for prob in (0.05, 0.95):
+        quantile = marginal.ppf(prob)
+        assert np.isfinite(quantile).all()
+        np.testing.assert_allclose(marginal.cdf(quantile[np.newaxis])[0], prob, rtol=1e-6)
+    assert marginal.ppf(0.05)[0] < 1e-20
