@@ -24,6 +24,7 @@ from zoo.core.contract import Kernel, Model
 from zoo.core.defaults import CHAINS, DRAWS, ENGINES, TUNE
 from zoo.registry import get
 from zoo.sampling.progress import ChainProgress
+from zoo.sampling.reproducible import ieee_arithmetic
 
 __all__ = ["sample"]
 
@@ -357,7 +358,7 @@ def _sample_pymc(model, data, prior, draws, tune, chains, root, progress, attrs,
     daemon = multiprocessing.current_process().daemon
     cores = 1 if daemon else max(1, min(chains, os.cpu_count() or 1))
     started = time.perf_counter()
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), ieee_arithmetic():
         # PyMC's advice to run more chains is not ours to give here.
         warnings.filterwarnings("ignore", message=".*We recommend running at least.*")
         tree = pm.sample(
@@ -384,9 +385,10 @@ def _sample_pymc(model, data, prior, draws, tune, chains, root, progress, attrs,
         attrs.update(interrupted=True, draws=kept)
     if compute and program.observed_RVs:
         started = time.perf_counter()
-        pm.compute_log_likelihood(
-            tree, model=program, extend_inferencedata=True, progressbar=False
-        )
+        with ieee_arithmetic():
+            pm.compute_log_likelihood(
+                tree, model=program, extend_inferencedata=True, progressbar=False
+            )
         attrs["log_likelihood_time"] = time.perf_counter() - started
         group = tree["log_likelihood"].to_dataset()
         stats = tree["sample_stats"].to_dataset()
