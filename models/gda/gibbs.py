@@ -35,6 +35,7 @@ from zoo.core.contract import Kernel
 from zoo.models.gda.conditional import class_probability
 from zoo.models.gda.linalg import draw_inverse_wishart
 from zoo.models.gda.spec import Data, Prior
+from zoo.models.simplex import dirichlet
 
 __all__ = ["State", "kernel", "make_kernel"]
 
@@ -265,7 +266,7 @@ def make_kernel(
         )
         d = data.x.shape[1]
         nu = hyper.nu0 + data.x.shape[0] + nu_offset
-        pi = rng.dirichlet(hyper.alpha + counts)
+        pi = dirichlet(rng, hyper.alpha + counts)
         sigma, root = draw_inverse_wishart(nu, np.linalg.cholesky(psi), rng, return_root=True)
         spread = np.full_like(kappa, hyper.kappa0) if kappa_fixed else kappa
         # (not mu_scale_sqrt: the bug, the sd of mu_k divided by kappa_k, not its root)

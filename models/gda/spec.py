@@ -42,6 +42,7 @@ from zoo.models.arrays import read_only
 from zoo.models.gda.conditional import class_probability
 from zoo.models.gda.linalg import draw_inverse_wishart
 from zoo.models.labelings import MISSING, LabelledData, as_labels, check_label_range
+from zoo.models.simplex import dirichlet
 
 __all__ = ["Data", "Hyperparameters", "Prior", "simulate"]
 
@@ -366,7 +367,7 @@ def simulate(
         raise ValueError(
             f"classes: the prior's alpha has {alpha.shape[0]} classes, asked for {classes}"
         )
-    pi = rng.dirichlet(alpha)
+    pi = dirichlet(rng, alpha)
     sigma = draw_inverse_wishart(nu0, np.linalg.cholesky(psi0), rng)
     sigma_chol = np.linalg.cholesky(sigma)
     mu = m0 + rng.standard_normal((int(classes), d)) @ sigma_chol.T / np.sqrt(prior.kappa0)

@@ -24,6 +24,7 @@ from zoo.models.lda.counts import State, build_state
 from zoo.models.lda.invariants import label_invariants
 from zoo.models.lda.spec import Data, Hyperparameters, Prior
 from zoo.models.lda.sweeps import Fault, sweep
+from zoo.models.simplex import dirichlet
 
 __all__ = [
     "FAULTS",
@@ -125,12 +126,12 @@ def make_kernel(*, fault: str | None = None) -> Kernel:
         # assignments imply; a planted one may leave them lagging (the third fault
         # does), so for those they are rebuilt.
         counts = state if switch == Fault.NONE else counts_from_topics(data, state.topic)
-        theta = np.stack([rng.dirichlet(hyper.alpha + row) for row in counts.doc_topic])
+        theta = dirichlet(rng, hyper.alpha + counts.doc_topic)
         if point_estimate:  # the bug: E[theta_d | z] recorded, the draw thrown away
             theta = (hyper.alpha + counts.doc_topic) / (hyper.alpha + counts.doc_topic).sum(
                 axis=1, keepdims=True
             )
-        phi = np.stack([rng.dirichlet(hyper.beta + column) for column in counts.word_topic.T])
+        phi = dirichlet(rng, hyper.beta + counts.word_topic.T)
         return {
             "theta": theta,
             "phi": phi,
@@ -196,6 +197,5 @@ def infer_documents(phi_draws, new_documents, alpha, *, sweeps: int = 50, seed=N
     for s in range(flat.shape[0]):
         state = counts_from_topics(data, rng.integers(0, n_topics, size=data.n_tokens))
         sweep(data.corpus, state, hyper, rng, sweeps=sweeps, phi=flat[s])
-        for d in range(data.n_documents):
-            out[s, d] = rng.dirichlet(hyper.alpha + state.doc_topic[d])
+        out[s] = dirichlet(rng, hyper.alpha + state.doc_topic)
     return out.reshape(*phi.shape[:-2], data.n_documents, n_topics)

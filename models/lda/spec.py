@@ -32,6 +32,7 @@ from zoo.models.lda.corpus import Corpus, read_corpus
 from zoo.models.lda.counts import count_dtype, topic_dtype
 from zoo.models.lda.invariants import label_invariants
 from zoo.models.lda.pairs import TrackedPairs, track
+from zoo.models.simplex import dirichlet
 
 __all__ = ["Data", "Hyperparameters", "Prior", "simulate"]
 
@@ -342,8 +343,8 @@ def simulate(
         as_int(field, value, minimum=1)
     alpha = _broadcast("alpha", prior.alpha, topics, "K topics")
     beta = _broadcast("beta", prior.beta, words, "V words in the vocabulary")
-    theta = rng.dirichlet(alpha, size=documents)
-    phi = rng.dirichlet(beta, size=topics)
+    theta = dirichlet(rng, alpha, size=documents)
+    phi = dirichlet(rng, beta, size=topics)
     corpus = []
     for d in range(documents):
         topic = rng.choice(topics, size=length, p=theta[d])

@@ -34,6 +34,7 @@ import numpy as np
 from zoo.core.contract import Kernel
 from zoo.models.naive_bayes.conditional import class_probability
 from zoo.models.naive_bayes.spec import Data, Prior
+from zoo.models.simplex import dirichlet
 
 __all__ = ["State", "kernel", "make_kernel"]
 
@@ -264,9 +265,9 @@ def make_kernel(
         class_docs, class_feature = _counts(
             state.labels, sparse.doc_start, sparse.word, sparse.count, k, data.n_features
         )
-        pi = rng.dirichlet(hyper.alpha + class_docs)
+        pi = dirichlet(rng, hyper.alpha + class_docs)
         if data.event_model == "multinomial":
-            phi = np.stack([rng.dirichlet(hyper.beta[c] + class_feature[c]) for c in range(k)])
+            phi = dirichlet(rng, hyper.beta + class_feature)
         else:
             phi = rng.beta(
                 hyper.beta + class_feature, hyper.beta0 + class_docs[:, None] - class_feature

@@ -27,6 +27,7 @@ from zoo.core.arguments import as_count_array, as_int, check_generator
 from zoo.models.arrays import as_hyperparameter, read_only
 from zoo.models.labelings import MISSING, LabelledData, as_labels, check_label_range
 from zoo.models.naive_bayes.conditional import class_probability
+from zoo.models.simplex import dirichlet
 
 __all__ = ["EVENT_MODELS", "Data", "Hyperparameters", "Prior", "simulate"]
 
@@ -311,10 +312,10 @@ def simulate(
         raise ValueError(f"unlabelled: at most documents={documents}, got {unlabelled}")
     shape = Data(np.ones((1, features), dtype=int), [0], classes=classes, event_model=event_model)
     hyper = prior.resolve(shape)
-    pi = rng.dirichlet(hyper.alpha)
+    pi = dirichlet(rng, hyper.alpha)
     labels = rng.choice(classes, size=documents, p=pi)
     if event_model == "multinomial":
-        phi = np.stack([rng.dirichlet(row) for row in hyper.beta])
+        phi = dirichlet(rng, hyper.beta)
         counts = np.stack([rng.multinomial(length, phi[k]) for k in labels])
     else:
         phi = rng.beta(hyper.beta, hyper.beta0)

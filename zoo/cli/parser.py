@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--alpha",
         type=float,
         default=ALPHA,
-        help=f"family-wise false-alarm rate (default {ALPHA:g})",
+        help=f"family-wise false-alarm rate per model, shared by its comparisons (Gibbs and"
+        f" PyMC against the exact posterior, and each other; default {ALPHA:g})",
     )
     check.add_argument("--json", action="store_true", help="print the results as JSON")
     check.add_argument("--full", action="store_true", help="one row per element of vectors")

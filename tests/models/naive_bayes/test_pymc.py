@@ -64,8 +64,10 @@ def test_pymc_and_gibbs_agree(multinomial):
 @pytest.mark.pymc
 def test_wrong_gibbs_disagrees_with_pymc(multinomial):
     data, _, pymc, _ = multinomial
+    # normaliser-wrong-class: document-not-removed moves this small problem's posterior
+    # too little at this budget (3 of 12 seeds against the exact posterior).
     wrong = zoo.sample(
-        SPEC, data, PRIOR, kernel=SPEC.faults["document-not-removed"], seed=8, **RUN
+        SPEC, data, PRIOR, kernel=SPEC.faults["normaliser-wrong-class"], seed=8, **RUN
     )
     assert compare(wrong, pymc).verdict == "disagree"
 
