@@ -5,7 +5,7 @@ Simulated chains, ArviZ's R-hat and ESS, the zoo's gates (``zoo.diagnostics.gate
 - *null*: every quantity an AR(1) chain at ``rho`` (stationary, 4 chains x 1,000 draws);
   the rate, per quantity and per run of ``--quantities`` quantities, at which the plain
   rule (R-hat <= 1.01 and ESS >= 400) and the zoo's rule (R-hat above 1.01 only counts
-  when it is beyond its noise at that ESS) gate a quantity out;
+  when it is beyond its noise at the within-chain ESS) gate a quantity out;
 - *shifted*: the same chains with the first chain's mean moved by ``delta`` stationary
   sds, the rate at which each rule gates a quantity out (both rules include the ESS
   gate, which sees the between-chain variance).
@@ -24,7 +24,7 @@ import arviz_stats as azs
 import numpy as np
 from scipy import signal
 
-from zoo.diagnostics.gates import passes, rhat_gate_level
+from zoo.diagnostics.gates import passes, rhat_gate_level, within_chain_ess
 
 CHAINS, DRAWS = 4, 1000
 
@@ -44,7 +44,8 @@ def gated(x: np.ndarray, level: float):
     sizes = {"chains": CHAINS, "draws": DRAWS}
     ess_out = ~passes(np.ones_like(rhat), bulk, tail, **sizes)
     plain_out = ~passes(rhat, bulk, tail, **sizes, ess_min=0.0)
-    zoo_out = ~passes(rhat, bulk, tail, **sizes, ess_min=0.0, level=level)
+    within = within_chain_ess(x)
+    zoo_out = ~passes(rhat, bulk, tail, **sizes, ess_min=0.0, level=level, ess_within=within)
     return plain_out, zoo_out, ess_out, bulk
 
 

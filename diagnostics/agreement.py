@@ -48,7 +48,13 @@ from zoo.core.arguments import as_positive_scalar, as_probability
 from zoo.core.defaults import ALPHA
 from zoo.core.reference import Marginal
 from zoo.diagnostics.draws import element_labels, posterior_dataset, variable_draws
-from zoo.diagnostics.gates import ESS_MIN, RHAT_MAX, passes, rhat_gate_level
+from zoo.diagnostics.gates import (
+    ESS_MIN,
+    RHAT_MAX,
+    passes,
+    rhat_gate_level,
+    within_chain_ess,
+)
 from zoo.diagnostics.result import AgreementResult
 
 __all__ = ["agreement", "compare", "holm"]
@@ -110,6 +116,7 @@ class _Summary:
         full = values.reshape(chains, draws, -1)
         self.rhat = np.atleast_1d(azs.rhat(full)) if chains > 1 else np.full(full.shape[2], np.nan)
         self.ess_bulk = np.atleast_1d(azs.ess(full, method="bulk"))
+        self.ess_within = within_chain_ess(full) if chains > 1 else np.full(full.shape[2], np.nan)
         self.ess_tail = np.atleast_1d(azs.ess(full, method="tail", prob=DEFAULT_QUANTILES))
         self.full = full
 
@@ -180,6 +187,7 @@ class _Summary:
             rhat_max=rhat_max,
             ess_min=ess_min,
             level=level,
+            ess_within=self.ess_within,
         )
 
     def thinned(self) -> np.ndarray:
@@ -617,6 +625,7 @@ class _Rows:
                 "rhat",
                 "ess_bulk",
                 "ess_tail",
+                "ess_within",
                 "gates",
             )
         }
@@ -638,10 +647,12 @@ class _Rows:
         other=None,
     ):
         rhat, ess_bulk, ess_tail = summary.rhat, summary.ess_bulk, summary.ess_tail
+        ess_within = summary.ess_within
         if other is not None:
             rhat = np.fmax(rhat, other.rhat)
             ess_bulk = np.fmin(ess_bulk, other.ess_bulk)
             ess_tail = np.fmin(ess_tail, other.ess_tail)
+            ess_within = np.fmin(ess_within, other.ess_within)
         n = len(labels)
         columns = {
             "reference": np.broadcast_to(reference, n),
@@ -653,6 +664,7 @@ class _Rows:
             "rhat": rhat,
             "ess_bulk": ess_bulk,
             "ess_tail": ess_tail,
+            "ess_within": ess_within,
             "gates": gates,
         }
         for e in range(n):
@@ -687,6 +699,7 @@ class _Rows:
                     "rhat",
                     "ess_bulk",
                     "ess_tail",
+                    "ess_within",
                 )
             },
             coords={

@@ -134,12 +134,14 @@ def gate_failures(
     chains: int = 0,
     draws: int = 0,
     level: float = 0.0,
+    ess_within: float = math.nan,
 ) -> str:
     """The gates a quantity did not pass, as text (``R-hat 1.03 > 1.01, bulk ESS 212 < 400``).
 
     With ``level`` > 0 (and the run's ``chains`` and ``draws``) the R-hat gate is
     :mod:`zoo.diagnostics.gates`'s: an R-hat above ``rhat_max`` but within its noise at
-    the quantity's bulk ESS passes, and one beyond it is said to be so.
+    the quantity's within-chain ESS ``ess_within`` passes, and one beyond it is said to be
+    so.
     """
     failed = []
     if math.isnan(rhat) and ess_bulk >= ess_min:
@@ -147,9 +149,10 @@ def gate_failures(
     elif not rhat <= rhat_max:
         if level <= 0:
             failed.append(f"R-hat {rhat:.4f} > {rhat_max:g}")
-        elif rhat_beyond_noise(rhat, ess_bulk, chains=chains, draws=draws, level=level):
+        elif rhat_beyond_noise(rhat, ess_within, chains=chains, draws=draws, level=level):
             failed.append(
-                f"R-hat {rhat:.4f} > {rhat_max:g}, beyond its noise at bulk ESS {ess_bulk:.0f}"
+                f"R-hat {rhat:.4f} > {rhat_max:g}, beyond its noise at within-chain ESS"
+                f" {ess_within:.0f}"
             )
     if not ess_bulk >= ess_min:
         failed.append(f"bulk ESS {ess_bulk:.0f} < {ess_min:g}")
@@ -182,7 +185,7 @@ def draws_to_clear(
     / ESS``: the relation of Vats & Knudson 2021, "Revisiting the Gelman-Rubin
     diagnostic", Statistical Science 36), so an R-hat above its gate needs the draws
     multiplied by ``(R-hat^2 - 1) / (rhat_max^2 - 1)``. An R-hat beyond its noise at the
-    measured ESS (:func:`zoo.diagnostics.gates.rhat_beyond_noise`, at ``level``, or at
+    pooled ESS (:func:`zoo.diagnostics.gates.rhat_beyond_noise`, at ``level``, or at
     0.1% for the plain rule) is chains that disagree beyond what their mixing explains
     (a stuck chain, a mode each): more draws may not clear it, and None is returned.
 
@@ -198,6 +201,9 @@ def draws_to_clear(
     if not rhat <= rhat_max:
         if not (math.isfinite(rhat) and rhat_max > 1):
             return None
+        # ArviZ's pooled ESS here, not the within-chain one of the gate: the question is
+        # whether the chains' mixing, between-chain variance included, explains the
+        # excess (then more draws clear it), not whether the chains are stationary.
         if not math.isfinite(ess_bulk) or rhat_beyond_noise(
             rhat, ess_bulk, chains=chains, draws=draws, level=level or _STUCK_LEVEL
         ):

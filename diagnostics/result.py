@@ -153,6 +153,8 @@ class AgreementResult(TableVerdict):
         found = []
         for key, i in worst.items():
             row = {name: float(t[name].values[i]) for name in _NUMBERS}
+            if "ess_within" in t:  # tables saved before it was a column lack it
+                row["ess_within"] = float(t["ess_within"].values[i])
             if str(t.verdict.values[i]) == "disagree":
                 found.append(
                     Finding(
@@ -181,6 +183,7 @@ class AgreementResult(TableVerdict):
                 chains=int(attrs.get("chains", 0)),
                 draws=int(attrs.get("draws", 0)),
                 level=level,
+                ess_within=row.get("ess_within", np.nan),
             )
             needed = None
             if "chains" in attrs:
