@@ -17,3 +17,19 @@ def test_check_report_is_self_contained_with_images_of_stated_size(report_checks
     assert '<span class="v agree">agree</span>' in text
     assert "Not run: PyMC" in text  # a missing engine is said, not hidden
     assert "Figures show" in text and "(disagree)" in text
+
+
+def test_one_chain_gets_traces_and_no_rank_plot(tmp_path):
+    # A rank plot compares chains; with one there is nothing to compare (ArviZ's envelope
+    # raised "requires at least 2 chains" after sampling, and no report was written).
+    from zoo.check import judge
+    from zoo.reports.check_report import check_figures
+    from zoo.runs.model_run import sample_model
+
+    run = sample_model(
+        "beta-binomial", draws=200, tune=50, chains=1, seed=1, engines=("gibbs",), progress=False
+    )
+    figures, _ = check_figures(judge(run))
+    names = [figure.name for figure in figures]
+    assert "beta-binomial-gibbs-trace" in names
+    assert not any(name.endswith("-rank") for name in names)

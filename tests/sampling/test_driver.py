@@ -57,3 +57,17 @@ def test_fresh_seed_is_recorded_and_replays():
     np.testing.assert_array_equal(
         first["posterior"]["theta"].values, again["posterior"]["theta"].values
     )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"kernel": 42}, "kernel: needs callable init, step and draw.*int lacks init, step, draw"),
+        ({"kernel": SPEC.kernel._replace(draw=None)}, "kernel: .* lacks draw"),
+        ({"kernel": SPEC.kernel, "engine": "pymc"}, "kernel: only the gibbs engine"),
+        ({"draws": 0}, "draws"),
+    ],
+)
+def test_bad_arguments_are_refused_before_any_sweep(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        zoo.sample(SPEC, Data([1], [2]), Prior(), **kwargs)

@@ -75,7 +75,7 @@ def test_the_same_seed_gives_the_same_draws_after_a_round_trip():
         ({"fault": "swapped-a-b", "engine": "pymc"}, "engine: a kernel or fault runs on"),
         ({"fault": "swapped-a-b", "kernel": SPEC.kernel}, "kernel: give a kernel or a fault"),
         ({"sampler": print, "fault": "swapped-a-b"}, "sampler: give a sampler, or a kernel"),
-        ({"kernel": object()}, "kernel: needs init, step and draw"),
+        ({"kernel": object()}, "kernel: needs callable init, step and draw"),
         ({"sampler": 3}, "sampler: must be callable"),
     ],
 )

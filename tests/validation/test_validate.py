@@ -138,9 +138,10 @@ def test_store_resumes_without_refitting(tmp_path):
         ({"engine": "stan"}, "engine"),
         ({"fault": "nope"}, "fault: beta-binomial has no fault 'nope'"),
         ({"checks": ("exact", "psis")}, "checks: unknown"),
+        ({"checks": ("exact", "sbc", "exact")}, r"checks: \['exact'\] named more than once"),
         ({"checks": ("geweke",), "sampler": print}, "need a kernel"),
         ({"sampler": 3}, "sampler: must be callable"),
-        ({"kernel": object()}, "kernel: needs init, step and draw"),
+        ({"kernel": object()}, "kernel: needs callable init, step and draw"),
     ],
 )
 def test_bad_arguments_are_refused_before_any_fit(kwargs, message):

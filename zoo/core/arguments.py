@@ -17,6 +17,7 @@ __all__ = [
     "as_count_array",
     "as_finite_array",
     "as_int",
+    "as_kernel",
     "as_positive_array",
     "as_positive_scalar",
     "as_probability",
@@ -127,4 +128,22 @@ def check_generator(field: str, value) -> np.random.Generator:
     """
     if not isinstance(value, np.random.Generator):
         raise ValueError(f"{field}: expected a numpy.random.Generator, got {type(value).__name__}")
+    return value
+
+
+def as_kernel(field: str, value):
+    """Return ``value``; raise unless it has callable ``init``, ``step`` and ``draw``.
+
+    The :class:`zoo.Kernel` protocol (``docs/design.md``, "Protocols"); checked before any
+    sweep, so that ``kernel=42`` is a ValueError naming the field, not an AttributeError
+    from inside the driver.
+    """
+    missing = [
+        part for part in ("init", "step", "draw") if not callable(getattr(value, part, None))
+    ]
+    if missing:
+        raise ValueError(
+            f"{field}: needs callable init, step and draw (see zoo.Kernel); "
+            f"{type(value).__name__} lacks {', '.join(missing)}"
+        )
     return value

@@ -164,10 +164,12 @@ def check_figures(
     figures = [ReportFigure(posterior, f"{check.model}-posterior", posterior.get_label())]
     for engine, tree in run.trees.items():
         name = ENGINE_TITLES[engine]
-        for kind, build, heading in (
-            ("rank", rank_figure, "ranks"),
-            ("trace", trace_figure, "traces"),
-        ):
+        kinds = [("rank", rank_figure, "ranks"), ("trace", trace_figure, "traces")]
+        if tree["posterior"].sizes["chain"] < 2:
+            # A rank plot compares chains (ranks of each chain within the pooled draws):
+            # one chain has nothing to compare with, and ArviZ's envelope needs two.
+            kinds = kinds[1:]
+        for kind, build, heading in kinds:
             figure = build(tree, chosen, title=f"{check.model}: {name} {heading}")
             figures.append(
                 ReportFigure(

@@ -19,7 +19,7 @@ import xarray as xr
 from arviz_base import from_dict
 
 from zoo.core import __version__, streams
-from zoo.core.arguments import as_int
+from zoo.core.arguments import as_int, as_kernel
 from zoo.core.contract import Kernel, Model
 from zoo.core.defaults import CHAINS, DRAWS, ENGINES, TUNE
 from zoo.registry import get
@@ -112,6 +112,8 @@ def sample(
     root = streams.root(seed)
     if kernel is not None and engine != "gibbs":
         raise ValueError("kernel: only the gibbs engine runs a kernel")
+    if kernel is not None:
+        as_kernel("kernel", kernel)
     if log_likelihood is not None and not isinstance(log_likelihood, bool | np.bool_):
         raise ValueError(f"log_likelihood: must be True, False or None, got {log_likelihood!r}")
     if log_likelihood and model.pointwise_log_likelihood is None and engine == "gibbs":

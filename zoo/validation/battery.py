@@ -118,6 +118,10 @@ def _chosen_checks(tested: SamplerUnderTest, checks, specified, references) -> t
         raise ValueError(f"checks: unknown {unknown}; choose from {CHECK_NAMES}")
     if not names:
         raise ValueError(f"checks: choose at least one of {CHECK_NAMES}")
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        # Run twice, a check would take two shares of alpha and halve every other's.
+        raise ValueError(f"checks: {twice} named more than once; each check runs once")
     chosen = tuple(_BY_NAME[name] for name in names)
     on_kernel = [check.name for check in chosen if check.needs_kernel]
     if on_kernel and not has_kernel:

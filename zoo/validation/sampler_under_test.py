@@ -20,14 +20,13 @@ from dataclasses import dataclass
 
 import xarray as xr
 
+from zoo.core.arguments import as_kernel
 from zoo.core.contract import Kernel, Model
 from zoo.core.defaults import ENGINES
 from zoo.sampling.driver import sample
 from zoo.validation.sampler_output import checked_draws
 
 __all__ = ["SamplerUnderTest", "describe", "fit_task"]
-
-_KERNEL_PARTS = ("init", "step", "draw")
 
 
 def describe(value) -> str:
@@ -90,8 +89,8 @@ class SamplerUnderTest:
                 f"fault: {self.model.name} has no fault {self.fault!r}; "
                 f"known: {', '.join(self.model.faults) or 'none'}"
             )
-        if self.kernel is not None and not all(hasattr(self.kernel, a) for a in _KERNEL_PARTS):
-            raise ValueError("kernel: needs init, step and draw (see zoo.Kernel)")
+        if self.kernel is not None:
+            as_kernel("kernel", self.kernel)
         if self.sampler is not None and not callable(self.sampler):
             raise ValueError(f"sampler: must be callable, got {type(self.sampler).__name__}")
 
