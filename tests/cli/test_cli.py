@@ -2,14 +2,18 @@
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import zoo
 from zoo import registry
 from zoo.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_list_names_every_model(capsys):
@@ -84,3 +88,45 @@ def test_progress_displays_work_for_both_engines():
             progress=True,
         )
         assert tree["posterior"].sizes["draw"] == 20
+
+
+def test_json_stdout_holds_only_the_json_whatever_the_sampler_prints(tmp_path):
+    # A user's module that prints on import and on every fit, in this process and in a
+    # Dask worker: the text goes to stderr, stdout parses as JSON.
+    (tmp_path / "chatty.py").write_text(
+        "import print_helper\n"
+        "from tests.support.user_samplers import beta_binomial_conjugate\n"
+        "print('chatty imported')\n"
+        "def sampler(data, prior, *, draws, chains, seed):\n"
+        "    print('chatty fit')\n"
+        "    import os\n"
+        "    os.write(1, b'chatty at the file descriptor\\n')\n"
+        "    return beta_binomial_conjugate(data, prior, draws=draws, chains=chains, seed=seed)\n"
+    )
+    (tmp_path / "print_helper.py").write_text("print('a helper module prints too')\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    for workers in ("0", "1"):
+        done = subprocess.run(
+            [sys.executable, "-m", "zoo.cli", "validate", "beta-binomial", "--sampler",
+             "chatty:sampler", "--problems", "informative-fixed", "--checks", "exact",
+             "--json", "--quiet", "--workers", workers],
+            capture_output=True, text=True, env=env, cwd=tmp_path, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["verdict"] == "pass"
+        assert "chatty fit" in done.stderr and "chatty at the file descriptor" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--workers", "0", "--timeout", "5"], "--timeout: a fit in this process"),
+        (["--checks", "exact,exact"], "named more than once"),
+        (["--checks", ","], "checks: choose at least one"),
+        (["--seed", "-1"], "seed"),
+    ],
+)
+def test_validate_refuses_bad_options_in_one_line_with_exit_2(args, message, capsys):
+    assert main(["validate", "beta-binomial", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

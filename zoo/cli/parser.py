@@ -165,8 +165,9 @@ def _add_validate(commands) -> None:
     parser.add_argument(
         "--timeout",
         type=float,
-        default=FIT_TIMEOUT,
-        help=f"seconds one fit may take (default {FIT_TIMEOUT:g})",
+        default=None,
+        help=f"seconds one fit may take on a worker (default {FIT_TIMEOUT:g}); a fit in this"
+        " process (--workers 0) cannot be stopped, so the two exclude each other",
     )
     parser.add_argument(
         "--store",

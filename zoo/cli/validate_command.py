@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from zoo.cli.stdout_guard import stdout_to_stderr
+from zoo.core.defaults import FIT_TIMEOUT
 from zoo.core.loading import load_object
 from zoo.registry import get, names
 from zoo.reports.validation_report import validation_report
@@ -43,30 +45,13 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.model is not None and args.model not in names():
         return refuse(f"unknown model {args.model!r}; known: {', '.join(names())}")
+    if args.timeout is not None and args.workers == 0:
+        return refuse(
+            "--timeout: a fit in this process (--workers 0) cannot be stopped; "
+            "give --workers 1 or more for a timeout"
+        )
     if args.reference and args.pymc_model is None:
         return refuse("--reference: only with --model (a zoo model has its exact posterior)")
-    options = {}
-    try:
-        if args.reference:
-            options["reference"] = load_object(args.reference, field="--reference")
-        if args.sampler:
-            options["sampler"] = load_object(args.sampler, field="--sampler")
-        elif args.kernel:
-            options["kernel"] = load_object(args.kernel, field="--kernel")
-        elif args.fault:
-            options["fault"] = args.fault
-        elif args.engine:
-            options["engine"] = args.engine
-    except ValueError as error:
-        return refuse(str(error))
-    if args.problems:
-        options["problems"] = [p.strip() for p in args.problems.split(",") if p.strip()]
-    if args.sbc_prior:
-        options["sbc_prior"] = args.sbc_prior
-    if args.geweke_iterations is not None:
-        options["geweke_iterations"] = args.geweke_iterations
-    if args.checks:
-        options["checks"] = tuple(c.strip() for c in args.checks.split(",") if c.strip())
 
     err = Console(stderr=True)
     interactive = err.is_terminal and not args.quiet
@@ -77,33 +62,65 @@ def run(args: argparse.Namespace) -> int:
         if interactive:
             err.print(f"[dim]{escape(message)}[/]")
 
-    try:
-        result = validate(
-            get(args.model) if args.model is not None else args.pymc_model,
-            draws=args.draws,
-            chains=args.chains,
-            simulations=args.simulations,
-            sbc_draws=args.sbc_draws,
-            sbc_chains=args.sbc_chains,
-            seed=args.seed,
-            alpha=args.alpha,
-            workers=args.workers,
-            scheduler=args.scheduler,
-            timeout=args.timeout,
-            store=args.store,
-            on_simulation=progress.update,
-            status=say,
-            **options,
-        )
-    except ValueError as error:
-        return refuse(str(error))
-    except KeyboardInterrupt:
-        progress.stop()
-        where = f"; rerun with --store {args.store} to resume" if args.store else ""
-        print(f"zoo validate: interrupted{where}", file=sys.stderr)
-        return 130
-    finally:
-        progress.stop()
+    def battery():
+        """Load the user's objects and run the battery: a result, or an exit status."""
+        options = {}
+        try:
+            if args.reference:
+                options["reference"] = load_object(args.reference, field="--reference")
+            if args.sampler:
+                options["sampler"] = load_object(args.sampler, field="--sampler")
+            elif args.kernel:
+                options["kernel"] = load_object(args.kernel, field="--kernel")
+            elif args.fault:
+                options["fault"] = args.fault
+            elif args.engine:
+                options["engine"] = args.engine
+        except ValueError as error:
+            return refuse(str(error))
+        if args.problems:
+            options["problems"] = [p.strip() for p in args.problems.split(",") if p.strip()]
+        if args.sbc_prior:
+            options["sbc_prior"] = args.sbc_prior
+        if args.geweke_iterations is not None:
+            options["geweke_iterations"] = args.geweke_iterations
+        if args.checks:
+            options["checks"] = tuple(c.strip() for c in args.checks.split(",") if c.strip())
+
+        try:
+            result = validate(
+                get(args.model) if args.model is not None else args.pymc_model,
+                draws=args.draws,
+                chains=args.chains,
+                simulations=args.simulations,
+                sbc_draws=args.sbc_draws,
+                sbc_chains=args.sbc_chains,
+                seed=args.seed,
+                alpha=args.alpha,
+                workers=args.workers,
+                scheduler=args.scheduler,
+                timeout=FIT_TIMEOUT if args.timeout is None else args.timeout,
+                store=args.store,
+                on_simulation=progress.update,
+                status=say,
+                **options,
+            )
+        except ValueError as error:
+            return refuse(str(error))
+        except KeyboardInterrupt:
+            progress.stop()
+            where = f"; rerun with --store {args.store} to resume" if args.store else ""
+            print(f"zoo validate: interrupted{where}", file=sys.stderr)
+            return 130
+        finally:
+            progress.stop()
+        return result
+
+    # A user's module may print when it is imported or run: not into the JSON.
+    with stdout_to_stderr(args.json):
+        result = battery()
+    if isinstance(result, int):
+        return result
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, default=_jsonable))
     else:
