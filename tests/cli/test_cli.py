@@ -130,3 +130,28 @@ def test_validate_refuses_bad_options_in_one_line_with_exit_2(args, message, cap
     assert main(["validate", "beta-binomial", *args]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        (["check", "beta-binomial", "--out", "{file}/run.nc"], "is a file, not a folder"),
+        (["check", "beta-binomial", "--report", "{file}"], "exists and is not a folder"),
+        (["check", "beta-binomial", "--out", "{dir}"], "--out must end in .nc"),
+        (["check", "beta-binomial", "--out", "{dir}/x.nc/"], "is a folder"),
+        (["check", "beta-binomial", "beta-binomial"], "named more than once"),
+        (["validate", "beta-binomial", "--report", "{file}"], "is not a folder"),
+        (["validate", "beta-binomial", "--store", "{dir}"], "is a folder; give a file"),
+        (["report", "{file}", "--report", "{file}"], "exists and is not a folder"),
+    ],
+)
+def test_output_paths_are_checked_before_any_work(command, message, tmp_path, capsys):
+    # Found after the run, each of these lost its results (a traceback after sampling).
+    file, folder = tmp_path / "a-file", tmp_path / "a-folder"
+    file.write_text("not a folder")
+    folder.mkdir()
+    (folder / "x.nc").mkdir()
+    args = [a.format(file=file, dir=folder) for a in command]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1

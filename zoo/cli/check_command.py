@@ -7,7 +7,8 @@ import warnings
 from pathlib import Path
 
 from zoo.check import judge
-from zoo.cli.terminal import consoles, finish_checks, print_check_table, report_dir_usable
+from zoo.cli.output_paths import outputs_usable
+from zoo.cli.terminal import consoles, finish_checks, print_check_table
 from zoo.core.arguments import as_int, as_probability, as_seed
 from zoo.registry import names
 from zoo.runs.model_run import sample_model
@@ -38,7 +39,11 @@ def run(args) -> int:
     if args.out is not None and Path(args.out).suffix not in (".nc", ".zarr"):
         print("zoo check: --out must end in .nc (NetCDF) or .zarr (Zarr)", file=sys.stderr)
         return 2
-    if not report_dir_usable(args, "zoo check"):
+    twice = sorted({m for m in args.models if args.models.count(m) > 1})
+    if twice:
+        print(f"zoo check: MODEL: {', '.join(twice)} named more than once", file=sys.stderr)
+        return 2
+    if not outputs_usable("zoo check", out=(args.out, False), report=(args.report, True)):
         return 2
     out, interactive, say = consoles(args)
     runs, checks = [], []

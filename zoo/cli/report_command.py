@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 from zoo.check import judge
-from zoo.cli.terminal import consoles, finish_checks, print_check_table, report_dir_usable
+from zoo.cli.output_paths import outputs_usable
+from zoo.cli.terminal import consoles, finish_checks, print_check_table
 from zoo.runs.saved import load_runs
 
 __all__ = ["run"]
@@ -14,7 +15,7 @@ __all__ = ["run"]
 
 def run(args) -> int:
     """``zoo report FILE``: judge a saved run again and write its report; the exit status."""
-    if not report_dir_usable(args, "zoo report"):
+    if not outputs_usable("zoo report", report=(args.report, True)):
         return 2
 
     out, _, say = consoles(args)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import sys
-from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
@@ -21,7 +20,6 @@ __all__ = [
     "fmt",
     "jsonable",
     "print_check_table",
-    "report_dir_usable",
 ]
 
 _STYLE = {"agree": "green", "disagree": "bold red", "inconclusive": "yellow"}
@@ -43,15 +41,6 @@ def consoles(args):
             err.print(f"[dim]{message}[/]")
 
     return out, interactive, say
-
-
-def report_dir_usable(args, command: str) -> bool:
-    """False (after saying why) when ``--report`` names something that is not a folder."""
-    # Checked before sampling: a long run should not end on a path that cannot be used.
-    if args.report is not None and Path(args.report).exists() and not Path(args.report).is_dir():
-        print(f"{command}: --report {args.report} exists and is not a folder", file=sys.stderr)
-        return False
-    return True
 
 
 def finish_checks(args, checks, say) -> int:

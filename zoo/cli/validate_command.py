@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from zoo.cli.output_paths import outputs_usable
 from zoo.cli.stdout_guard import stdout_to_stderr
 from zoo.core.defaults import FIT_TIMEOUT
 from zoo.core.loading import load_object
@@ -45,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.model is not None and args.model not in names():
         return refuse(f"unknown model {args.model!r}; known: {', '.join(names())}")
+    if not outputs_usable("zoo validate", report=(args.report, True), store=(args.store, False)):
+        return 2
     if args.timeout is not None and args.workers == 0:
         return refuse(
             "--timeout: a fit in this process (--workers 0) cannot be stopped; "
