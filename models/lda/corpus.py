@@ -51,11 +51,33 @@ def _from_token_lists(documents) -> tuple[list[np.ndarray], int]:
     rows = []
     top = 0
     for d, tokens in enumerate(documents):
-        row = as_count_array(f"corpus[{d}]", np.asarray(tokens).reshape(-1), ndim=1)
+        # ndim=1: a 2-D document was once flattened without a word.
+        row = as_count_array(f"corpus[{d}]", tokens, ndim=1)
         if row.size:
             top = max(top, int(row.max()) + 1)
         rows.append(row)
     return rows, top
+
+
+#: A vocabulary inferred from token ids (the largest id + 1) may exceed the words that
+#: occur by this factor, plus the slack below, before it is taken for a mistake.
+_SPARSE_IDS_FACTOR, _SPARSE_IDS_SLACK = 100, 10_000
+
+
+def _check_inferred_vocabulary(rows: list[np.ndarray], top: int) -> None:
+    """Refuse a vocabulary inferred from ids far beyond the words that occur.
+
+    Every count table has a row per word of the vocabulary: ids ``[0, 10**8]`` made a
+    vocabulary of 10^8 words for two tokens (243 s and 10 GB before any sweep). Ids that
+    sparse are hashed or global ids; the caller knows the vocabulary and should say so.
+    """
+    occurring = np.unique(np.concatenate(rows)).size if rows else 0
+    if top > _SPARSE_IDS_FACTOR * occurring + _SPARSE_IDS_SLACK:
+        raise ValueError(
+            f"corpus: word ids go up to {top - 1} but only {occurring} distinct words "
+            f"occur; a vocabulary of {top} words would size every count table. Map the "
+            "ids to 0 .. V-1, or pass vocabulary= (V names) to keep them"
+        )
 
 
 def _from_matrix(matrix) -> tuple[list[np.ndarray], int]:
@@ -149,6 +171,8 @@ def read_corpus(corpus, *, n_words: int | None = None) -> tuple[Corpus, int]:
                 f"corpus: token {i} of document {d} has word id {row[i]}, outside the "
                 f"vocabulary of {n_words} words"
             )
+        if n_words is None:
+            _check_inferred_vocabulary(rows, top)
         n_words = top if n_words is None else n_words
     if not rows:
         raise ValueError("corpus: need at least one document, got none")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
-from zoo.core.arguments import as_int, as_probability, as_seed
+from zoo.core.arguments import as_count_array, as_int, as_probability, as_seed
 
 
 @pytest.mark.parametrize("value", [3, np.int64(3), np.uint8(3)])
@@ -38,3 +40,23 @@ def test_as_probability_and_seed_accept_good_values():
     assert as_seed("seed", None, allow_none=True) is None
     with pytest.raises(ValueError, match="seed: must be an integer >= 0"):
         as_seed("seed", -1)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ([2**63], "at most 2^53"),  # once wrapped to -2^63 through int64
+        ([2**53 + 1], "at most 2^53"),  # once rounded to 2^53 through float64
+        (np.array([1, 2**60], dtype=np.uint64), "at most 2^53"),
+        ([-1], ">= 0"),
+        ([1.5], "integers"),
+    ],
+)
+def test_counts_are_checked_exactly_not_through_floats(value, message):
+    with pytest.raises(ValueError, match=f"counts: .*{re.escape(message)}"):
+        as_count_array("counts", value)
+
+
+def test_counts_up_to_2_to_the_53_are_kept_exactly():
+    counts = as_count_array("counts", [0, 2**53, np.int64(7)])
+    assert counts.dtype == np.int64 and counts.tolist() == [0, 2**53, 7]

@@ -50,6 +50,7 @@ def test_named_dims_in_another_order_are_transposed():
         ({"theta": np.where(_theta() > 0.9, np.nan, 0.5)}, "NaN or infinite"),
         ([1, 2, 3], "expected an xarray.DataTree"),
         ({"theta": "abc"}, "not numeric"),
+        ({"theta": _theta() + 0j}, "theta is complex"),  # once cut to its real part
         (xr.DataTree(), "needs a 'posterior' group"),
     ],
 )

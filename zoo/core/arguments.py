@@ -47,19 +47,51 @@ def as_finite_array(field: str, value, *, ndim: int | None = None) -> np.ndarray
     return array
 
 
+#: The largest count accepted: float64, in which the models compute, holds every integer
+#: up to 2^53 exactly and no further (2^53 + 1 successes compared with 2^53 trials as
+#: floats passed the y <= n check, and 2^63 wrapped to a negative int64).
+MAX_COUNT = 2**53
+
+
 def as_count_array(field: str, value, *, ndim: int | None = 1) -> np.ndarray:
-    """Return an ``int64`` copy of ``value``; raise unless every entry is a count >= 0."""
-    array = as_finite_array(field, value, ndim=ndim)
-    if (array < 0).any():
-        where = tuple(int(i) for i in np.argwhere(array < 0)[0])
-        raise ValueError(f"{field}: counts must be >= 0, found {array[where]:g} at index {where}")
-    fractional = array != np.floor(array)
-    if fractional.any():
-        where = tuple(int(i) for i in np.argwhere(fractional)[0])
-        raise ValueError(
-            f"{field}: counts must be integers, found {array[where]:g} at index {where}"
-        )
-    return array.astype(np.int64)
+    """Return an ``int64`` copy of ``value``; raise unless every entry is a count in [0, 2^53].
+
+    Integers (Python's, of any size, or NumPy's) are checked exactly, without passing
+    through float64; floats must be whole.
+    """
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{field}: expected numbers, got {value!r}") from err
+    exact = raw.dtype.kind in "iub" or (
+        raw.dtype.kind == "O"
+        and raw.size > 0
+        and all(isinstance(v, int | np.integer) for v in raw.ravel())
+    )
+    if not exact:
+        array = as_finite_array(field, value, ndim=ndim)
+        fractional = array != np.floor(array)
+        if fractional.any():
+            where = tuple(int(i) for i in np.argwhere(fractional)[0])
+            raise ValueError(
+                f"{field}: counts must be integers, found {array[where]:g} at index {where}"
+            )
+        raw = array
+    if ndim is not None and raw.ndim != ndim:
+        raise ValueError(f"{field}: expected a {ndim}-dimensional array, got shape {raw.shape}")
+    if raw.dtype.kind == "O":  # Python integers of any size: compared exactly, one by one
+        too_small = np.array([v < 0 for v in raw.ravel()], dtype=bool).reshape(raw.shape)
+        too_large = np.array([v > MAX_COUNT for v in raw.ravel()], dtype=bool).reshape(raw.shape)
+    else:  # int, uint or whole floats: NumPy compares without rounding below 2^63
+        too_small, too_large = raw < 0, raw > MAX_COUNT
+    for bad, rule in (
+        (too_small, "counts must be >= 0"),
+        (too_large, f"counts must be at most 2^53 ({MAX_COUNT})"),
+    ):
+        if bad.any():
+            where = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(f"{field}: {rule}, found {raw[where]} at index {where}")
+    return np.array(raw, dtype=np.int64)
 
 
 def as_positive_array(field: str, value, *, ndim: int | None = None) -> np.ndarray:

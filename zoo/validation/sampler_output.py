@@ -138,6 +138,9 @@ def _checked_values(name: str, value, dims: tuple[str, ...], sizes) -> np.ndarra
                 f"('chain', 'draw'{''.join(', ' + repr(d) for d in dims)})"
             )
         value = value.values
+    if np.iscomplexobj(value):
+        # float() of a complex array keeps the real part with only a warning.
+        raise SamplerOutputError(f"sampler output: {name} is complex; expected real numbers")
     try:
         value = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as error:

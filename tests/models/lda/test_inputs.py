@@ -28,6 +28,9 @@ MATRIX = np.array([[1, 0, 2, 0], [0, 0, 0, 0], [1, 1, 0, 2]])
         ([[0, np.nan]], {}, "corpus[0]"),
         ([[0, 4]], {"vocabulary": ["a", "b", "c", "d"]}, "corpus"),  # outside the vocabulary
         ([[], []], {}, "corpus"),  # no tokens at all
+        ([np.array([[0, 1], [2, 3]])], {}, "corpus[0]"),  # 2-D: once flattened silently
+        ([np.array([0, 10**8])], {}, "corpus"),  # 10^8 words inferred for 2 tokens
+        ([[0, 2**63]], {}, "corpus[0]"),  # beyond int64: once wrapped negative
         ([], {}, "corpus"),  # no documents
         ("some text", {}, "corpus"),
         (np.array([0, 1, 2]), {}, "corpus"),  # 1-D: one document or three?
