@@ -90,7 +90,8 @@ def _interrupted(args, runs, checks, say) -> int:
     drawn = []
     for run in runs:
         engines = ", ".join(
-            f"{engine} {tree['posterior'].sizes['draw']} draws per chain"
+            f"{engine} {tree['posterior'].sizes['chain']} chain(s) x "
+            f"{tree['posterior'].sizes['draw']} draws"
             for engine, tree in run.trees.items()
         )
         drawn.append(f"{run.model}: {engines or 'no draws'}")

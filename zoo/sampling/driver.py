@@ -363,18 +363,25 @@ def _sample_pymc(model, data, prior, draws, tune, chains, root, progress, attrs,
     with warnings.catch_warnings(), ieee_arithmetic():
         # PyMC's advice to run more chains is not ours to give here.
         warnings.filterwarnings("ignore", message=".*We recommend running at least.*")
-        tree = pm.sample(
-            draws=draws,
-            tune=tune,
-            chains=chains,
-            cores=cores,
-            random_seed=random_seed,
-            progressbar=progress,
-            nuts_sampler="pymc",
-            var_names=names + hidden,
-            compute_convergence_checks=False,
-            model=program,
-        )
+        try:
+            tree = pm.sample(
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                cores=cores,
+                random_seed=random_seed,
+                progressbar=progress,
+                nuts_sampler="pymc",
+                var_names=names + hidden,
+                compute_convergence_checks=False,
+                model=program,
+            )
+        except ValueError as error:
+            # pm.sample swallows Ctrl-C; interrupted while tuning it has no draw to return
+            # and says so with this error. It is the interrupt, not a bad argument.
+            if "Not enough samples to build a trace" in str(error):
+                raise KeyboardInterrupt from error
+            raise
     attrs = {
         **attrs,
         "nuts_sampler": "pymc",
@@ -382,9 +389,11 @@ def _sample_pymc(model, data, prior, draws, tune, chains, root, progress, attrs,
         "wall_time": time.perf_counter() - started,
     }
     kept = tree["posterior"].sizes["draw"]
-    if kept < draws:
-        # pm.sample swallows Ctrl-C and returns the draws so far: say so, as for Gibbs.
-        attrs.update(interrupted=True, draws=kept)
+    kept_chains = tree["posterior"].sizes["chain"]
+    if kept < draws or kept_chains < chains:
+        # pm.sample swallows Ctrl-C and returns the draws so far (with cores < chains, the
+        # chains of the batches that had finished): say so, as for Gibbs.
+        attrs.update(interrupted=True, draws=kept, chains=kept_chains)
     if compute and program.observed_RVs:
         started = time.perf_counter()
         with ieee_arithmetic():
