@@ -82,11 +82,30 @@ def fmt(value: float, mcse: float | None = None) -> str:
     return f"{value:.{digits}f}"
 
 
+def _drawn(result) -> str:
+    """The draws behind a verdict: as asked, or, for an interrupted run, as kept per engine.
+
+    A run interrupted before an engine ran is judged on the engines that did; saying
+    which, and how many draws each kept, keeps an AGREE from reading as a full check.
+    """
+    asked = f"draws {result.settings['draws']} x {result.settings['chains']} chains"
+    run = getattr(result, "run", None)
+    if run is None or not run.interrupted:
+        return asked
+    kept = [
+        f"{engine} {tree['posterior'].sizes['chain']} x {tree['posterior'].sizes['draw']}"
+        for engine, tree in run.trees.items()
+    ]
+    missing = [engine for engine in ("gibbs", "pymc") if engine not in run.trees]
+    did_not = f"; {', '.join(missing)} did not run" if missing else ""
+    return f"interrupted: kept {', '.join(kept) or 'no draws'}{did_not}; asked {asked}"
+
+
 def print_check_table(console, result, *, full: bool) -> None:
     """One model's ``zoo check`` verdicts as a table, vectors folded unless ``full``."""
     title = (
         f"{result.model}: {result.verdict.upper()}   "
-        f"(draws {result.settings['draws']} x {result.settings['chains']} chains, "
+        f"({_drawn(result)}, "
         f"seed {result.settings['seed']}, family-wise rate {result.settings['alpha']:g})"
     )
     table = Table(title=title, title_justify="left")
