@@ -165,9 +165,23 @@ def test_an_interrupted_run_says_what_it_kept_and_which_engine_did_not_run():
     from zoo.runs.model_run import sample_model
 
     run = sample_model(
-        "beta-binomial", draws=300, tune=50, chains=2, seed=1, engines=("gibbs",), progress=False
+        "beta-binomial",
+        draws=300,
+        tune=50,
+        chains=2,
+        seed=1,
+        engines=("gibbs",),
+        progress=False,
+        problem=_fixed_prior_problem(),
     )
     run.interrupted = True
     assert _drawn(judge(run)) == (
         "interrupted: kept gibbs 2 x 300; pymc did not run; asked draws 300 x 2 chains"
     )
+
+
+def _fixed_prior_problem():
+    """Three groups under a fixed prior: its exact posterior costs nothing to build."""
+    from zoo.models.beta_binomial import Data, Prior
+
+    return Data([1, 4, 2], [10, 12, 9]), Prior(a=2.0, b=3.0)

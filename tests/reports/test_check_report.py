@@ -27,9 +27,23 @@ def test_one_chain_gets_traces_and_no_rank_plot(tmp_path):
     from zoo.runs.model_run import sample_model
 
     run = sample_model(
-        "beta-binomial", draws=200, tune=50, chains=1, seed=1, engines=("gibbs",), progress=False
+        "beta-binomial",
+        draws=200,
+        tune=50,
+        chains=1,
+        seed=1,
+        engines=("gibbs",),
+        progress=False,
+        problem=_fixed_prior_problem(),
     )
     figures, _ = check_figures(judge(run))
     names = [figure.name for figure in figures]
     assert "beta-binomial-gibbs-trace" in names
     assert not any(name.endswith("-rank") for name in names)
+
+
+def _fixed_prior_problem():
+    """Three groups under a fixed prior: its exact posterior costs nothing to build."""
+    from zoo.models.beta_binomial import Data, Prior
+
+    return Data([1, 4, 2], [10, 12, 9]), Prior(a=2.0, b=3.0)

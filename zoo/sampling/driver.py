@@ -22,9 +22,9 @@ from zoo.core import __version__, streams
 from zoo.core.arguments import as_int, as_kernel
 from zoo.core.contract import Kernel, Model
 from zoo.core.defaults import CHAINS, DRAWS, ENGINES, TUNE
+from zoo.core.reproducible import ieee_arithmetic
 from zoo.registry import get
 from zoo.sampling.progress import ChainProgress
-from zoo.sampling.reproducible import ieee_arithmetic
 
 __all__ = ["sample"]
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from zoo.core.reproducible import ieee_arithmetic
 from zoo.specification.graph import ModelParts, model_parts, observed_values
 
 __all__ = ["Specification"]
@@ -133,7 +134,10 @@ class Specification:
 
     def _function(self, kind: str):
         if kind not in self._compiled:
-            self._compiled[kind] = getattr(self, f"_compile_{kind}")()
+            # The same arithmetic as the PyMC engine's (zoo.core.reproducible): the same
+            # draws on a cold and a warm cache, and one compiled form of each op, not two.
+            with ieee_arithmetic():
+                self._compiled[kind] = getattr(self, f"_compile_{kind}")()
         return self._compiled[kind]
 
     def _compile_simulate(self):

@@ -1,4 +1,4 @@
-"""PyMC draws that do not depend on the state of PyTensor's cache (zoo.sampling.reproducible)."""
+"""PyMC draws that do not depend on the state of PyTensor's cache (zoo.core.reproducible)."""
 
 import os
 import subprocess
@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from zoo.sampling.reproducible import ieee_arithmetic
+from zoo.core.reproducible import ieee_arithmetic
 
 
 def test_fast_math_is_off_inside_and_restored_after(monkeypatch):
