@@ -160,6 +160,7 @@ def test_output_paths_are_checked_before_any_work(command, message, tmp_path, ca
 def test_an_interrupted_run_says_what_it_kept_and_which_engine_did_not_run():
     # zoo report of an interrupted run once showed the draws asked for and an AGREE
     # that read as a full check although PyMC never ran.
+    from tests.support.report_problems import PROBLEM
     from zoo.check import judge
     from zoo.cli.terminal import _drawn
     from zoo.runs.model_run import sample_model
@@ -172,16 +173,9 @@ def test_an_interrupted_run_says_what_it_kept_and_which_engine_did_not_run():
         seed=1,
         engines=("gibbs",),
         progress=False,
-        problem=_fixed_prior_problem(),
+        problem=PROBLEM,
     )
     run.interrupted = True
     assert _drawn(judge(run)) == (
         "interrupted: kept gibbs 2 x 300; pymc did not run; asked draws 300 x 2 chains"
     )
-
-
-def _fixed_prior_problem():
-    """Three groups under a fixed prior: its exact posterior costs nothing to build."""
-    from zoo.models.beta_binomial import Data, Prior
-
-    return Data([1, 4, 2], [10, 12, 9]), Prior(a=2.0, b=3.0)

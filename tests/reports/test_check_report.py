@@ -22,6 +22,7 @@ def test_check_report_is_self_contained_with_images_of_stated_size(report_checks
 def test_one_chain_gets_traces_and_no_rank_plot(tmp_path):
     # A rank plot compares chains; with one there is nothing to compare (ArviZ's envelope
     # raised "requires at least 2 chains" after sampling, and no report was written).
+    from tests.support.report_problems import PROBLEM
     from zoo.check import judge
     from zoo.reports.check_report import check_figures
     from zoo.runs.model_run import sample_model
@@ -34,16 +35,9 @@ def test_one_chain_gets_traces_and_no_rank_plot(tmp_path):
         seed=1,
         engines=("gibbs",),
         progress=False,
-        problem=_fixed_prior_problem(),
+        problem=PROBLEM,
     )
     figures, _ = check_figures(judge(run))
     names = [figure.name for figure in figures]
     assert "beta-binomial-gibbs-trace" in names
     assert not any(name.endswith("-rank") for name in names)
-
-
-def _fixed_prior_problem():
-    """Three groups under a fixed prior: its exact posterior costs nothing to build."""
-    from zoo.models.beta_binomial import Data, Prior
-
-    return Data([1, 4, 2], [10, 12, 9]), Prior(a=2.0, b=3.0)
