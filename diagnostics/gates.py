@@ -68,12 +68,12 @@ def rhat_beyond_noise(
     draws, a single chain) counts as beyond.
     """
     rhat = np.asarray(rhat, dtype=float)
-    ess_bulk = np.asarray(ess_within, dtype=float)
+    ess_within = np.asarray(ess_within, dtype=float)
     halves = 2 * chains
     half_length = draws // 2
     if halves < 2 or half_length < 1:
         return np.ones(rhat.shape, dtype=bool)
-    statistic = (rhat**2 - 1.0 + 1.0 / half_length) * ess_bulk / halves
+    statistic = (rhat**2 - 1.0 + 1.0 / half_length) * ess_within / halves
     bound = stats.chi2.isf(level, halves - 1) / (halves - 1)
     with np.errstate(invalid="ignore"):
         return ~(statistic <= bound)

@@ -9,8 +9,8 @@ concentrations of 0.05 (``bench/small_pseudocounts.py``).
 
 Here each Gamma(a) variable is drawn in log space, ``log G(a) = log G(a + 1) + log(U) /
 a`` with ``U`` uniform on (0, 1] (Marsaglia & Tsang, ACM TOMS 26, 2000, section 6; the
-boost that keeps small shapes exact), and the simplex point is ``exp(log G_k -
-logsumexp(log G))``: every component is relative to the largest, so none is lost to
+boost that keeps small shapes exact), and the simplex point is ``exp(log G_k - max log
+G)`` over its sum: every component is relative to the largest, so none is lost to
 cancellation, and one underflows to 0 only when its value is below the smallest double.
 """
 
@@ -38,8 +38,8 @@ def dirichlet(rng: np.random.Generator, alpha, size=None) -> np.ndarray:
     shape = lead + alpha.shape
     log_gamma = np.log(rng.standard_gamma(alpha + 1.0, size=shape))
     log_gamma += np.log1p(-rng.random(shape)) / alpha
-    # Normalised in log space against the largest (scipy's logsumexp, the same sum,
-    # costs about 80 us a call, which the Gibbs engines pay once per class per draw).
+    # Against the largest, as logsumexp would (scipy's costs about 80 us a call, which
+    # the Gibbs engines would pay once per class per draw).
     log_gamma -= log_gamma.max(axis=-1, keepdims=True)
     weights = np.exp(log_gamma)
     return weights / weights.sum(axis=-1, keepdims=True)

@@ -160,22 +160,11 @@ def test_output_paths_are_checked_before_any_work(command, message, tmp_path, ca
 def test_an_interrupted_run_says_what_it_kept_and_which_engine_did_not_run():
     # zoo report of an interrupted run once showed the draws asked for and an AGREE
     # that read as a full check although PyMC never ran.
-    from tests.support.report_problems import PROBLEM
-    from zoo.check import judge
+    from tests.support.report_problems import gibbs_check
     from zoo.cli.terminal import _drawn
-    from zoo.runs.model_run import sample_model
 
-    run = sample_model(
-        "beta-binomial",
-        draws=300,
-        tune=50,
-        chains=2,
-        seed=1,
-        engines=("gibbs",),
-        progress=False,
-        problem=PROBLEM,
-    )
-    run.interrupted = True
-    assert _drawn(judge(run)) == (
+    check = gibbs_check(draws=300)
+    check.run.interrupted = True
+    assert _drawn(check) == (
         "interrupted: kept gibbs 2 x 300; pymc did not run; asked draws 300 x 2 chains"
     )

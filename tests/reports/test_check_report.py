@@ -19,25 +19,13 @@ def test_check_report_is_self_contained_with_images_of_stated_size(report_checks
     assert "Figures show" in text and "(disagree)" in text
 
 
-def test_one_chain_gets_traces_and_no_rank_plot(tmp_path):
+def test_one_chain_gets_traces_and_no_rank_plot():
     # A rank plot compares chains; with one there is nothing to compare (ArviZ's envelope
     # raised "requires at least 2 chains" after sampling, and no report was written).
-    from tests.support.report_problems import PROBLEM
-    from zoo.check import judge
+    from tests.support.report_problems import gibbs_check
     from zoo.reports.check_report import check_figures
-    from zoo.runs.model_run import sample_model
 
-    run = sample_model(
-        "beta-binomial",
-        draws=200,
-        tune=50,
-        chains=1,
-        seed=1,
-        engines=("gibbs",),
-        progress=False,
-        problem=PROBLEM,
-    )
-    figures, _ = check_figures(judge(run))
+    figures, _ = check_figures(gibbs_check(draws=200, chains=1))
     names = [figure.name for figure in figures]
     assert "beta-binomial-gibbs-trace" in names
     assert not any(name.endswith("-rank") for name in names)

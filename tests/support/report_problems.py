@@ -29,12 +29,12 @@ def unregister_broken():
     registry._registered.pop(BROKEN, None)
 
 
-def gibbs_check(name="beta-binomial", *, draws=500, seed=0):
+def gibbs_check(name="beta-binomial", *, draws=500, chains=2, seed=0):
     run = sample_model(
         name,
         draws=draws,
         tune=20,
-        chains=2,
+        chains=chains,
         seed=seed,
         engines=("gibbs",),
         problem=PROBLEM,

@@ -9,7 +9,7 @@ from pathlib import Path
 from zoo.check import judge
 from zoo.cli.output_paths import outputs_usable
 from zoo.cli.terminal import consoles, finish_checks, print_check_table
-from zoo.core.arguments import as_int, as_probability, as_seed
+from zoo.core.arguments import as_int, as_probability, as_seed, require_distinct
 from zoo.registry import names
 from zoo.runs.model_run import sample_model
 from zoo.runs.saved import save_runs
@@ -33,15 +33,12 @@ def run(args) -> int:
         as_int("--tune", args.tune, minimum=0)
         as_seed("--seed", args.seed)
         as_probability("--alpha", args.alpha)
+        require_distinct("MODEL", args.models)
     except ValueError as error:
         print(f"zoo check: {error}", file=sys.stderr)
         return 2
     if args.out is not None and Path(args.out).suffix not in (".nc", ".zarr"):
         print("zoo check: --out must end in .nc (NetCDF) or .zarr (Zarr)", file=sys.stderr)
-        return 2
-    twice = sorted({m for m in args.models if args.models.count(m) > 1})
-    if twice:
-        print(f"zoo check: MODEL: {', '.join(twice)} named more than once", file=sys.stderr)
         return 2
     if not outputs_usable("zoo check", out=(args.out, False), report=(args.report, True)):
         return 2

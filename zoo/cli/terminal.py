@@ -96,7 +96,7 @@ def _drawn(result) -> str:
         f"{engine} {tree['posterior'].sizes['chain']} x {tree['posterior'].sizes['draw']}"
         for engine, tree in run.trees.items()
     ]
-    missing = [engine for engine in ("gibbs", "pymc") if engine not in run.trees]
+    missing = [engine for engine in ENGINES if engine not in run.trees]
     did_not = f"; {', '.join(missing)} did not run" if missing else ""
     return f"interrupted: kept {', '.join(kept) or 'no draws'}{did_not}; asked {asked}"
 

@@ -23,6 +23,7 @@ __all__ = [
     "as_probability",
     "as_seed",
     "check_generator",
+    "require_distinct",
     "require_same_length",
 ]
 
@@ -161,6 +162,14 @@ def check_generator(field: str, value) -> np.random.Generator:
     if not isinstance(value, np.random.Generator):
         raise ValueError(f"{field}: expected a numpy.random.Generator, got {type(value).__name__}")
     return value
+
+
+def require_distinct(field: str, values, rule: str = "") -> None:
+    """Raise unless no value of ``values`` is named twice (``rule`` says why it matters)."""
+    values = list(values)
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
+        raise ValueError(f"{field}: {repeated} named more than once{rule}")
 
 
 def as_kernel(field: str, value):

@@ -110,9 +110,9 @@ def sample(
     tune = as_int("tune", tune, minimum=0)
     chains = as_int("chains", chains, minimum=1)
     root = streams.root(seed)
-    if kernel is not None and engine != "gibbs":
-        raise ValueError("kernel: only the gibbs engine runs a kernel")
     if kernel is not None:
+        if engine != "gibbs":
+            raise ValueError("kernel: only the gibbs engine runs a kernel")
         as_kernel("kernel", kernel)
     if log_likelihood is not None and not isinstance(log_likelihood, bool | np.bool_):
         raise ValueError(f"log_likelihood: must be True, False or None, got {log_likelihood!r}")

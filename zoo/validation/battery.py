@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from zoo.core.arguments import as_int, as_probability, as_seed
+from zoo.core.arguments import as_int, as_probability, as_seed, require_distinct
 from zoo.core.contract import Kernel, Model
 from zoo.core.defaults import (
     ALPHA,
@@ -118,10 +118,8 @@ def _chosen_checks(tested: SamplerUnderTest, checks, specified, references) -> t
         raise ValueError(f"checks: unknown {unknown}; choose from {CHECK_NAMES}")
     if not names:
         raise ValueError(f"checks: choose at least one of {CHECK_NAMES}")
-    twice = sorted({name for name in names if names.count(name) > 1})
-    if twice:
-        # Run twice, a check would take two shares of alpha and halve every other's.
-        raise ValueError(f"checks: {twice} named more than once; each check runs once")
+    # Run twice, a check would take two shares of alpha and halve every other's.
+    require_distinct("checks", names, "; each check runs once")
     chosen = tuple(_BY_NAME[name] for name in names)
     on_kernel = [check.name for check in chosen if check.needs_kernel]
     if on_kernel and not has_kernel:
