@@ -117,46 +117,6 @@ def test_json_stdout_holds_only_the_json_whatever_the_sampler_prints(tmp_path):
         assert "chatty fit" in done.stderr and "chatty at the file descriptor" in done.stderr
 
 
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["--workers", "0", "--timeout", "5"], "--timeout: a fit in this process"),
-        (["--checks", "exact,exact"], "named more than once"),
-        (["--checks", ","], "checks: choose at least one"),
-        (["--seed", "-1"], "seed"),
-    ],
-)
-def test_validate_refuses_bad_options_in_one_line_with_exit_2(args, message, capsys):
-    assert main(["validate", "beta-binomial", *args]) == 2
-    err = capsys.readouterr().err
-    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
-
-
-@pytest.mark.parametrize(
-    ("command", "message"),
-    [
-        (["check", "beta-binomial", "--out", "{file}/run.nc"], "is a file, not a folder"),
-        (["check", "beta-binomial", "--report", "{file}"], "exists and is not a folder"),
-        (["check", "beta-binomial", "--out", "{dir}"], "--out must end in .nc"),
-        (["check", "beta-binomial", "--out", "{dir}/x.nc/"], "is a folder"),
-        (["check", "beta-binomial", "beta-binomial"], "named more than once"),
-        (["validate", "beta-binomial", "--report", "{file}"], "is not a folder"),
-        (["validate", "beta-binomial", "--store", "{dir}"], "is a folder; give a file"),
-        (["report", "{file}", "--report", "{file}"], "exists and is not a folder"),
-    ],
-)
-def test_output_paths_are_checked_before_any_work(command, message, tmp_path, capsys):
-    # Found after the run, each of these lost its results (a traceback after sampling).
-    file, folder = tmp_path / "a-file", tmp_path / "a-folder"
-    file.write_text("not a folder")
-    folder.mkdir()
-    (folder / "x.nc").mkdir()
-    args = [a.format(file=file, dir=folder) for a in command]
-    assert main(args) == 2
-    err = capsys.readouterr().err
-    assert message in err and len(err.strip().splitlines()) == 1
-
-
 def test_an_interrupted_run_says_what_it_kept_and_which_engine_did_not_run():
     # zoo report of an interrupted run once showed the draws asked for and an AGREE
     # that read as a full check although PyMC never ran.

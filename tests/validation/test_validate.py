@@ -5,7 +5,10 @@ set by the stated false-alarm rate (alpha = 0.01 for the battery); the measured 
 over many seeds are in bench/results (bench/validate_power.py).
 """
 
+import ctypes
 import json
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -155,6 +158,9 @@ def test_dask_pool_reports_errors_and_stops_a_hung_fit():
         Task("ok", sum, ((1, 2),)),
         Task("raises", raises, (None, None)),
         Task("hangs", _hang),
+        Task("exits", sys.exit, (5,)),
+        Task("ends", os._exit, (7,)),
+        Task("crashes", ctypes.string_at, (0,)),
     ]
     with FitPool(workers=1, timeout=3.0) as pool:
         outcomes = {o.key: o for o in pool.run(tasks)}
@@ -166,6 +172,14 @@ def test_dask_pool_reports_errors_and_stops_a_hung_fit():
         "TypeError" in outcomes["raises"].message or "RuntimeError" in outcomes["raises"].message
     )
     assert outcomes["hangs"].status == "timeout" and "per-fit timeout" in outcomes["hangs"].message
+    # sys.exit is caught where the fit runs; a process that ends is reported as it ended,
+    # at once, not as a timeout (status "died" only exists for that case).
+    assert outcomes["exits"].status == "error"
+    assert outcomes["exits"].message == "the sampler called sys.exit(5)"
+    assert outcomes["ends"].status == "died"
+    assert "exited with status 7" in outcomes["ends"].message
+    assert outcomes["crashes"].status == "died"
+    assert "killed by SIGSEGV (a crash in compiled code)" in outcomes["crashes"].message
     assert after.status == "ok" and after.value == 7
 
 

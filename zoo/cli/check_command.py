@@ -7,9 +7,15 @@ import warnings
 from pathlib import Path
 
 from zoo.check import judge
-from zoo.cli.output_paths import outputs_usable
+from zoo.cli.output_paths import claimed_outputs
 from zoo.cli.terminal import consoles, finish_checks, print_check_table
-from zoo.core.arguments import as_int, as_probability, as_seed, require_distinct
+from zoo.core.arguments import (
+    as_int,
+    as_probability,
+    as_seed,
+    require_distinct,
+    require_draws_fit_memory,
+)
 from zoo.registry import names
 from zoo.runs.model_run import sample_model
 from zoo.runs.saved import save_runs
@@ -30,6 +36,7 @@ def run(args) -> int:
     try:
         as_int("--draws", args.draws, minimum=1)
         as_int("--chains", args.chains, minimum=1)
+        require_draws_fit_memory("--draws", args.draws, args.chains)
         as_int("--tune", args.tune, minimum=0)
         as_seed("--seed", args.seed)
         as_probability("--alpha", args.alpha)
@@ -40,8 +47,12 @@ def run(args) -> int:
     if args.out is not None and Path(args.out).suffix not in (".nc", ".zarr"):
         print("zoo check: --out must end in .nc (NetCDF) or .zarr (Zarr)", file=sys.stderr)
         return 2
-    if not outputs_usable("zoo check", out=(args.out, False), report=(args.report, True)):
-        return 2
+    with claimed_outputs("zoo check", out=(args.out, False), report=(args.report, True)) as usable:
+        return _check(args) if usable else 2
+
+
+def _check(args) -> int:
+    """Sample and judge every model, print, save; the exit status."""
     out, interactive, say = consoles(args)
     runs, checks = [], []
     with quiet_logs(not interactive), warnings.catch_warnings():

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from zoo.cli.output_paths import outputs_usable
+from zoo.cli.output_paths import claimed_outputs
 from zoo.cli.stdout_guard import stdout_to_stderr
 from zoo.core.defaults import FIT_TIMEOUT
 from zoo.core.loading import load_object
@@ -46,8 +46,14 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.model is not None and args.model not in names():
         return refuse(f"unknown model {args.model!r}; known: {', '.join(names())}")
-    if not outputs_usable("zoo validate", report=(args.report, True), store=(args.store, False)):
-        return 2
+    with claimed_outputs(
+        "zoo validate", report=(args.report, True), store=(args.store, False)
+    ) as usable:
+        return _validate(args, refuse) if usable else 2
+
+
+def _validate(args: argparse.Namespace, refuse) -> int:
+    """The checks after the paths: run the battery, print, write the report."""
     if args.timeout is not None and args.workers == 0:
         return refuse(
             "--timeout: a fit in this process (--workers 0) cannot be stopped; "

@@ -10,6 +10,7 @@ application and the command line, which turns the message into one line and exit
 from __future__ import annotations
 
 import numbers
+import os
 
 import numpy as np
 
@@ -24,6 +25,7 @@ __all__ = [
     "as_seed",
     "check_generator",
     "require_distinct",
+    "require_draws_fit_memory",
     "require_same_length",
 ]
 
@@ -188,3 +190,27 @@ def as_kernel(field: str, value):
             f"{type(value).__name__} lacks {', '.join(missing)}"
         )
     return value
+
+
+def _physical_memory() -> int | None:
+    """Bytes of RAM of this machine, or None where the OS does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):  # not POSIX
+        return None
+
+
+def require_draws_fit_memory(field: str, draws: int, chains: int) -> None:
+    """Raise when ``chains x draws`` float64 values of a single scalar exceed the RAM.
+
+    A lower bound on what a run keeps (every variable has at least one value per draw),
+    so a run refused here could never finish; checked before any sweep, so that
+    ``--draws 10000000000`` is a message, not a MemoryError after the warm-up.
+    """
+    memory = _physical_memory()
+    needed = 8 * int(draws) * int(chains)
+    if memory is not None and needed > memory:
+        raise ValueError(
+            f"{field}: {chains} chain(s) x {draws} draws of even one float64 need "
+            f"{needed / 2**30:.0f} GiB; this machine has {memory / 2**30:.0f} GiB"
+        )

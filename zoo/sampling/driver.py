@@ -19,7 +19,7 @@ import xarray as xr
 from arviz_base import from_dict
 
 from zoo.core import __version__, streams
-from zoo.core.arguments import as_int, as_kernel
+from zoo.core.arguments import as_int, as_kernel, require_draws_fit_memory
 from zoo.core.contract import Kernel, Model
 from zoo.core.defaults import CHAINS, DRAWS, ENGINES, TUNE
 from zoo.core.reproducible import ieee_arithmetic
@@ -109,6 +109,7 @@ def sample(
     draws = as_int("draws", draws, minimum=1)
     tune = as_int("tune", tune, minimum=0)
     chains = as_int("chains", chains, minimum=1)
+    require_draws_fit_memory("draws", draws, chains)
     root = streams.root(seed)
     if kernel is not None:
         if engine != "gibbs":

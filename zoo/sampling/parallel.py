@@ -27,6 +27,9 @@ import ast
 import inspect
 import logging
 import os
+import re
+import signal
+import socket
 import sys
 import time
 import warnings
@@ -51,6 +54,10 @@ __all__ = [
 _ZOO_SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+#: Seconds to wait for a scheduler given by address (Dask's default is 30).
+_CONNECT_SECONDS = 10
+
+
 class InProcessWarning(UserWarning):
     """Fits run in this process because worker processes could not be started safely."""
 
@@ -66,7 +73,11 @@ class Task:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What became of a task: ``status`` is ``ok``, ``error`` or ``timeout``."""
+    """What became of a task: ``status`` is ``ok``, ``error``, ``timeout`` or ``died``.
+
+    ``died``: the worker process running it ended (an exit from compiled code, a crash, the
+    out-of-memory killer); ``message`` says how when the cluster is local.
+    """
 
     key: str
     status: str
@@ -81,6 +92,11 @@ def _call(task: Task) -> Outcome:
         value = task.function(*task.args)
     except KeyboardInterrupt:
         raise
+    except SystemExit as error:
+        # Not an error of the run: a sampler that exits must not take its worker (or,
+        # with workers=0, the zoo) with it.
+        message = f"the sampler called sys.exit({error.code!r})"
+        return Outcome(task.key, "error", None, message, time.perf_counter() - started)
     except Exception as error:  # a user's sampler may raise anything; report it, go on
         message = f"{type(error).__name__}: {error}"
         return Outcome(task.key, "error", None, message, time.perf_counter() - started)
@@ -129,6 +145,7 @@ class FitPool:
         self.timeout = timeout
         self._client = None
         self._cluster = None
+        self._notices = None
 
     @property
     def in_process(self) -> bool:
@@ -155,6 +172,10 @@ class FitPool:
         from distributed import Client, LocalCluster
 
         if self.scheduler is None:
+            # The nannies of a local cluster live in this process: their words on how a
+            # worker process ended are caught here and attached to the fit it was running.
+            self._notices = _DeathNotices()
+            logging.getLogger("distributed.nanny").addHandler(self._notices)
             self._cluster = LocalCluster(
                 n_workers=self.workers or default_workers(),
                 threads_per_worker=1,
@@ -164,7 +185,17 @@ class FitPool:
             )
             self._client = Client(self._cluster)
         else:
-            self._client = Client(self.scheduler)
+            _require_listening(self.scheduler)
+            try:
+                self._client = Client(self.scheduler, timeout=_CONNECT_SECONDS)
+            except (
+                Exception
+            ) as error:  # timeout, refused handshake, garbage from a non-Dask server
+                raise ValueError(
+                    f"scheduler: {self.scheduler} is not a Dask scheduler, or it did not "
+                    f"answer within {_CONNECT_SECONDS} s ({type(error).__name__}: "
+                    f"{str(error)[:200]})"
+                ) from None
         return self
 
     def __exit__(self, *exc) -> None:
@@ -172,7 +203,9 @@ class FitPool:
             self._client.close()
         if self._cluster is not None:
             self._cluster.close()
-        self._client = self._cluster = None
+        if self._notices is not None:
+            logging.getLogger("distributed.nanny").removeHandler(self._notices)
+        self._client = self._cluster = self._notices = None
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         """Run ``tasks``; yield their outcomes as they complete (not in order)."""
@@ -183,7 +216,31 @@ class FitPool:
             return
         if self._client is None:
             raise RuntimeError("FitPool.run: use the pool as a context manager (with ...)")
-        yield from _run_on_dask(self._client, tasks, self.timeout)
+        yield from _run_on_dask(self._client, tasks, self.timeout, self._notices)
+
+
+def _require_listening(address: str) -> None:
+    """Raise ValueError at once when nothing listens at a ``tcp://host:port`` address.
+
+    Dask's client would retry for its connect timeout before saying so; a refused
+    connection is certain at the first try. Other protocols are left to Dask.
+    """
+    scheme, _, location = address.rpartition("://")
+    if scheme not in ("", "tcp"):
+        return
+    host, colon, port = location.rpartition(":")
+    if not colon or not port.isdigit():
+        raise ValueError(f"scheduler: expected tcp://host:port, got {address!r}")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=_CONNECT_SECONDS):
+            pass
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise ValueError(
+            f"scheduler: nothing listens at {address} ({reason}); start one with "
+            "`dask scheduler` and `dask worker ADDRESS --nthreads 1`, or leave --scheduler "
+            "out for a local cluster"
+        ) from None
 
 
 def unguarded_script_call() -> str | None:
@@ -251,16 +308,36 @@ def run_tasks(
         yield from pool.run(tasks)
 
 
-def _run_on_dask(client, tasks, timeout):
+def _run_on_dask(client, tasks, timeout, notices=None):
     # deferred: distributed takes about 1 s to import; workers=0 runs without it
     from distributed import wait
 
     pending = list(reversed(tasks))
     running = {}  # future -> (task, worker address, start time)
+    pids = {}  # worker address -> process id, for the nannies' death notices
     try:
         while pending or running:
+            workers = set(client.scheduler_info()["workers"])
+            for future, (task, worker, start) in list(running.items()):
+                if worker not in workers and not future.done():
+                    # Its process ended: say so now, not when the timeout runs out.
+                    del running[future]
+                    future.cancel()
+                    how = notices.how(pids.get(worker)) if notices is not None else None
+                    yield Outcome(
+                        task.key,
+                        "died",
+                        None,
+                        f"its worker process {how or 'ended'} while running it; "
+                        "the worker was restarted",
+                        time.monotonic() - start,
+                    )
             busy = {worker for _, worker, _ in running.values()}
-            idle = sorted(set(client.scheduler_info()["workers"]) - busy)
+            idle = sorted(workers - busy)
+            if notices is not None and idle:
+                new = [worker for worker in idle if worker not in pids]
+                if new:
+                    pids.update(client.run(os.getpid, workers=new))
             while pending and idle:
                 task = pending.pop()
                 worker = idle.pop()
@@ -277,10 +354,11 @@ def _run_on_dask(client, tasks, timeout):
                 # Every worker is gone (restarting, or a remote cluster shrank): wait.
                 client.wait_for_workers(1, timeout=120)
                 continue
-            wait_for = None
+            # Look again at least every _POLL_SECONDS for workers that died.
+            wait_for = _POLL_SECONDS
             if timeout is not None:
                 oldest = min(start for _, _, start in running.values())
-                wait_for = max(0.05, oldest + timeout - time.monotonic())
+                wait_for = min(wait_for, max(0.05, oldest + timeout - time.monotonic()))
             try:
                 done, _ = wait(list(running), timeout=wait_for, return_when="FIRST_COMPLETED")
             except TimeoutError:  # distributed raises where concurrent.futures returns
@@ -310,6 +388,54 @@ def _run_on_dask(client, tasks, timeout):
     finally:
         for future in running:
             future.cancel()
+
+
+#: Seconds between looks for workers that died while running a fit.
+_POLL_SECONDS = 0.5
+
+#: What a signal that ended a worker usually means.
+_SIGNAL_CAUSES = {
+    signal.SIGSEGV: "a crash in compiled code",
+    signal.SIGBUS: "a crash in compiled code",
+    signal.SIGABRT: "an abort in compiled code",
+    signal.SIGKILL: "often the out-of-memory killer",
+}
+
+
+class _DeathNotices(logging.Handler):
+    """How each worker process of a local cluster ended, from its nanny's log records."""
+
+    _ENDED = re.compile(
+        r"Worker process (\d+) (?:exited with status (-?\d+)|was killed by signal (\d+))"
+    )
+    _MEMORY = re.compile(r"\(pid=(\d+)\) exceeded (\d+)% memory budget")
+
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self._how: dict[int, str] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if match := self._MEMORY.search(message):
+            pid = int(match[1])
+            self._how[pid] = f"used more than {match[2]}% of its memory limit and was stopped"
+        elif (match := self._ENDED.search(message)) and int(match[1]) not in self._how:
+            # A memory stop is said first and is the cause; the signal after it is not.
+            pid = int(match[1])
+            if match[2] is not None:
+                self._how[pid] = f"exited with status {match[2]}"
+            else:
+                number = int(match[3])
+                try:
+                    name = signal.Signals(number).name
+                except ValueError:
+                    name = f"signal {number}"
+                cause = _SIGNAL_CAUSES.get(number)
+                self._how[pid] = f"was killed by {name}" + (f" ({cause})" if cause else "")
+
+    def how(self, pid: int | None) -> str | None:
+        """How the process ``pid`` ended, if its nanny said."""
+        return self._how.get(pid) if pid is not None else None
 
 
 def _restart(client, worker: str) -> None:

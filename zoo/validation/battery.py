@@ -29,7 +29,13 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from zoo.core.arguments import as_int, as_probability, as_seed, require_distinct
+from zoo.core.arguments import (
+    as_int,
+    as_probability,
+    as_seed,
+    require_distinct,
+    require_draws_fit_memory,
+)
 from zoo.core.contract import Kernel, Model
 from zoo.core.defaults import (
     ALPHA,
@@ -353,6 +359,8 @@ def validate(
             ("sbc_chains", sbc_chains),
         )
     }
+    require_draws_fit_memory("draws", counts["draws"], counts["chains"])
+    require_draws_fit_memory("sbc_draws", counts["sbc_draws"], counts["sbc_chains"])
     seed = as_seed("seed", seed)
     # At least the 20 batches of the batch-means standard error, 10 steps each.
     geweke_iterations = as_int(
