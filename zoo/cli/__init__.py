@@ -36,5 +36,11 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{'':16s}   fault: {fault}")
         return 0
     args.command_line = " ".join(["zoo", *argv])
-    # deferred: a command's module pulls in PyMC, ArviZ or Dask (seconds of start-up)
-    return importlib.import_module(_COMMANDS[args.command]).run(args)
+    try:
+        # deferred: a command's module pulls in PyMC, ArviZ or Dask (seconds of start-up)
+        return importlib.import_module(_COMMANDS[args.command]).run(args)
+    except KeyboardInterrupt:
+        # A command with draws to keep says so itself; here the interrupt came where
+        # there is nothing to keep (loading PyMC, ArviZ or Dask; writing a report).
+        print(f"zoo {args.command}: interrupted", file=sys.stderr)
+        return 130

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -116,13 +117,23 @@ def save_runs(path, runs, *, verdicts: dict | None = None, command: str = "") ->
     for run in runs:
         tree[run.model] = _model_tree(run, (verdicts or {}).get(run.model), found)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".zarr":
-        if path.exists():
-            shutil.rmtree(path)
-        # Zarr v3 does not specify consolidated metadata; write the plain store.
-        tree.to_zarr(path, consolidated=False)
-    else:
-        tree.to_netcdf(path, engine="h5netcdf")
+    # Written beside the target and moved into place whole: an interrupt or a full disk
+    # while writing leaves the previous file (or none), never a truncated one.
+    partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
+    try:
+        if path.suffix == ".zarr":
+            # Zarr v3 does not specify consolidated metadata; write the plain store.
+            tree.to_zarr(partial, consolidated=False)
+            if path.exists():
+                shutil.rmtree(path)
+        else:
+            tree.to_netcdf(partial, engine="h5netcdf")
+        os.replace(partial, path)
+    finally:
+        if partial.is_dir():
+            shutil.rmtree(partial, ignore_errors=True)
+        elif partial.exists():
+            partial.unlink()
     return path
 
 
