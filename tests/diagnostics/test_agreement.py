@@ -258,3 +258,34 @@ def test_draws_below_the_smallest_double_are_judged_by_their_share(a, verdict):
     assert result.verdict == verdict
     statistics = set(result.table.statistic.values)
     assert "P(x<=q0.05)" not in statistics and "ks" in statistics
+
+
+@pytest.mark.parametrize(("shift", "verdict"), [(0.15, "inconclusive"), (3.0, "disagree")])
+def test_a_slow_mode_elsewhere_takes_every_test_to_its_ess(shift, verdict):
+    # One chain, two kinds of quantity: "slow" barely moves (bulk ESS a few dozen), "x"
+    # looks independent. A metastable chain can bias x where x's own autocorrelation
+    # cannot show it, so x is judged at the slow quantity's ESS: a small difference is
+    # left inconclusive, a gross one (a wrong sampler whatever the slow mode does) fails.
+    rng = np.random.default_rng(8)
+    draws = {
+        "x": rng.normal(size=(4, 1000, *SHAPE)) + shift,
+        "slow": ar1(rng, 0.995, draws=1000),
+    }
+    reference = Reference(
+        {
+            "x": Marginal.from_scipy(stats.norm(np.zeros(SHAPE)), ("item",)),
+            "slow": Marginal.from_scipy(stats.norm(np.zeros(SHAPE)), ("item",)),
+        }
+    )
+    result = agreement(draws, reference)
+    assert result.verdict == verdict
+    assert result.table.attrs["slowest_ess"] < 400
+    # Without the slow quantity the small shift is a |z| of about 9.5 in the mean.
+    alone = agreement({"x": draws["x"]}, Reference({"x": reference.marginals["x"]}))
+    assert alone.verdict == "disagree"
+
+    def mean_z(table):
+        rows = (table.variable == "x") & (table.statistic == "mean")
+        return np.abs(table.z.values[rows.values])
+
+    assert (mean_z(result.table) < mean_z(alone.table)).all()

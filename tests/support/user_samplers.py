@@ -19,6 +19,17 @@ def beta_binomial_conjugate(data, prior, *, draws, chains, seed):
     return {"theta": rng.beta(a, b, size=(chains, draws, a.size))}
 
 
+def beta_binomial_unseeded(data, prior, *, draws, chains, seed):
+    """Right draws from fresh entropy: the seed is ignored."""
+    return beta_binomial_conjugate(data, prior, draws=draws, chains=chains, seed=None)
+
+
+def beta_binomial_chains_alike(data, prior, *, draws, chains, seed):
+    """Right draws, but every chain from the same stream: one chain counted ``chains`` times."""
+    one = beta_binomial_conjugate(data, prior, draws=draws, chains=1, seed=seed)["theta"]
+    return {"theta": np.repeat(one, chains, axis=0)}
+
+
 def beta_binomial_swapped(data, prior, *, draws, chains, seed):
     """The classic bug: Beta(a + n - y, b + y)."""
     rng = np.random.default_rng(seed)

@@ -274,3 +274,29 @@ def test_python_api_takes_a_function():
         zoo.validate(spec, right, problems=["nope"])
     with pytest.raises(ValueError, match="must be a problem name or a"):
         zoo.validate(spec, right, problems=[("x", 1, 2)])
+
+
+@pytest.mark.parametrize(
+    ("sampler", "verdict", "said"),
+    [
+        ("beta_binomial_conjugate", "pass", None),
+        ("beta_binomial_unseeded", "pass", "the same seed gave different draws"),
+        ("beta_binomial_chains_alike", "fail", "chains 0 and 1 are identical draw for draw"),
+    ],
+)
+def test_a_sampler_that_ignores_its_seed_is_said_to(sampler, verdict, said):
+    # Once it passed with no word: its verdicts could not be reproduced, and chains
+    # seeded alike count one chain four times in every MCSE.
+    result = validate(
+        "beta-binomial",
+        sampler=load_object(f"tests.support.user_samplers:{sampler}"),
+        problems=["informative-fixed"],
+        checks=("exact",),
+        workers=0,
+    )
+    (exact,) = result.checks
+    assert exact.verdict == verdict, exact.brief
+    if said is None:
+        assert "seed" not in exact.summary and "identical" not in exact.summary
+    else:
+        assert said in exact.summary

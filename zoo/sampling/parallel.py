@@ -315,23 +315,34 @@ def _run_on_dask(client, tasks, timeout, notices=None):
     pending = list(reversed(tasks))
     running = {}  # future -> (task, worker address, start time)
     pids = {}  # worker address -> process id, for the nannies' death notices
+    missing = {}  # worker address -> when it was first seen gone with a fit running
     try:
         while pending or running:
             workers = set(client.scheduler_info()["workers"])
+            now = time.monotonic()
             for future, (task, worker, start) in list(running.items()):
-                if worker not in workers and not future.done():
-                    # Its process ended: say so now, not when the timeout runs out.
-                    del running[future]
-                    future.cancel()
-                    how = notices.how(pids.get(worker)) if notices is not None else None
-                    yield Outcome(
-                        task.key,
-                        "died",
-                        None,
-                        f"its worker process {how or 'ended'} while running it; "
-                        "the worker was restarted",
-                        time.monotonic() - start,
-                    )
+                if worker in workers or future.done():
+                    missing.pop(worker, None)
+                    continue
+                # Its worker left the cluster. Said at once when its nanny reported the
+                # process's end; a worker that left without such a word (a remote
+                # cluster, a lost connection) is given _GONE_SECONDS to come back.
+                how = notices.how(pids.get(worker)) if notices is not None else None
+                since = missing.setdefault(worker, now)
+                if how is None and now - since < _GONE_SECONDS:
+                    continue
+                del running[future]
+                future.cancel()
+                yield Outcome(
+                    task.key,
+                    "died",
+                    None,
+                    f"its worker process {how} while running it; the worker was restarted"
+                    if how
+                    else f"its worker left the cluster while running it (gone for "
+                    f"{_GONE_SECONDS:g} s, no exit status reported)",
+                    now - start,
+                )
             busy = {worker for _, worker, _ in running.values()}
             idle = sorted(workers - busy)
             if notices is not None and idle:
@@ -392,6 +403,10 @@ def _run_on_dask(client, tasks, timeout, notices=None):
 
 #: Seconds between looks for workers that died while running a fit.
 _POLL_SECONDS = 0.5
+
+#: Seconds a worker may be gone, without a word on how its process ended, before its
+#: fit is given up as lost.
+_GONE_SECONDS = 10.0
 
 #: What a signal that ended a worker usually means.
 _SIGNAL_CAUSES = {

@@ -5,11 +5,20 @@ asymmetric priors, unbalanced classes) is fitted once, as one task of the pool, 
 judged by :func:`zoo.diagnostics.agreement` at an equal share of the check's rate
 (Bonferroni over problems; Holm within each). Problem ``i`` is fitted with the seed of
 item ``i`` of the ``exact-fits`` stream (:mod:`zoo.core.streams`).
+
+A user's sampler or kernel must draw from ``seed`` alone (``docs/design.md``, "Random
+streams"): the first problem is fitted twice with the same seed, in parallel with the
+others, and draws that differ are said in the check's summary; chains that are identical
+draw for draw (every chain seeded alike) make the fit fail, because the MCSEs would
+count one chain several times.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
+
+import numpy as np
 
 from zoo.core import streams
 from zoo.diagnostics.agreement import agreement
@@ -49,12 +58,21 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         )
         for index, problem in enumerate(plan.problems)
     ]
+    if plan.tested.users_code:
+        tasks.append(Task(_AGAIN, tasks[0].function, tasks[0].args))
     outcomes = {outcome.key: outcome for outcome in pool.run(tasks)}
     share = alpha / len(plan.problems)
     results, findings, notes, verdicts, kept = {}, [], [], [], {}
     for index, problem in enumerate(plan.problems):
         name = problem.name
         outcome = outcomes[f"exact-{index}"]
+        if outcome.status == "ok" and (twins := identical_chains(outcome.value)):
+            outcome = dataclasses.replace(
+                outcome,
+                status="error",
+                message=f"chains {twins[0]} and {twins[1]} are identical draw for draw: "
+                "every chain needs its own random stream (derive each from seed)",
+            )
         if outcome.status != "ok":
             verdicts.append("fail")
             findings.append(_fit_failed(name, outcome))
@@ -75,6 +93,15 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         tree = failing_draws(outcome.value, found, name)
         if tree is not None:
             kept[name] = {"engines": {"sampler": tree}, "reference": reference}
+    again = outcomes.get(_AGAIN)
+    first = outcomes["exact-0"]
+    if again is not None and first.status == again.status == "ok":
+        if not same_draws(first.value, again.value):
+            notes.append(
+                f"{plan.problems[0].name}: the same seed gave different draws: the "
+                "sampler does not draw from seed alone, so its results cannot be "
+                "reproduced"
+            )
     verdict = worst_verdict(verdicts) if verdicts else "inconclusive"
     head = (
         f"{len(plan.problems)} data set(s) ({', '.join(p.name for p in plan.problems)}), "
@@ -90,6 +117,32 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         time.perf_counter() - started,
         head,
         kept,
+        notes,
+    )
+
+
+#: The key of the first problem's second fit with the same seed.
+_AGAIN = "exact-0-again"
+
+
+def identical_chains(draws) -> tuple[int, int] | None:
+    """The first pair of chains equal in every variable, draw for draw, or None."""
+    arrays = [np.asarray(draws[name]) for name in draws.data_vars]
+    chains = arrays[0].shape[0] if arrays else 0
+    for first in range(chains):
+        for second in range(first + 1, chains):
+            if all(np.array_equal(a[first], a[second], equal_nan=True) for a in arrays):
+                return first, second
+    return None
+
+
+def same_draws(first, second) -> bool:
+    """Whether two fits hold the same variables and the same draws, bit for bit."""
+    if set(first.data_vars) != set(second.data_vars):
+        return False
+    return all(
+        np.array_equal(np.asarray(first[n]), np.asarray(second[n]), equal_nan=True)
+        for n in first.data_vars
     )
 
 

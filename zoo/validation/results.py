@@ -57,6 +57,9 @@ class CheckOutcome:
         Per data set with failing quantities, the draws of their variables for the
         report's figures: ``{"engines": {label: DataTree}, "reference": Reference or
         None}``. Not part of ``to_dict()``.
+    notes : list of str
+        What the check noticed without judging it (a data set without an exact reference,
+        a sampler whose draws the same seed does not reproduce); the end of ``summary``.
     """
 
     name: str
@@ -68,6 +71,7 @@ class CheckOutcome:
     seconds: float = 0.0
     head: str = ""
     draws: dict = field(default_factory=dict, repr=False, compare=False)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def brief(self) -> str:
@@ -78,7 +82,7 @@ class CheckOutcome:
             f"{problem + ': ' if problem else ''}{_count_text(group)}"
             for problem, group in _by_problem(self.findings).items()
         ]
-        return "; ".join([self.head, *counts])
+        return "; ".join([self.head, *counts, *self.notes])
 
     @property
     def failing(self) -> list[str]:

@@ -109,6 +109,11 @@ class SamplerUnderTest:
         return None
 
     @property
+    def users_code(self) -> bool:
+        """True for a user's sampler or kernel (the zoo's own are tested by its tests)."""
+        return self.sampler is not None or self.kernel is not None
+
+    @property
     def label(self) -> str:
         """How the sampler is named in reports."""
         if self.sampler is not None:
