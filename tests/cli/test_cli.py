@@ -12,6 +12,7 @@ import pytest
 import zoo
 from zoo import registry
 from zoo.cli import main
+from zoo.cli.stdout_guard import CAP
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -101,6 +102,7 @@ def test_json_stdout_holds_only_the_json_whatever_the_sampler_prints(tmp_path):
         "    print('chatty fit')\n"
         "    import os\n"
         "    os.write(1, b'chatty at the file descriptor\\n')\n"
+        "    print('x' * 100_000)  # far beyond the cap\n"
         "    return beta_binomial_conjugate(data, prior, draws=draws, chains=chains, seed=seed)\n"
     )
     (tmp_path / "print_helper.py").write_text("print('a helper module prints too')\n")
@@ -115,6 +117,9 @@ def test_json_stdout_holds_only_the_json_whatever_the_sampler_prints(tmp_path):
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["verdict"] == "pass"
         assert "chatty fit" in done.stderr and "chatty at the file descriptor" in done.stderr
+        # Capped: the first 64 KiB, then a word on what was not shown.
+        assert len(done.stderr) < CAP + 1000
+        assert "bytes of the sampler's output were not shown" in done.stderr
 
 
 def test_an_interrupted_run_says_what_it_kept_and_which_engine_did_not_run():
