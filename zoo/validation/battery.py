@@ -43,6 +43,7 @@ from zoo.core.defaults import (
 )
 from zoo.registry import get
 from zoo.sampling.parallel import FitPool
+from zoo.sampling.sampler_output import NonFiniteDraws, SamplerOutputError
 from zoo.specification.adapter import (
     DataOnlySampler,
     specified_model,
@@ -56,7 +57,6 @@ from zoo.validation.plan import Check, Plan
 from zoo.validation.problem_selection import Problem, choose_problems, model_problems
 from zoo.validation.reference_cache import exact_reference
 from zoo.validation.results import ValidationResult
-from zoo.validation.sampler_output import NonFiniteDraws, SamplerOutputError
 from zoo.validation.sampler_under_test import SamplerUnderTest
 from zoo.validation.sbc_check import SBC
 
