@@ -216,6 +216,31 @@ def test_ctrl_c_saves_the_partial_run_and_says_so(interrupting_model, tmp_path, 
     assert "interrupted" in (tmp_path / "html" / "index.html").read_text()
 
 
+def _interrupted_copy(run):
+    """``run`` as the driver leaves a Gibbs run cut short by Ctrl-C before PyMC started."""
+    tree = run.trees["gibbs"].copy()
+    tree["posterior"].attrs["interrupted"] = True
+    return dataclasses.replace(run, trees={"gibbs": tree}, interrupted=True)
+
+
+def test_an_interrupted_run_whose_draws_agree_is_inconclusive_and_says_pymc_did_not_run(
+    check, tmp_path, capsys
+):
+    # zoo report of an interrupted run once said AGREE (exit 0) although PyMC never ran.
+    assert check.gibbs.verdict == "agree"
+    path = save_runs(tmp_path / "partial.nc", [_interrupted_copy(check.run)])
+    html = tmp_path / "html"
+    status = main(["report", str(path), "--json", "--quiet", "--report", str(html)])
+    (model,) = json.loads(capsys.readouterr().out)["models"]
+    assert model["gibbs_vs_exact"]["verdict"] == "agree"
+    assert model["pymc_vs_exact"] is None
+    assert model["verdict"] == "inconclusive" and status == 1
+    assert model["kept"] == {"gibbs": "2 chains x 500 draws (interrupted)", "pymc": "not run"}
+    page = (html / "index.html").read_text()
+    assert "Gibbs 2 chains x 500 draws (interrupted), PyMC not run" in page
+    assert "PyMC vs exact: not made" in page
+
+
 def test_ctrl_c_without_out_says_nothing_was_saved(interrupting_model, capsys):
     status = main(["check", interrupting_model.name, "--chains", "2", "--tune", "10"])
     assert status == 130
