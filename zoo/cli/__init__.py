@@ -36,5 +36,11 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{'':16s}   fault: {fault}")
         return 0
     args.command_line = " ".join(["zoo", *argv])
-    # deferred: a command's module pulls in PyMC, ArviZ or Dask (seconds of start-up)
-    return importlib.import_module(_COMMANDS[args.command]).run(args)
+    try:
+        # deferred: a command's module pulls in PyMC, ArviZ or Dask (seconds of start-up)
+        return importlib.import_module(_COMMANDS[args.command]).run(args)
+    except KeyboardInterrupt:
+        # Ctrl-C in a phase the command does not handle itself (importing, judging,
+        # writing a report): one line and the shell's status for SIGINT, no traceback.
+        print(f"zoo {args.command}: interrupted", file=sys.stderr)
+        return 130

@@ -19,12 +19,32 @@ def run(args) -> int:
         return 2
 
     out, _, say = consoles(args)
+    try:
+        return _reported(args, out, say)
+    except KeyboardInterrupt:
+        # The report is written whole or not at all (Report.write), so nothing is left
+        # that looks like a finished report.
+        print("zoo report: interrupted; no report written", file=sys.stderr)
+        return 130
+
+
+def _reported(args, out, say) -> int:
+    """Read the file, judge its runs, print their tables, write the report; the status."""
     say(f"reading {args.file}")
     try:
         runs = load_runs(args.file)
-    except (ValueError, OSError) as error:
+    except ValueError as error:
         print(f"zoo report: {error}", file=sys.stderr)
         return 2
+    try:
+        return _judged(args, runs, out, say)
+    except OSError as error:
+        print(f"zoo report: cannot write the report to {args.report}: {error}", file=sys.stderr)
+        return 2
+
+
+def _judged(args, runs, out, say) -> int:
+    """Judge the runs, print their tables, write the report; the exit status."""
     checks = []
     for run in runs:
         check = judge(run, status=say)

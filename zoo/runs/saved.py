@@ -125,8 +125,27 @@ def save_runs(path, runs, *, verdicts: dict | None = None, command: str = "") ->
         # Zarr v3 does not specify consolidated metadata; write the plain store.
         tree.to_zarr(path, consolidated=False)
     else:
-        tree.to_netcdf(path, engine="h5netcdf")
+        tree.to_netcdf(path, engine="h5netcdf", encoding=_checksummed(tree))
     return path
+
+
+def _checksummed(tree: xr.DataTree) -> dict:
+    """A Fletcher-32 checksum on every array of the file (HDF5's ``fletcher32`` filter).
+
+    HDF5 checksums its own metadata but not the arrays: a flipped byte in the draws
+    read back as another number, and the run was judged on it. With the filter the
+    read fails instead. Only numeric arrays with at least one element can carry it
+    (HDF5 filters need chunked storage of fixed-size elements): scalars, empty arrays
+    and text (a vocabulary) go without.
+    """
+    return {
+        node.path: {
+            name: {"fletcher32": True}
+            for name, variable in node.to_dataset(inherit=False).variables.items()
+            if variable.ndim and variable.size and variable.dtype.kind in "biufc"
+        }
+        for node in tree.subtree
+    }
 
 
 def load_runs(path) -> list[ModelRun]:
