@@ -58,7 +58,7 @@ from zoo.validation.problem_selection import Problem, choose_problems, model_pro
 from zoo.validation.reference_cache import exact_reference
 from zoo.validation.results import ValidationResult
 from zoo.validation.sampler_under_test import SamplerUnderTest
-from zoo.validation.sbc_check import SBC
+from zoo.validation.sbc_check import SBC, open_store
 
 __all__ = ["CHECKS", "CHECK_NAMES", "validate"]
 
@@ -389,6 +389,8 @@ def validate(
         "checks": [c.name for c in chosen],
         "sbc_prior": sbc_source,
     }
+    if store is not None and SBC in chosen:
+        open_store(plan)  # a store it cannot use is refused before any fit
     result = ValidationResult(model.name, tested.label, alpha, settings=settings)
     share = alpha / len(chosen)
     say = status or (lambda message: None)
