@@ -24,7 +24,9 @@ from __future__ import annotations
 import datetime
 import html
 import io
+import os
 import re
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -288,6 +290,11 @@ class Report:
     def write(self, directory) -> Path:
         """Write ``index.html`` and the PNG files into ``directory`` (created if needed).
 
+        The files are written into a temporary folder beside ``directory`` and moved
+        into it at the end, ``index.html`` last and after any older one is removed: a
+        write stopped part-way (Ctrl-C, a full disk) never leaves a report that looks
+        complete, and a new folder appears only whole.
+
         Returns
         -------
         pathlib.Path
@@ -296,13 +303,26 @@ class Report:
         directory = Path(directory)
         if directory.exists() and not directory.is_dir():
             raise ValueError(f"directory: {directory} exists and is not a directory")
-        directory.mkdir(parents=True, exist_ok=True)
-        for section in self.sections:
-            for image in section.images:
-                (directory / image.filename).write_bytes(image.png)
-        index = directory / "index.html"
-        index.write_text(self.html(), encoding="utf-8")
-        return index
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        # Not tempfile.mkdtemp: its folder is private (0700), and the report folder it
+        # becomes must get the permissions any folder made here gets.
+        staging = directory.parent / f".{directory.name}.partial-{os.getpid()}"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir()
+        try:
+            for section in self.sections:
+                for image in section.images:
+                    (staging / image.filename).write_bytes(image.png)
+            (staging / "index.html").write_text(self.html(), encoding="utf-8")
+            if not directory.exists():
+                staging.rename(directory)
+                return directory / "index.html"
+            (directory / "index.html").unlink(missing_ok=True)
+            for path in sorted(staging.iterdir(), key=lambda p: p.name == "index.html"):
+                path.replace(directory / path.name)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return directory / "index.html"
 
     def html(self) -> str:
         """The page as a string (figures referenced by file name)."""

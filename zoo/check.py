@@ -56,7 +56,9 @@ class ModelCheck:
     def verdict(self) -> str:
         """``agree`` only when every comparison agrees; otherwise the worst verdict.
 
-        A check with nothing to judge (every engine missing) is ``inconclusive``.
+        A check with nothing to judge (every engine missing) is ``inconclusive``, and so
+        is an interrupted run whose comparisons agree: an engine it cut short or never
+        started was not checked, and AGREE would read as a full check.
         """
         verdicts = [r.verdict for r in (self.gibbs, self.pymc, self.cross) if r is not None]
         if not verdicts:
@@ -64,6 +66,8 @@ class ModelCheck:
         for worst in ("disagree", "inconclusive"):
             if worst in verdicts:
                 return worst
+        if self.run is not None and self.run.interrupted:
+            return "inconclusive"
         return "agree"
 
     def verdicts(self) -> dict:
@@ -84,6 +88,7 @@ class ModelCheck:
             "reference": self.reference_note,
             "seconds": self.seconds,
             "interrupted": bool(self.run is not None and self.run.interrupted),
+            "kept": None if self.run is None else self.run.kept(),
             "gibbs_vs_exact": None if self.gibbs is None else self.gibbs.to_dict(),
             "pymc_vs_exact": None if self.pymc is None else self.pymc.to_dict(),
             "gibbs_vs_pymc": None if self.cross is None else self.cross.to_dict(),

@@ -131,5 +131,5 @@ def test_an_interrupted_run_says_what_it_kept_and_which_engine_did_not_run():
     check = gibbs_check(draws=300)
     check.run.interrupted = True
     assert _drawn(check) == (
-        "interrupted: kept gibbs 2 x 300; pymc did not run; asked draws 300 x 2 chains"
+        "interrupted: gibbs 2 chains x 300 draws, pymc not run; asked draws 300 x 2 chains"
     )

@@ -175,3 +175,18 @@ def test_text_columns_are_left_aligned_and_number_columns_right_aligned():
     mixed = Table(["x"], [["1.5"], ["see the note"]])
     assert numeric_columns(mixed) == [False]
     assert numeric_columns(Table(["x"], [["-"], [""]])) == [False]  # no number at all
+
+
+def test_write_replaces_a_report_in_place_and_leaves_no_staging_folder(tmp_path):
+    # Written into a staging folder and moved in (index.html last): the folder's other
+    # files stay, the old index.html is replaced, nothing else is left beside it.
+    folder = tmp_path / "report"
+    folder.mkdir()
+    (folder / "index.html").write_text("old report")
+    (folder / "notes.txt").write_text("mine")
+    index = Report("Again", text="A second report.").write(folder)
+    assert index == folder / "index.html" and "A second report." in index.read_text()
+    assert (folder / "notes.txt").read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]
+    fresh = Report("New").write(tmp_path / "new")
+    assert fresh.is_file() and sorted(p.name for p in tmp_path.iterdir()) == ["new", "report"]

@@ -15,7 +15,7 @@ def test_check_report_is_self_contained_with_images_of_stated_size(report_checks
     assert 'class="row-disagree"' in text  # failing rows highlighted
     assert '<span class="v disagree">disagree</span>' in text
     assert '<span class="v agree">agree</span>' in text
-    assert "Not run: PyMC" in text  # a missing engine is said, not hidden
+    assert "PyMC not run" in text  # a missing engine is said, not hidden
     assert "Figures show" in text and "(disagree)" in text
 
 

@@ -15,6 +15,7 @@ from tests.support.report_problems import PROBLEM, SPEC, gibbs_check
 from zoo import registry
 from zoo.check import judge
 from zoo.cli import main
+from zoo.cli.terminal import _drawn
 from zoo.runs.problem_dataset import from_dataset, to_dataset
 from zoo.runs.saved import FORMAT, load_runs, save_runs
 
@@ -213,7 +214,36 @@ def test_ctrl_c_saves_the_partial_run_and_says_so(interrupting_model, tmp_path, 
     assert run.trees["gibbs"]["posterior"].sizes["draw"] == 29 - 10
     # The partial run can be judged and reported (too few draws: inconclusive).
     assert main(["report", str(out), "--report", str(tmp_path / "html"), "--quiet"]) == 1
-    assert "interrupted" in (tmp_path / "html" / "index.html").read_text()
+    page = (tmp_path / "html" / "index.html").read_text()
+    assert "Gibbs 2 chains x 19 draws (interrupted), PyMC not run" in page
+    assert "PyMC vs exact: not made" in page and "at best inconclusive" in page
+
+
+def _interrupted_copy(run):
+    """``run`` as the driver leaves a Gibbs run cut short by Ctrl-C before PyMC started."""
+    tree = run.trees["gibbs"].copy()
+    tree["posterior"].attrs["interrupted"] = True
+    return dataclasses.replace(run, trees={"gibbs": tree}, interrupted=True)
+
+
+def test_an_interrupted_run_whose_draws_agree_is_inconclusive_and_says_pymc_did_not_run(
+    check, tmp_path
+):
+    # zoo report of an interrupted run once said AGREE (exit 0) although PyMC never ran.
+    # Judged as zoo report judges it (read back from the file), without its report:
+    # test_ctrl_c_saves_the_partial_run_and_says_so runs the command on a real Ctrl-C.
+    assert check.gibbs.verdict == "agree" and check.verdict == "agree"
+    path = save_runs(tmp_path / "partial.nc", [_interrupted_copy(check.run)])
+    (run,) = load_runs(path)
+    again = judge(run)
+    assert again.gibbs.verdict == "agree" and again.pymc is None
+    assert again.verdict == "inconclusive"
+    assert again.verdicts()["overall"] == "inconclusive"
+    kept = {"gibbs": "2 chains x 500 draws (interrupted)", "pymc": "not run"}
+    assert again.to_dict()["kept"] == kept
+    assert _drawn(again).startswith(
+        "interrupted: gibbs 2 chains x 500 draws (interrupted), pymc not run;"
+    )
 
 
 def test_ctrl_c_without_out_says_nothing_was_saved(interrupting_model, capsys):

@@ -20,12 +20,34 @@ def test_results_survive_a_restart(tmp_path):
     assert "sbc-1" in again and "sbc-2" not in again
 
 
-def test_a_line_cut_short_is_run_again(tmp_path):
+@pytest.mark.parametrize(
+    "cut",
+    ['{"key": "sbc-1", "ind', '{"key": "sbc-1", "index": 1, "status": "ok"}'],
+    ids=["not-json", "whole-but-no-newline"],
+)
+def test_a_last_line_cut_short_is_dropped_with_one_warning_and_run_again(cut, tmp_path):
+    # A writer interrupted mid-line (a crash, Ctrl-C) leaves the last line without its
+    # newline. It is dropped from the file too: appended to, it would have become a
+    # damaged line in the middle, and the next run would refuse the file.
     path = tmp_path / "run.jsonl"
     ResultStore(path, SETTINGS).add({"key": "sbc-0", "index": 0, "status": "ok"})
+    whole = path.read_text()
     with path.open("a") as handle:
-        handle.write('{"key": "sbc-1", "ind')
-    assert set(ResultStore(path, SETTINGS).records) == {"sbc-0"}
+        handle.write(cut)
+    with pytest.warns(RuntimeWarning, match="last line was cut short") as caught:
+        store = ResultStore(path, SETTINGS)
+    assert len(caught) == 1 and set(store.records) == {"sbc-0"}
+    assert path.read_text() == whole
+    store.add({"key": "sbc-1", "index": 1, "status": "ok"})
+    assert set(ResultStore(path, SETTINGS).records) == {"sbc-0", "sbc-1"}
+
+
+def test_a_header_cut_short_starts_afresh(tmp_path):
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"header": {"mod')
+    with pytest.warns(RuntimeWarning, match="cut short"):
+        assert ResultStore(path, SETTINGS).records == {}
+    assert json.loads(path.read_text()) == {"header": SETTINGS}
 
 
 def test_other_settings_are_refused(tmp_path):

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         # deferred: a command's module pulls in PyMC, ArviZ or Dask (seconds of start-up)
         return importlib.import_module(_COMMANDS[args.command]).run(args)
     except KeyboardInterrupt:
-        # A command with draws to keep says so itself; here the interrupt came where
-        # there is nothing to keep (loading PyMC, ArviZ or Dask; writing a report).
+        # Ctrl-C in a phase the command does not handle itself (importing, judging,
+        # writing a report): one line and the shell's status for SIGINT, no traceback.
         print(f"zoo {args.command}: interrupted", file=sys.stderr)
         return 130

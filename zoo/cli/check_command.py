@@ -8,7 +8,7 @@ from pathlib import Path
 
 from zoo.check import judge
 from zoo.cli.output_paths import claimed_outputs
-from zoo.cli.terminal import consoles, finish_checks, print_check_table
+from zoo.cli.terminal import consoles, finish_checks, kept_draws, print_check_table
 from zoo.core.arguments import (
     as_int,
     as_probability,
@@ -95,15 +95,7 @@ def _save(args, runs, checks, say) -> None:
 
 
 def _interrupted(args, runs, checks, say) -> int:
-    drawn = []
-    for run in runs:
-        engines = ", ".join(
-            f"{engine} {tree['posterior'].sizes['chain']} chain(s) x "
-            f"{tree['posterior'].sizes['draw']} draws"
-            for engine, tree in run.trees.items()
-        )
-        drawn.append(f"{run.model}: {engines or 'no draws'}")
-    summary = "; ".join(drawn) or "nothing sampled"
+    summary = "; ".join(f"{run.model}: {kept_draws(run)}" for run in runs) or "nothing sampled"
     if not any(run.trees for run in runs):
         print("zoo check: interrupted before any draw was made; nothing saved", file=sys.stderr)
         return 130

@@ -39,13 +39,16 @@ def unusable_output(field: str, path, *, folder: bool) -> str | None:
             return f"{field} {path}: exists and is not a folder"
         if not folder and target.is_dir():
             return f"{field} {path}: is a folder; give a file name"
-    parent = target if target.exists() else target.parent
+    # An existing file is written over (--out) or resumed (--store): look at its folder.
+    parent = target if target.is_dir() else target.parent
     while not parent.exists():
         parent = parent.parent
     if not parent.is_dir():
         return f"{field} {path}: {parent} is a file, not a folder"
     if not os.access(parent, os.W_OK | os.X_OK):
         return f"{field} {path}: cannot write in {parent}"
+    if target.is_file() and not os.access(target, os.W_OK):
+        return f"{field} {path}: cannot write to it"
     return None
 
 

@@ -27,8 +27,8 @@ CAP = 64 * 1024
 class _CappedStderr:
     """Writes bytes to file descriptor 2 until :data:`CAP` have passed, then counts them."""
 
-    def __init__(self, stderr_fd: int):
-        self._fd = stderr_fd
+    def __init__(self):
+        self._write = _stderr_writer()
         self._lock = threading.Lock()
         self.passed = 0
         self.dropped = 0
@@ -38,14 +38,13 @@ class _CappedStderr:
             room = max(0, CAP - self.passed)
             shown = data[:room]
             if shown:
-                os.write(self._fd, shown)
+                self._write(shown)
                 self.passed += len(shown)
             if len(data) > len(shown):
                 if not self.dropped:
-                    os.write(
-                        self._fd,
+                    self._write(
                         f"\nzoo: the sampler's output beyond {CAP // 1024} KiB is not "
-                        "shown\n".encode(),
+                        "shown\n".encode()
                     )
                 self.dropped += len(data) - len(shown)
 
@@ -72,7 +71,7 @@ def stdout_to_stderr(active: bool = True) -> Iterator[None]:
         return
     sys.stdout.flush()
     sys.stderr.flush()
-    sink = _CappedStderr(sys.stderr.fileno())
+    sink = _CappedStderr()
     try:
         saved = os.dup(1)
     except OSError:  # no file descriptor 1 (a closed stdout): Python's level only
@@ -104,10 +103,29 @@ def stdout_to_stderr(active: bool = True) -> Iterator[None]:
             )
 
 
-def _write_all_to_stdout_fd(data: bytes) -> None:
+def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(1, view) :]
+        view = view[os.write(fd, view) :]
+
+
+def _write_all_to_stdout_fd(data: bytes) -> None:
+    _write_all(1, data)
+
+
+def _stderr_writer():
+    """Bytes to standard error: its file descriptor, or the stream where it has none."""
+    try:
+        fd = sys.stderr.fileno()
+    except (AttributeError, OSError, io.UnsupportedOperation):  # a captured stream
+        stream = sys.stderr
+
+        def write(data: bytes) -> None:
+            stream.write(data.decode("utf-8", errors="replace"))
+            stream.flush()
+
+        return write
+    return lambda data: _write_all(fd, data)
 
 
 def _forward(read_end: int, sink: _CappedStderr) -> None:

@@ -19,6 +19,7 @@ __all__ = [
     "finish_checks",
     "fmt",
     "jsonable",
+    "kept_draws",
     "print_check_table",
 ]
 
@@ -82,23 +83,22 @@ def fmt(value: float, mcse: float | None = None) -> str:
     return f"{value:.{digits}f}"
 
 
+def kept_draws(run) -> str:
+    """``gibbs 2 chains x 19 draws (interrupted), pymc not run``: a run's draws per engine."""
+    return ", ".join(f"{engine} {words}" for engine, words in run.kept().items())
+
+
 def _drawn(result) -> str:
     """The draws behind a verdict: as asked, or, for an interrupted run, as kept per engine.
 
     A run interrupted before an engine ran is judged on the engines that did; saying
-    which, and how many draws each kept, keeps an AGREE from reading as a full check.
+    which, and how many draws each kept, keeps the verdict from reading as a full check.
     """
     asked = f"draws {result.settings['draws']} x {result.settings['chains']} chains"
     run = getattr(result, "run", None)
     if run is None or not run.interrupted:
         return asked
-    kept = [
-        f"{engine} {tree['posterior'].sizes['chain']} x {tree['posterior'].sizes['draw']}"
-        for engine, tree in run.trees.items()
-    ]
-    missing = [engine for engine in ENGINES if engine not in run.trees]
-    did_not = f"; {', '.join(missing)} did not run" if missing else ""
-    return f"interrupted: kept {', '.join(kept) or 'no draws'}{did_not}; asked {asked}"
+    return f"interrupted: {kept_draws(run)}; asked {asked}"
 
 
 def print_check_table(console, result, *, full: bool) -> None:
@@ -168,5 +168,8 @@ def print_check_table(console, result, *, full: bool) -> None:
     seconds = ", ".join(f"{k} {v:.1f} s" for k, v in result.seconds.items())
     interrupted = ""
     if result.run is not None and result.run.interrupted:
-        interrupted = "\ninterrupted: these are the draws completed before Ctrl-C"
+        interrupted = (
+            "\ninterrupted: these are the draws completed before Ctrl-C, so the verdict "
+            "is at best inconclusive"
+        )
     console.print(f"reference: {result.reference_note}\ntime: {seconds}{interrupted}\n")

@@ -202,24 +202,21 @@ def add_check_section(report: Report, check: ModelCheck, *, per_variable: int = 
     verdicts = check.verdicts()
     text = [
         f"Verdict: {check.verdict}. "
-        + "; ".join(
-            f"{title}: {verdicts[key]}" for key, title in COMPARISONS if verdicts[key] is not None
-        )
+        + "; ".join(f"{title}: {verdicts[key] or 'not made'}" for key, title in COMPARISONS)
         + ".",
         f"{settings.get('draws')} draws x {settings.get('chains')} chains after "
         f"{settings.get('tune')} warm-up sweeps, seed {settings.get('seed')}, family-wise "
         f"false-alarm rate {settings.get('alpha'):g} (Holm). Reference: {check.reference_note}.",
     ]
     run = check.run
+    if run is not None:
+        kept = ", ".join(f"{ENGINE_TITLES.get(e, e)} {w}" for e, w in run.kept().items())
+        text.append(f"Draws kept: {kept}.")
     if run is not None and run.interrupted:
-        drawn = {e: t["posterior"].sizes["draw"] for e, t in run.trees.items()}
         text.append(
-            "Sampling was interrupted (Ctrl-C): these are the draws completed until then "
-            f"({', '.join(f'{e}: {n} per chain' for e, n in drawn.items()) or 'none'})."
+            "Sampling was interrupted (Ctrl-C): these are the draws completed until then, "
+            "so the verdict is at best inconclusive."
         )
-    missing = [ENGINE_TITLES[e] for e in ENGINES if run is None or e not in run.trees]
-    if missing:
-        text.append(f"Not run: {', '.join(missing)}.")
     figures, chosen = check_figures(check, per_variable=per_variable, total=total)
     if chosen:
         verdict_of = {r["element"]: r["verdict"] for r in rows}

@@ -62,6 +62,27 @@ class ModelRun:
     seconds: dict = field(default_factory=dict)
     stored_verdicts: dict = field(default_factory=dict)
 
+    def kept(self) -> dict[str, str]:
+        """What each engine drew, in words, for every engine of the zoo.
+
+        ``"2 chains x 500 draws"``; ``"2 chains x 19 draws (interrupted)"`` when Ctrl-C
+        cut the engine short; ``"not run"`` when it has no draws. One wording for the
+        terminal, the report and the JSON, so an AGREE is never read as a full check of
+        an engine that did not run.
+        """
+        words = {}
+        for engine in [*ENGINES, *(e for e in self.trees if e not in ENGINES)]:
+            tree = self.trees.get(engine)
+            if tree is None:
+                words[engine] = "not run"
+                continue
+            posterior = tree["posterior"]
+            cut = " (interrupted)" if posterior.attrs.get("interrupted") else ""
+            words[engine] = (
+                f"{posterior.sizes['chain']} chains x {posterior.sizes['draw']} draws{cut}"
+            )
+        return words
+
 
 def versions() -> dict[str, str]:
     """Versions of Python and of the packages a run depends on."""

@@ -3,15 +3,15 @@
 Modules: :mod:`~zoo.validation.battery` (the table of checks and :func:`validate`), one
 module per check (``exact_check``, ``sbc_check``, ``geweke_check``,
 ``invariance_check``), :mod:`~zoo.validation.sampler_under_test` (the one picklable
-value every worker receives), :mod:`~zoo.validation.sampler_output` (a sampler's output
-checked against the model), :mod:`~zoo.validation.problem_selection`,
+value every worker receives; a sampler's output is checked against the model by
+:mod:`zoo.sampling.sampler_output`), :mod:`~zoo.validation.problem_selection`,
 :mod:`~zoo.validation.results` and :mod:`~zoo.validation.result_store` (resumable SBC
 records).
 """
 
+from zoo.sampling.sampler_output import SamplerOutputError, checked_draws
 from zoo.validation.battery import CHECK_NAMES, CHECKS, validate
 from zoo.validation.results import CheckOutcome, ValidationResult
-from zoo.validation.sampler_output import SamplerOutputError, checked_draws
 from zoo.validation.sampler_under_test import SamplerUnderTest
 
 __all__ = [

@@ -49,6 +49,7 @@ from zoo.core.defaults import (
 )
 from zoo.registry import get
 from zoo.sampling.parallel import FitPool
+from zoo.sampling.sampler_output import NonFiniteDraws, SamplerOutputError
 from zoo.specification.adapter import (
     DataOnlySampler,
     specified_model,
@@ -62,9 +63,8 @@ from zoo.validation.plan import Check, Plan
 from zoo.validation.problem_selection import Problem, choose_problems, model_problems
 from zoo.validation.reference_cache import exact_reference
 from zoo.validation.results import ValidationResult
-from zoo.validation.sampler_output import NonFiniteDraws, SamplerOutputError
 from zoo.validation.sampler_under_test import SamplerUnderTest
-from zoo.validation.sbc_check import SBC
+from zoo.validation.sbc_check import SBC, open_store
 
 __all__ = ["CHECKS", "CHECK_NAMES", "validate"]
 
@@ -397,6 +397,8 @@ def validate(
         "checks": [c.name for c in chosen],
         "sbc_prior": sbc_source,
     }
+    if store is not None and SBC in chosen:
+        open_store(plan)  # a store it cannot use is refused before any fit
     result = ValidationResult(model.name, tested.label, alpha, settings=settings)
     share = alpha / len(chosen)
     say = status or (lambda message: None)

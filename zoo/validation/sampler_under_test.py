@@ -24,7 +24,7 @@ from zoo.core.arguments import as_kernel
 from zoo.core.contract import Kernel, Model
 from zoo.core.defaults import ENGINES
 from zoo.sampling.driver import sample
-from zoo.validation.sampler_output import checked_draws
+from zoo.sampling.sampler_output import checked_draws
 
 __all__ = ["SamplerUnderTest", "describe", "fit_task"]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+from zoo.core.arguments import as_int
 from zoo.diagnostics.findings import Finding
 from zoo.diagnostics.sbc import sbc_result, simulation_ranks
 from zoo.sampling.parallel import FitPool, Task
@@ -20,7 +21,7 @@ from zoo.validation.results import CheckOutcome, summarise
 from zoo.validation.sampler_under_test import SamplerUnderTest
 from zoo.validation.source_digest import source_digest
 
-__all__ = ["SBC", "STORE_KIND"]
+__all__ = ["SBC", "STORE_KIND", "open_store"]
 
 #: The store header's ``kind``. Version 2: simulations draw from the ``sbc-simulations``
 #: stream of zoo.core.streams; a file of version 1 (other streams) is refused, not mixed.
@@ -56,18 +57,59 @@ def _store_settings(plan: Plan, prior, size) -> dict:
     }
 
 
+def _check_record(record: dict) -> None:
+    """Raise ValueError unless ``record`` is an SBC record as :func:`run` stores them.
+
+    The fields :func:`zoo.diagnostics.sbc.sbc_result` reads, each of its type: a
+    damaged store is refused here rather than failing deep in the pooling.
+    """
+    index = as_int("index", record.get("index"), minimum=0)
+    if record["key"] != f"sbc-{index}":
+        raise ValueError(f"key: must be 'sbc-{index}' for index {index}, got {record['key']!r}")
+    status = record.get("status")
+    if status != "ok":
+        if not isinstance(status, str) or not isinstance(record.get("message", ""), str):
+            raise ValueError(f"status: a failed fit needs a text status, got {status!r}")
+        return
+    ranks = record.get("ranks")
+    if not isinstance(ranks, dict) or not all(
+        isinstance(u, int | float) and not isinstance(u, bool) and 0 <= u <= 1
+        for u in ranks.values()
+    ):
+        raise ValueError("ranks: must map each quantity to a normalised rank in [0, 1]")
+    as_int("thinned", record.get("thinned"), minimum=1)
+    seconds = record.get("seconds", 0.0)
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
+        raise ValueError(f"seconds: must be a number >= 0, got {seconds!r}")
+
+
+def open_store(plan: Plan) -> ResultStore | None:
+    """The run's SBC records, read from ``plan.store`` (None when SBC cannot run).
+
+    Called before any fit by :func:`zoo.validation.validate`, so that a store that
+    cannot be used (damaged, other settings, not writable) is refused at the start.
+    """
+    if plan.sbc_setup is None and plan.tested.model.simulation_setup is None:
+        return None
+    prior, size = _prior_and_size(plan)
+    return ResultStore(plan.store, _store_settings(plan, prior, size), check=_check_record)
+
+
+def _prior_and_size(plan: Plan):
+    return plan.sbc_setup if plan.sbc_setup is not None else plan.tested.model.simulation_setup()
+
+
 def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
     """Run the simulations missing from the store, then pool every record."""
     started = time.perf_counter()
-    model = plan.tested.model
-    if plan.sbc_setup is None and model.simulation_setup is None:
+    results = open_store(plan)
+    if results is None:
         why = "the model has no simulation_setup (a proper prior)"
         return CheckOutcome(
             "sbc", "inconclusive", why, alpha, [Finding("prior", "inconclusive", gate=why)]
         )
-    prior, size = plan.sbc_setup if plan.sbc_setup is not None else model.simulation_setup()
-    settings = _store_settings(plan, prior, size)
-    results = ResultStore(plan.store, settings)
+    prior, size = _prior_and_size(plan)
+    settings = results.settings
     total = plan.simulations
     tasks = [
         Task(

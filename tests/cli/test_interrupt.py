@@ -1,0 +1,111 @@
+"""Ctrl-C in ``zoo report``: exit 130, one line, no traceback, no report that looks finished.
+
+``zoo report`` once printed a traceback on Ctrl-C (issue 15). The signal is real in both
+tests: raised in this process by a model's own code (the exact reference of a model
+registered here), or sent to a ``zoo report`` subprocess once it says which phase it is
+in (status lines appear on a terminal, so its standard error is a pseudo-terminal).
+"""
+
+import dataclasses
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import zoo
+from tests.support.report_problems import PROBLEM, SPEC
+from zoo import registry
+from zoo.cli import main
+from zoo.runs.model_run import sample_model
+from zoo.runs.saved import save_runs
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def sigint_in_reference():
+    """A Beta-Binomial whose exact reference is interrupted by SIGINT (Ctrl-C)."""
+
+    def posterior(data, prior):
+        signal.raise_signal(signal.SIGINT)
+        return SPEC.posterior(data, prior)
+
+    spec = dataclasses.replace(SPEC, name="beta-binomial-sigint", posterior=posterior)
+    zoo.register(spec)
+    # Python's own handler turns SIGINT into KeyboardInterrupt; a test runner's worker
+    # may have set another.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield spec
+    signal.signal(signal.SIGINT, previous)
+    registry._registered.pop(spec.name)
+
+
+def test_ctrl_c_while_judging_exits_130_in_one_line_and_writes_no_report(
+    sigint_in_reference, tmp_path, capsys
+):
+    run = sample_model(
+        sigint_in_reference.name, draws=20, tune=5, chains=2, engines=("gibbs",), problem=PROBLEM
+    )
+    path = save_runs(tmp_path / "run.nc", [run])
+    html = tmp_path / "html"
+    assert main(["report", str(path), "--report", str(html), "--quiet"]) == 130
+    captured = capsys.readouterr()
+    assert captured.err == "zoo report: interrupted; no report written\n"
+    # Without the signal the same call writes the report and exits 1 (too few draws for
+    # the ESS gates): tests/runs/test_saved_runs.py, test_zoo_report_rebuilds_...
+    assert not html.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["run.nc"]
+
+
+def _read_until(fd: int, text: str, timeout: float) -> str:
+    """What ``fd`` (a pseudo-terminal) shows until ``text`` appears in it."""
+    seen, deadline = "", time.monotonic() + timeout
+    while text not in seen:
+        left = deadline - time.monotonic()
+        assert left > 0, f"no {text!r} within {timeout} s; saw {seen!r}"
+        if select.select([fd], [], [], left)[0]:
+            try:
+                seen += os.read(fd, 4096).decode(errors="replace")
+            except OSError:  # the child closed the terminal
+                break
+    return seen
+
+
+@pytest.mark.slow  # two fresh interpreters that import ArviZ and matplotlib (~10 s)
+@pytest.mark.parametrize(
+    "phase", ["reading", "writing the report"], ids=["while-loading", "while-rendering"]
+)
+def test_ctrl_c_sent_to_zoo_report_exits_130_and_leaves_no_report(phase, tmp_path):
+    run = sample_model(
+        SPEC.name, draws=500, tune=20, chains=2, engines=("gibbs",), problem=PROBLEM
+    )
+    path = save_runs(tmp_path / "run.nc", [run])
+    html = tmp_path / "html"
+    terminal, child_end = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "zoo.cli", "report", str(path), "--report", str(html)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=child_end,
+        env=env,
+    )
+    os.close(child_end)
+    try:
+        _read_until(terminal, phase, timeout=300)
+        process.send_signal(signal.SIGINT)
+        status = process.wait(timeout=120)
+        rest = _read_until(terminal, "interrupted", timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(terminal)
+    assert status == 130
+    assert "zoo report: interrupted" in rest and "Traceback" not in rest
+    assert not html.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["run.nc"]  # no partial folder left
