@@ -231,8 +231,9 @@ def main(argv=None):
         f"`{meta['command']}` ({meta['machine']}; before = `{args.before}`, the tail-count "
         "tables; after = this checkout). 20 groups; `spread`: theta_j ~ Beta(10, 90); "
         "`homogeneous`: theta_j = 0.1. Wall seconds (CPU seconds of the process in "
-        "parentheses), measured while other jobs shared the machine. Peak MB: tracemalloc during the reference call; max RSS: the whole "
-        "process (interpreter, NumPy, SciPy, numba included).\n\n" + table + "\n"
+        "parentheses), measured while other jobs shared the machine. Peak MB: "
+        "tracemalloc during the reference call; max RSS: the whole process "
+        "(interpreter, NumPy, SciPy, numba included).\n\n" + table + "\n"
     )
     print(table)
 
