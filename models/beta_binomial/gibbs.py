@@ -20,7 +20,11 @@ import numba
 import numpy as np
 
 from zoo.core.contract import Kernel
-from zoo.models.beta_binomial.marginal_likelihood import LikelihoodTables, log_likelihood
+from zoo.models.beta_binomial.marginal_likelihood import (
+    LikelihoodTerms,
+    likelihood_terms,
+    log_likelihood,
+)
 from zoo.models.beta_binomial.spec import Data, Prior
 
 __all__ = ["State", "kernel", "make_kernel"]
@@ -47,7 +51,7 @@ def _log_expit(x):
 
 
 @numba.njit(cache=True)
-def _log_target(u, v, tails_y, tails_f, tails_n, log_min_concentration, swap, jacobian):
+def _log_target(u, v, terms, log_min_concentration, swap, jacobian):
     if v < log_min_concentration:
         return -math.inf
     log_s, log_1ms = _log_expit(u), _log_expit(-u)
@@ -59,17 +63,15 @@ def _log_target(u, v, tails_y, tails_f, tails_n, log_min_concentration, swap, ja
         a, b = b, a
     if not jacobian:
         # The bug: p(a, b) = (a + b)^(-5/2) used as a density on (u, v) as it stands.
-        return log_likelihood(a, b, tails_y, tails_f, tails_n) - 2.5 * v
+        return log_likelihood(a, b, terms) - 2.5 * v
     # p(u, v) = p(a, b) |d(a, b) / d(u, v)| = e^(-5v/2) e^(2v) s (1 - s).
-    return log_likelihood(a, b, tails_y, tails_f, tails_n) + log_s + log_1ms - 0.5 * v
+    return log_likelihood(a, b, terms) + log_s + log_1ms - 0.5 * v
 
 
 @numba.njit(cache=True)
-def _log_target_at(
-    coordinate, x, u, v, tails_y, tails_f, tails_n, log_min_concentration, swap, jacobian
-):
+def _log_target_at(coordinate, x, u, v, terms, log_min_concentration, swap, jacobian):
     """The target with coordinate 0 (u) or 1 (v) set to ``x``, the other held fixed."""
-    args = (tails_y, tails_f, tails_n, log_min_concentration, swap, jacobian)
+    args = (terms, log_min_concentration, swap, jacobian)
     if coordinate == 0:
         return _log_target(x, v, *args)
     return _log_target(u, x, *args)
@@ -79,16 +81,14 @@ def _log_target_at(
 def _slice_sweep(
     u,
     v,
-    tails_y,
-    tails_f,
-    tails_n,
+    terms,
     log_min_concentration,
     swap,
     jacobian,
     uniform_level,
     rng,
 ):
-    args = (tails_y, tails_f, tails_n, log_min_concentration, swap, jacobian)
+    args = (terms, log_min_concentration, swap, jacobian)
     for coordinate in range(2):
         x0 = u if coordinate == 0 else v
         if uniform_level:
@@ -161,17 +161,17 @@ def make_kernel(
     def failures(data: Data) -> np.ndarray:
         return data.trials if failures_as_trials else data.failures
 
-    # The tail-count tables depend only on the data; build them once per data set
+    # The likelihood's terms depend only on the data; build them once per data set
     # rather than once per sweep (the driver calls `step` with the same object).
-    # One (data, tables) tuple, read once per call, so that threads sharing the kernel
-    # never pair one data set with another's tables.
+    # One (data, terms) tuple, read once per call, so that threads sharing the kernel
+    # never pair one data set with another's terms.
     cached = (None, None)
 
-    def tables_for(data: Data) -> LikelihoodTables:
+    def terms_for(data: Data) -> LikelihoodTerms:
         nonlocal cached
         entry = cached
         if entry[0] is not data:
-            entry = (data, LikelihoodTables(data.successes, data.successes + failures(data)))
+            entry = (data, likelihood_terms(data.successes, data.successes + failures(data)))
             cached = entry
         return entry[1]
 
@@ -189,7 +189,7 @@ def make_kernel(
     def step(state: State, data: Data, prior: Prior, rng: np.random.Generator) -> State:
         if not prior.hierarchical:
             return state
-        tables = tables_for(data)
+        terms = terms_for(data)
         if prior.min_concentration is None or not truncation:
             floor = -math.inf  # (not truncation: the bug, the floor left out of the target)
         else:
@@ -197,9 +197,7 @@ def make_kernel(
         u, v = _slice_sweep(
             state.logit_mean,
             state.log_concentration,
-            tables.successes,
-            tables.failures,
-            tables.trials,
+            terms,
             floor,
             swap_ab,
             jacobian,

@@ -11,6 +11,7 @@ sampler.
 
 from __future__ import annotations
 
+import numpy as np
 import pymc as pm
 
 from zoo.models.beta_binomial.spec import Data, Prior
@@ -21,7 +22,10 @@ __all__ = ["program"]
 def program(data: Data, prior: Prior) -> pm.Model:
     """Return the PyMC model; variable names and dims match the Gibbs output."""
     with pm.Model(coords=data.coords) as model:
-        trials = pm.Data("trials", data.trials, dims="group")
+        # As float64: pm.Data stores integers as int32, which wraps counts above 2^31 - 1
+        # (3e9 trials became -1.3e9); float64 holds every count Data accepts (up to
+        # 2^53) exactly, and pm.Binomial casts n back to int64.
+        trials = pm.Data("trials", data.trials.astype(np.float64), dims="group")
         if prior.hierarchical:
             mean = pm.Uniform("population_mean", 0.0, 1.0)
             if prior.min_concentration is None:
