@@ -169,31 +169,35 @@ def _table(records) -> str:
                     )
                     continue
                 cells = [kind, f"{scale:.0e}", form]
-                if ref is None:
-                    cells += ["not run", "", ""]
-                else:
-                    cells += [
-                        f"{ref['seconds']:.2f} ({ref['cpu_seconds']:.2f})",
-                        f"{ref['tracemalloc_peak_bytes'] / 1e6:.0f}",
-                        f"{ref['max_rss_bytes'] / 1e6:.0f}",
-                    ]
-                if gibbs is None:
-                    cells += ["", ""]
-                else:
-                    cells += [
-                        f"{1e3 * gibbs['seconds_per_sweep']:.3f} "
-                        f"({1e3 * gibbs['cpu_seconds_per_sweep']:.3f})",
-                        f"{gibbs['max_rss_bytes'] / 1e6:.0f}",
-                    ]
-                if ref is None:
-                    cells += ["", ""]
-                else:
-                    cells += [
-                        f"{ref['logit_mean'][0]:.6f}, {ref['logit_mean'][1]:.3g}",
-                        f"{ref['log_concentration'][0]:.4f}, {ref['log_concentration'][1]:.4f}",
-                    ]
+                cells += _cells(
+                    ref,
+                    ["not run", "", ""],
+                    lambda r: f"{r['seconds']:.2f} ({r['cpu_seconds']:.2f})",
+                    lambda r: f"{r['tracemalloc_peak_bytes'] / 1e6:.0f}",
+                    lambda r: f"{r['max_rss_bytes'] / 1e6:.0f}",
+                )
+                cells += _cells(
+                    gibbs,
+                    ["", ""],
+                    lambda g: (
+                        f"{1e3 * g['seconds_per_sweep']:.3f} "
+                        f"({1e3 * g['cpu_seconds_per_sweep']:.3f})"
+                    ),
+                    lambda g: f"{g['max_rss_bytes'] / 1e6:.0f}",
+                )
+                cells += _cells(
+                    ref,
+                    ["", ""],
+                    lambda r: f"{r['logit_mean'][0]:.6f}, {r['logit_mean'][1]:.3g}",
+                    lambda r: f"{r['log_concentration'][0]:.4f}, {r['log_concentration'][1]:.4f}",
+                )
                 lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _cells(record, missing, *formats):
+    """Table cells of one measurement, or ``missing`` when it was not made."""
+    return list(missing) if record is None else [cell(record) for cell in formats]
 
 
 def main(argv=None):
