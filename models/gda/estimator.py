@@ -23,12 +23,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from zoo.core.arguments import as_int
 from zoo.models.gda.gibbs import kernel
-from zoo.models.gda.posterior import (
-    _merge,
-    _niw_from_statistics,
-    class_statistics,
-    predictive_log_joint,
-)
+from zoo.models.gda.niw import class_statistics, merge_statistics
+from zoo.models.gda.posterior import niw_from_statistics, predictive_log_joint
 from zoo.models.gda.spec import Data, Hyperparameters, Prior
 from zoo.models.labelings import MISSING, Labelings, heaviest
 from zoo.models.semi_supervised import (
@@ -179,7 +175,7 @@ class BayesianGDAClassifier(ClassifierMixin, BaseEstimator):
         def components(labelings):
             labelled = (labelings[..., np.newaxis] == np.arange(k)).astype(float)
             extra = class_statistics(x_hidden, labelled)
-            return _niw_from_statistics(*_merge(*seen, *extra), hyper, n_points)
+            return niw_from_statistics(*merge_statistics(*seen, *extra), hyper, n_points)
 
         space = Labelings(k, x_hidden.shape[0], limit=limit)
         if space.enumerable:

@@ -44,7 +44,17 @@ from zoo.models.gda.linalg import draw_inverse_wishart
 from zoo.models.labelings import MISSING, LabelledData, as_labels, check_label_range
 from zoo.models.simplex import dirichlet
 
-__all__ = ["Data", "Hyperparameters", "Prior", "simulate"]
+__all__ = [
+    "Data",
+    "Hyperparameters",
+    "Prior",
+    "SimulationDesign",
+    "class_concentrations",
+    "default_scales",
+    "prior_mean",
+    "simulate",
+    "simulation_design",
+]
 
 # Fraley & Raftery (2007), section 3: the prior on each class mean is worth 1/100 of a
 # point, weak enough to leave the class means to the data.
@@ -88,6 +98,55 @@ def _spd(field: str, value) -> tuple[np.ndarray, np.ndarray]:
     if not np.all(np.diag(chol) > 0):
         raise ValueError(f"{field}: must be positive definite")
     return matrix, chol
+
+
+def class_concentrations(alpha: np.ndarray, n_classes: int) -> np.ndarray:
+    """``alpha`` as one Dirichlet concentration per class (a scalar is repeated), a copy."""
+    if alpha.ndim == 0:
+        return np.full(n_classes, float(alpha))
+    if alpha.shape != (n_classes,):
+        raise ValueError(
+            f"alpha: expected {n_classes} concentrations (one per class), got {alpha.shape[0]}"
+        )
+    return alpha.copy()
+
+
+def prior_mean(m0: np.ndarray | None, data: Data) -> np.ndarray:
+    """``m0`` checked against the data's features, or by default the mean of every point."""
+    d = data.x.shape[1]
+    if m0 is None:
+        return data.x.mean(axis=0)
+    if m0.shape != (d,):
+        raise ValueError(f"m0: expected {d} entries (one per feature), got {m0.shape[0]}")
+    return m0.copy()
+
+
+def default_scales(data: Data) -> np.ndarray:
+    """The data-scaled prior scale of each feature, ``var(x_j) / K^(2/d)`` (Fraley & Raftery).
+
+    The feature variances (``ddof=1``, over every point) shrunk by the volume one class
+    takes up when K classes share the d-dimensional space: the diagonal of the default
+    ``psi0`` of every covariance structure.
+
+    Raises
+    ------
+    ValueError
+        Naming ``psi0``, when there are no more points than features or a feature is
+        constant (no scale to derive).
+    """
+    n_points, d = data.x.shape
+    if n_points <= d:
+        raise ValueError(
+            f"psi0: cannot be derived from {n_points} points in {d} dimensions "
+            "(d >= N and no prior scale to regularise): pass psi0"
+        )
+    variances = data.x.var(axis=0, ddof=1)
+    if not np.all(variances > 0):
+        j = int(np.argmin(variances))
+        raise ValueError(
+            f"psi0: cannot be derived from the data, feature {j} is constant: pass psi0"
+        )
+    return variances / data.n_classes ** (2.0 / d)
 
 
 @dataclass(frozen=True)
@@ -166,37 +225,17 @@ class Prior:
         """
         if not isinstance(data, Data):
             raise ValueError(f"data: expected gda.Data, got {type(data).__name__}")
-        n_points, d = data.x.shape
+        d = data.x.shape[1]
         n_classes = data.n_classes
-        alpha = np.broadcast_to(self.alpha, (n_classes,)).copy() if self.alpha.ndim == 0 else None
-        if alpha is None:
-            if self.alpha.shape != (n_classes,):
-                raise ValueError(
-                    f"alpha: expected {n_classes} concentrations (one per class), "
-                    f"got {self.alpha.shape[0]}"
-                )
-            alpha = self.alpha.copy()
-        if self.m0 is not None and self.m0.shape != (d,):
-            raise ValueError(f"m0: expected {d} entries (one per feature), got {self.m0.shape[0]}")
-        m0 = data.x.mean(axis=0) if self.m0 is None else self.m0.copy()
+        alpha = class_concentrations(self.alpha, n_classes)
+        m0 = prior_mean(self.m0, data)
         nu0 = float(d + 2) if self.nu0 is None else self.nu0
         if nu0 <= d - 1:
             raise ValueError(
                 f"nu0: must be > d - 1 = {d - 1} for a proper inverse-Wishart, got {nu0:g}"
             )
         if self.psi0 is None:
-            if n_points <= d:
-                raise ValueError(
-                    f"psi0: cannot be derived from {n_points} points in {d} dimensions "
-                    "(d >= N and no prior scale to regularise): pass psi0"
-                )
-            variances = data.x.var(axis=0, ddof=1)
-            if not np.all(variances > 0):
-                j = int(np.argmin(variances))
-                raise ValueError(
-                    f"psi0: cannot be derived from the data, feature {j} is constant: pass psi0"
-                )
-            psi0 = np.diag(variances) / n_classes ** (2.0 / d)
+            psi0 = np.diag(default_scales(data))
         else:
             if self.psi0.shape != (d, d):
                 raise ValueError(f"psi0: expected shape ({d}, {d}), got {self.psi0.shape}")
@@ -342,6 +381,83 @@ def simulate(
         the true parameters): the posterior variables, under the names both engines use.
     data : Data
     """
+    design = simulation_design(prior, rng, points, classes, features, unlabelled, hidden)
+    d = design.features
+    psi0 = np.eye(d) if prior.psi0 is None else prior.psi0
+    if psi0.shape != (d, d):
+        raise ValueError(f"features: the prior is for {psi0.shape[0]} features, asked for {d}")
+    nu0 = float(d + 2) if prior.nu0 is None else prior.nu0
+    if nu0 <= d - 1:
+        raise ValueError(f"nu0: must be > d - 1 = {d - 1}, got {nu0:g}")
+    sigma = draw_inverse_wishart(nu0, np.linalg.cholesky(psi0), rng)
+    sigma_chol = np.linalg.cholesky(sigma)
+    mu = design.m0 + rng.standard_normal((design.classes, d)) @ sigma_chol.T / np.sqrt(
+        prior.kappa0
+    )
+    y = design.labels(rng)
+    x = mu[y] + rng.standard_normal((design.points, d)) @ sigma_chol.T
+    hide = design.hide(rng)
+    truth = {
+        "pi": design.pi,
+        "mu": mu,
+        "Sigma": sigma,
+        "class_probability": class_probability(x[hide], design.pi, mu, sigma),
+    }
+    return truth, design.data(x, y, hide)
+
+
+class SimulationDesign(NamedTuple):
+    """What every covariance structure's ``simulate`` checks and draws the same way.
+
+    The random draws come in the order ``pi`` (on construction), the structure's
+    parameters, :meth:`labels`, the features, :meth:`hide`.
+
+    Attributes
+    ----------
+    points, classes, features : int
+        N, K and d, checked.
+    m0 : ndarray, shape (d,)
+        The prior's ``m0``, or 0 when it is derived from data.
+    pi : ndarray, shape (K,)
+        Class proportions drawn from the prior.
+    unlabelled : float
+    hidden : int or None
+        As given to ``simulate``.
+    """
+
+    points: int
+    classes: int
+    features: int
+    m0: np.ndarray
+    pi: np.ndarray
+    unlabelled: float
+    hidden: int | None
+
+    def labels(self, rng: np.random.Generator) -> np.ndarray:
+        """Every point's class, drawn from ``pi``."""
+        return rng.choice(self.classes, size=self.points, p=self.pi)
+
+    def hide(self, rng: np.random.Generator) -> np.ndarray:
+        """Which labels are hidden: each with chance ``unlabelled``, or the last ``hidden``."""
+        if self.hidden is None:
+            return rng.random(self.points) < self.unlabelled
+        return np.arange(self.points) >= self.points - int(self.hidden)
+
+    def data(self, x: np.ndarray, y: np.ndarray, hide: np.ndarray) -> Data:
+        """The simulated data set, the hidden labels marked missing."""
+        observed = y.copy()
+        observed[hide] = MISSING
+        return Data(x, observed, classes=np.arange(self.classes))
+
+
+def simulation_design(
+    prior, rng, points, classes, features, unlabelled, hidden
+) -> SimulationDesign:
+    """Check a simulation's size against the prior, then draw ``pi``.
+
+    The checks and draws :func:`simulate` shares with the per-class structures; see its
+    parameters. ``prior`` needs ``alpha``, ``m0`` and ``kappa0``.
+    """
     check_generator("rng", rng)
     points = as_int("points", points, minimum=1)
     classes = as_int("classes", classes, minimum=2)
@@ -354,35 +470,17 @@ def simulate(
         or not 0 <= hidden < points
     ):
         raise ValueError(f"hidden: must be an integer in [0, points), got {hidden!r}")
-    d = int(features)
-    m0 = np.zeros(d) if prior.m0 is None else prior.m0
-    psi0 = np.eye(d) if prior.psi0 is None else prior.psi0
-    if m0.shape != (d,) or psi0.shape != (d, d):
-        raise ValueError(f"features: the prior is for {psi0.shape[0]} features, asked for {d}")
-    nu0 = float(d + 2) if prior.nu0 is None else prior.nu0
-    if nu0 <= d - 1:
-        raise ValueError(f"nu0: must be > d - 1 = {d - 1}, got {nu0:g}")
-    alpha = np.broadcast_to(prior.alpha, (int(classes),)) if prior.alpha.ndim == 0 else prior.alpha
-    if alpha.shape != (int(classes),):
+    m0 = np.zeros(features) if prior.m0 is None else prior.m0
+    if m0.shape != (features,):
+        raise ValueError(
+            f"features: the prior is for {m0.shape[0]} features, asked for {features}"
+        )
+    alpha = np.broadcast_to(prior.alpha, (classes,)) if prior.alpha.ndim == 0 else prior.alpha
+    if alpha.shape != (classes,):
         raise ValueError(
             f"classes: the prior's alpha has {alpha.shape[0]} classes, asked for {classes}"
         )
     pi = dirichlet(rng, alpha)
-    sigma = draw_inverse_wishart(nu0, np.linalg.cholesky(psi0), rng)
-    sigma_chol = np.linalg.cholesky(sigma)
-    mu = m0 + rng.standard_normal((int(classes), d)) @ sigma_chol.T / np.sqrt(prior.kappa0)
-    y = rng.choice(int(classes), size=int(points), p=pi)
-    x = mu[y] + rng.standard_normal((int(points), d)) @ sigma_chol.T
-    observed = y.copy()
-    if hidden is None:
-        hide = rng.random(int(points)) < unlabelled
-    else:
-        hide = np.arange(int(points)) >= int(points) - int(hidden)
-    observed[hide] = MISSING
-    truth = {
-        "pi": pi,
-        "mu": mu,
-        "Sigma": sigma,
-        "class_probability": class_probability(x[hide], pi, mu, sigma),
-    }
-    return truth, Data(x, observed, classes=np.arange(int(classes)))
+    return SimulationDesign(
+        int(points), int(classes), int(features), m0, pi, float(unlabelled), hidden
+    )
