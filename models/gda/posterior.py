@@ -200,13 +200,8 @@ class GDAPosterior(Reference):
         return predictive_log_joint(self.components, self.weights, self.hyper, x_new)
 
 
-def predictive_log_joint(components: NIW, weights: np.ndarray, hyper: Hyperparameters, x_new):
-    """``log p(y* = k, x* | D)`` for new points, shape (M, K); see ``predict_log_proba``.
-
-    A plain function of picklable arrays, so that estimators can store its inputs.
-    """
-    c = components
-    d = c.mean.shape[-1]
+def checked_new_points(x_new, d: int) -> np.ndarray:
+    """New points as a float array of shape (M, d), finite; ValueError naming ``x_new``."""
     x_new = np.asarray(x_new, dtype=float)
     if x_new.ndim == 1 and d == 1:
         x_new = x_new[:, np.newaxis]
@@ -214,6 +209,17 @@ def predictive_log_joint(components: NIW, weights: np.ndarray, hyper: Hyperparam
         raise ValueError(f"x_new: expected shape (M, {d}), got {x_new.shape}")
     if not np.all(np.isfinite(x_new)):
         raise ValueError("x_new: must be finite")
+    return x_new
+
+
+def predictive_log_joint(components: NIW, weights: np.ndarray, hyper: Hyperparameters, x_new):
+    """``log p(y* = k, x* | D)`` for new points, shape (M, K); see ``predict_log_proba``.
+
+    A plain function of picklable arrays, so that estimators can store its inputs.
+    """
+    c = components
+    d = c.mean.shape[-1]
+    x_new = checked_new_points(x_new, d)
     df = c.nu - d + 1
     alpha = hyper.alpha
     per_component = []
@@ -262,13 +268,24 @@ def posterior(data: Data, prior: Prior):
     if isinstance(mixture, Labelings):
         return NoReference(mixture.too_many("unlabelled points"))
     marginals = _marginals(mixture.components, mixture.weights, hyper)
+    return mixture_reference(
+        GDAPosterior, data, hyper, mixture, marginals, "normal-inverse-Wishart and Dirichlet"
+    )
+
+
+def mixture_reference(kind, data: Data, hyper, mixture, marginals: dict, family: str):
+    """The reference of type ``kind`` from an enumerated mixture and its marginals.
+
+    Adds the ``class_probability`` marginal (exact means, not tested near 0 or 1) and
+    the note (``family`` names the closed form's posteriors).
+    """
     marginals["class_probability"] = probability_marginal(
         ("unlabelled", "class"), mixture.class_probability
     )
-    return GDAPosterior(
+    return kind(
         marginals=marginals,
         coords=data.coords,
-        note=mixture_note(data, mixture, "normal-inverse-Wishart and Dirichlet posteriors"),
+        note=mixture_note(data, mixture, f"{family} posteriors"),
         components=mixture.components,
         weights=mixture.weights,
         labelings=mixture.labelings,

@@ -70,9 +70,9 @@ class Hyperparameters(NamedTuple):
     m0 : ndarray, shape (d,)
     kappa0 : float
     nu0 : float
-    psi0 : ndarray, shape (d, d)
-    psi0_chol : ndarray, shape (d, d)
-        Lower Cholesky factor of ``psi0``.
+    psi0 : ndarray, shape (d, d), or (d,) for the diagonal structure
+    psi0_chol : ndarray, shape (d, d), or (d,)
+        Lower Cholesky factor of ``psi0`` (the square roots of the scales, diagonal).
     """
 
     alpha: np.ndarray
@@ -193,7 +193,7 @@ class Prior:
             object.__setattr__(self, "m0", read_only(m0))
             dims.append(("m0", m0.shape[0]))
         if self.psi0 is not None:
-            psi0, _ = _spd("psi0", self.psi0)
+            psi0 = self._checked_scale(self.psi0)
             object.__setattr__(self, "psi0", read_only(psi0))
             dims.append(("psi0", psi0.shape[0]))
         if len({d for _, d in dims}) > 1:
@@ -204,14 +204,40 @@ class Prior:
             nu0 = float(self.nu0)
             if not np.isfinite(nu0):
                 raise ValueError(f"nu0: must be finite, got {nu0}")
-            if dims and nu0 <= dims[0][1] - 1:
-                raise ValueError(
-                    f"nu0: must be > d - 1 = {dims[0][1] - 1} for a proper inverse-Wishart, "
-                    f"got {nu0:g}"
-                )
+            if dims:
+                self._check_nu0(nu0, dims[0][1])
             if nu0 <= 0:
                 raise ValueError(f"nu0: must be > 0, got {nu0:g}")
             object.__setattr__(self, "nu0", nu0)
+
+    # The hooks below are what the diagonal structure's prior changes
+    # (zoo.models.gda.per_class_spec.DiagonalPrior): the shape of psi0 and the rule of nu0.
+
+    def _checked_scale(self, value) -> np.ndarray:
+        """``psi0`` as given, checked: a symmetric positive definite matrix."""
+        return _spd("psi0", value)[0]
+
+    def _check_nu0(self, nu0: float, d: int) -> None:
+        if nu0 <= d - 1:
+            raise ValueError(
+                f"nu0: must be > d - 1 = {d - 1} for a proper inverse-Wishart, got {nu0:g}"
+            )
+
+    def _default_nu0(self, d: int) -> float:
+        return float(d + 2)
+
+    def _scale(self, data: Data) -> np.ndarray:
+        """``psi0`` for ``data``: the given one checked against d, or the default."""
+        d = data.x.shape[1]
+        if self.psi0 is None:
+            self._check_derivable(data)
+            return np.diag(default_scales(data))
+        if self.psi0.shape != (d, d):
+            raise ValueError(f"psi0: expected shape ({d}, {d}), got {self.psi0.shape}")
+        return self.psi0.copy()
+
+    def _check_derivable(self, data: Data) -> None:
+        """Further conditions on the data for a data-derived ``psi0`` (none when shared)."""
 
     def resolve(self, data: Data) -> Hyperparameters:
         """Return the hyperparameters for ``data``, defaults filled in and checked.
@@ -220,27 +246,20 @@ class Prior:
         ------
         ValueError
             If a hyperparameter does not fit the data's number of classes or features,
-            ``nu0 <= d - 1``, or ``psi0`` must be derived but the data have no more
-            points than features (no prior to regularise).
+            ``nu0`` is out of range, or ``psi0`` must be derived but the data cannot give
+            it (no more points than features, a constant feature; with per-class
+            covariances also too few labelled points in a class, or collinear features).
         """
         if not isinstance(data, Data):
             raise ValueError(f"data: expected gda.Data, got {type(data).__name__}")
         d = data.x.shape[1]
-        n_classes = data.n_classes
-        alpha = class_concentrations(self.alpha, n_classes)
+        alpha = class_concentrations(self.alpha, data.n_classes)
         m0 = prior_mean(self.m0, data)
-        nu0 = float(d + 2) if self.nu0 is None else self.nu0
-        if nu0 <= d - 1:
-            raise ValueError(
-                f"nu0: must be > d - 1 = {d - 1} for a proper inverse-Wishart, got {nu0:g}"
-            )
-        if self.psi0 is None:
-            psi0 = np.diag(default_scales(data))
-        else:
-            if self.psi0.shape != (d, d):
-                raise ValueError(f"psi0: expected shape ({d}, {d}), got {self.psi0.shape}")
-            psi0 = self.psi0.copy()
-        psi0_chol = np.linalg.cholesky(psi0)
+        nu0 = self._default_nu0(d) if self.nu0 is None else self.nu0
+        self._check_nu0(nu0, d)
+        psi0 = self._scale(data)
+        # The scale's square root: a Cholesky factor (a matrix), or elementwise (scales).
+        psi0_chol = np.linalg.cholesky(psi0) if psi0.ndim == 2 else np.sqrt(psi0)
         return Hyperparameters(
             alpha=read_only(alpha),
             m0=read_only(m0),
@@ -348,16 +367,7 @@ class Data(LabelledData):
         return {}
 
 
-def simulate(
-    prior: Prior,
-    rng: np.random.Generator,
-    *,
-    points: int = 50,
-    classes: int = 2,
-    features: int = 2,
-    unlabelled: float = 0.0,
-    hidden: int | None = None,
-):
+def simulate(prior: Prior, rng: np.random.Generator, **size):
     """Draw ``(truth, data)`` from the prior predictive distribution.
 
     Parameters
@@ -366,13 +376,16 @@ def simulate(
         ``m0`` and ``psi0`` default to ``0`` and the identity here (there are no data
         to derive them from).
     rng : numpy.random.Generator
-    points, classes, features : int
-        N, K and d.
-    unlabelled : float
-        Each label is hidden (marked ``-1``) with this probability.
-    hidden : int, optional
-        Instead: hide exactly the last ``hidden`` labels, so that every data set has
-        the same design (Geweke's test compares fixed-shape test functions).
+    **size
+        ``points``, ``classes``, ``features`` (N, K and d; default 50, 2 and 2),
+        ``unlabelled`` and ``hidden`` (below), checked by :func:`simulation_design`.
+
+    Notes
+    -----
+    ``unlabelled`` (float, default 0): each label is hidden (marked ``-1``) with this
+    probability. ``hidden`` (int, optional): instead, hide exactly the last ``hidden``
+    labels, so that every data set has the same design (Geweke's test compares
+    fixed-shape test functions).
 
     Returns
     -------
@@ -381,7 +394,7 @@ def simulate(
         the true parameters): the posterior variables, under the names both engines use.
     data : Data
     """
-    design = simulation_design(prior, rng, points, classes, features, unlabelled, hidden)
+    design = simulation_design(prior, rng, **size)
     d = design.features
     psi0 = np.eye(d) if prior.psi0 is None else prior.psi0
     if psi0.shape != (d, d):
@@ -451,7 +464,14 @@ class SimulationDesign(NamedTuple):
 
 
 def simulation_design(
-    prior, rng, points, classes, features, unlabelled, hidden
+    prior,
+    rng: np.random.Generator,
+    *,
+    points: int = 50,
+    classes: int = 2,
+    features: int = 2,
+    unlabelled: float = 0.0,
+    hidden: int | None = None,
 ) -> SimulationDesign:
     """Check a simulation's size against the prior, then draw ``pi``.
 
