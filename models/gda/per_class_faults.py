@@ -14,7 +14,9 @@ diagnostics must catch):
 - ``sample-covariance`` (the conditional's formula, draw): ``S_k / n_k`` in ``Psi_k``
   instead of the scatter ``S_k``;
 - ``mu-scale-as-variance`` (the draw step): the spread of ``mu_k`` divided by
-  ``kappa_k`` instead of its square root.
+  ``kappa_k`` instead of its square root;
+- ``probability-at-mean`` (storage of draws): ``class_probability`` recorded at the
+  conditional mean ``m_k`` instead of the ``mu_k`` just drawn.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ KINDS = {
     "kappa-not-updated": "formula",
     "sample-covariance": "formula",
     "mu-scale-as-variance": "draw",
+    "probability-at-mean": "storage",
 }
 
 _SWITCHES = {
@@ -38,6 +41,7 @@ _SWITCHES = {
     "kappa-not-updated": {"kappa_fixed": True},
     "sample-covariance": {"sample_covariance": True},
     "mu-scale-as-variance": {"mu_scale_sqrt": False},
+    "probability-at-mean": {"probability_from_draw": False},
 }
 
 

@@ -189,6 +189,7 @@ def make_per_class_kernel(
     log_det_term: bool = True,
     downdate: bool = True,
     mu_scale_sqrt: bool = True,
+    probability_from_draw: bool = True,
 ) -> Kernel:
     """Build the kernel of QDA (``diagonal=False``) or naive Bayes (``diagonal=True``).
 
@@ -214,6 +215,9 @@ def make_per_class_kernel(
         ``Psi_k`` (step).
     mu_scale_sqrt : bool
         False: ``mu_k`` drawn with the spread divided by ``kappa_k``, not its root (draw).
+    probability_from_draw : bool
+        False: ``class_probability`` recorded at the conditional mean ``m_k`` instead of
+        the drawn ``mu_k`` (storage).
     """
 
     def init(data, prior, rng: np.random.Generator) -> State:
@@ -282,12 +286,14 @@ def make_per_class_kernel(
                 )
                 noise[k] = root @ rng.standard_normal(d)
         mu = mean + noise / scale[:, np.newaxis]
+        # (not probability_from_draw: the bug, the class means' conditional mean stored)
+        at = mu if probability_from_draw else mean
         return {
             "pi": pi,
             "mu": mu,
             "variance" if diagonal else "Sigma": covariance,
             "class_probability": per_class_probability(
-                data.x[data.unlabelled], pi, mu, covariance
+                data.x[data.unlabelled], pi, at, covariance
             ),
         }
 

@@ -42,7 +42,7 @@ def _wine(columns, hidden) -> Data:
         wine.data[:, list(columns)],
         labels,
         classes=np.array(wine.target_names),
-        features=np.array(wine.feature_names)[list(columns)],
+        features=np.array([wine.feature_names[j] for j in columns]),
     )
 
 

@@ -230,8 +230,9 @@ class Prior:
         """``psi0`` for ``data``: the given one checked against d, or the default."""
         d = data.x.shape[1]
         if self.psi0 is None:
+            scales = default_scales(data)
             self._check_derivable(data)
-            return np.diag(default_scales(data))
+            return np.diag(scales)
         if self.psi0.shape != (d, d):
             raise ValueError(f"psi0: expected shape ({d}, {d}), got {self.psi0.shape}")
         return self.psi0.copy()
