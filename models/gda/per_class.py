@@ -52,6 +52,7 @@ from zoo.models.mixtures import mixture_marginal
 __all__ = [
     "ClassNIW",
     "class_niw",
+    "class_update",
     "per_class_marginals",
     "per_class_predictive_log_joint",
 ]
@@ -89,8 +90,8 @@ class ClassNIW(NIW):
         return self.psi if self.diagonal else np.diagonal(self.psi, axis1=-2, axis2=-1)
 
 
-def class_niw(counts, means, scatter, hyper, *, diagonal: bool) -> ClassNIW:
-    """The per-class conjugate posterior from class statistics (module docstring).
+def class_update(counts, means, scatter, hyper, *, diagonal: bool):
+    """``kappa_k``, ``m_k``, ``nu_k`` and ``Psi_k`` from class statistics (module docstring).
 
     Parameters
     ----------
@@ -100,17 +101,31 @@ def class_niw(counts, means, scatter, hyper, *, diagonal: bool) -> ClassNIW:
     scatter : ndarray, shape (B, K, d, d)
         Class scatter matrices ``S_k``; only their diagonal is read when ``diagonal``.
     hyper
-        Resolved hyperparameters with ``alpha``, ``m0``, ``kappa0``, ``nu0`` and
-        ``psi0`` (a matrix for the full structure, a vector of scales when diagonal).
+        Resolved hyperparameters with ``m0``, ``kappa0``, ``nu0`` and ``psi0`` (a
+        matrix for the full structure, a vector of scales when diagonal).
     diagonal : bool
     """
     kappa = hyper.kappa0 + counts
     mean = (hyper.kappa0 * hyper.m0 + counts[..., np.newaxis] * means) / kappa[..., np.newaxis]
     gap = means - hyper.m0
     shrink = (hyper.kappa0 * counts / kappa)[..., np.newaxis]
-    nu = hyper.nu0 + counts
     if diagonal:
         psi = hyper.psi0 + np.diagonal(scatter, axis1=-2, axis2=-1) + shrink * gap**2
+    else:
+        outer = np.einsum("...d,...e->...de", gap, gap)
+        psi = hyper.psi0 + scatter + shrink[..., np.newaxis] * outer
+    return kappa, mean, hyper.nu0 + counts, psi
+
+
+def class_niw(counts, means, scatter, hyper, *, diagonal: bool) -> ClassNIW:
+    """The per-class conjugate posterior and its evidence, from class statistics.
+
+    :func:`class_update`'s parameters, and ``log p(X | y)`` (Murphy 2007, eq. 266, per
+    class, or per class and feature when diagonal) and ``log p(y | alpha)``; ``hyper``
+    also needs ``alpha``.
+    """
+    kappa, mean, nu, psi = class_update(counts, means, scatter, hyper, diagonal=diagonal)
+    if diagonal:
         # One block per class and feature; each feature's mean has the class's kappa.
         terms = log_evidence(
             counts[..., np.newaxis],
@@ -123,8 +138,6 @@ def class_niw(counts, means, scatter, hyper, *, diagonal: bool) -> ClassNIW:
         )
         log_likelihood = terms.sum(axis=(-2, -1))
     else:
-        outer = np.einsum("...d,...e->...de", gap, gap)
-        psi = hyper.psi0 + scatter + shrink[..., np.newaxis] * outer
         d = means.shape[-1]
         terms = log_evidence(
             counts, kappa[..., np.newaxis], nu, log_det(psi), hyper, log_det(hyper.psi0), d

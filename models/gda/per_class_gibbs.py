@@ -35,7 +35,7 @@ from zoo.models.gda.conditional import per_class_probability
 from zoo.models.gda.gibbs import State, _mahalanobis, _rank_one
 from zoo.models.gda.linalg import draw_inverse_wishart
 from zoo.models.gda.niw import class_statistics
-from zoo.models.gda.per_class import class_niw
+from zoo.models.gda.per_class import class_update
 from zoo.models.simplex import dirichlet
 
 __all__ = ["make_per_class_kernel"]
@@ -176,8 +176,8 @@ def _statistics(data, labels, hyper, *, diagonal: bool, sample_covariance: bool 
     if sample_covariance:
         # The planted bug: the class covariance S_k / n_k instead of the scatter S_k.
         scatter = scatter / np.maximum(counts, 1)[..., np.newaxis, np.newaxis]
-    c = class_niw(counts, means, scatter, hyper, diagonal=diagonal)
-    return c.counts[0], c.kappa[0], c.mean[0], c.nu[0], c.psi[0]
+    kappa, mean, nu, psi = class_update(counts, means, scatter, hyper, diagonal=diagonal)
+    return counts[0], kappa[0], mean[0], nu[0], psi[0]
 
 
 def make_per_class_kernel(
