@@ -139,3 +139,50 @@ def test_one_diagonal_feature_is_qda_in_one_dimension():
     assert full.log_marginal_likelihood == pytest.approx(diagonal.log_marginal_likelihood)
     np.testing.assert_allclose(full["Sigma"].mean[:, :, 0], diagonal["variance"].mean)
     np.testing.assert_allclose(full["mu"].sd, diagonal["mu"].sd)
+
+
+LOAN = np.array(
+    [
+        [23, 8000, 1],
+        [27, 12000, 1],
+        [25, 6000, 0],
+        [21, 6500, 0],
+        [32, 15000, 1],
+        [45, 10000, 1],
+        [18, 4500, 0],
+        [22, 7500, 1],
+        [23, 6000, 0],
+        [20, 6500, 0],
+    ],
+    dtype=float,
+)
+
+
+def test_loan_table_is_naive_bayes_in_its_plug_in_limit():
+    """The loan table of the Bayes-decision-theory notes (section 3.1), by the model.
+
+    In the weak-prior limit (kappa0, psi0, alpha -> 0, nu0 -> 0) the Bayesian Gaussian
+    naive Bayes has E[mu_kj] = the class means, E[variance_kj] = S_kj / (n_k - 2), so
+    (n_k - 2) / n_k E[variance] is the seed's n-divisor variance, and E[pi_k] = n_k / N.
+    Plugged into normal densities they give the seed's scores. As in the GDA tests, the
+    income sd of loan = 1 is 2756.81, not the claimed 2576.81 (transposed digits): the
+    claimed score 2.1479e-6 follows from the typo, the right one is 2.0842e-6. Both the
+    plug-in and the full Bayesian predictive (default prior) grant the loan.
+    """
+    x, y = LOAN[:, :2], LOAN[:, 2].astype(int)
+    weak = DiagonalPrior(alpha=1e-9, kappa0=1e-9, nu0=1e-9, psi0=[1e-9, 1e-9], m0=x.mean(0))
+    spec = zoo.get("gaussian-nb")
+    exact = spec.posterior(Data(x, y), weak)
+    means, pi = exact["mu"].mean, exact["pi"].mean
+    sds = np.sqrt(exact["variance"].mean * 3 / 5)  # n_k = 5 in both classes
+    np.testing.assert_allclose(means, [[21.4, 5900], [29.8, 10500]], rtol=1e-8)
+    np.testing.assert_allclose(sds, [[2.42, 734.85], [8.38, 2756.81]], atol=0.01)
+    np.testing.assert_allclose(pi, [0.5, 0.5], rtol=1e-8)
+    scores = pi * np.prod(stats.norm(means, sds).pdf([24.0, 8500.0]), axis=1)
+    assert scores[0] == pytest.approx(4.8079e-8, rel=2e-3)  # the seed rounded its sds
+    assert scores[1] == pytest.approx(2.0842e-6, rel=1e-4)
+    typo = 0.5 * stats.norm(29.8, 8.38).pdf(24) * stats.norm(10500, 2576.81).pdf(8500)
+    assert typo == pytest.approx(2.1479e-6, rel=2e-3)
+    assert np.argmax(scores) == 1
+    predictive = spec.posterior(Data(x, y), DiagonalPrior()).predict_proba([[24.0, 8500.0]])
+    assert predictive[0, 1] > 0.5
