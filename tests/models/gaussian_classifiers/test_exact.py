@@ -13,6 +13,7 @@ from scipy import stats
 from scipy.special import logsumexp
 
 import zoo
+from tests.support.seed_tables import LOAN
 from zoo.models.gda import Data, DiagonalPrior, PerClassPrior
 from zoo.models.gda.niw import class_statistics
 from zoo.models.gda.per_class import class_niw
@@ -139,23 +140,6 @@ def test_one_diagonal_feature_is_qda_in_one_dimension():
     assert full.log_marginal_likelihood == pytest.approx(diagonal.log_marginal_likelihood)
     np.testing.assert_allclose(full["Sigma"].mean[:, :, 0], diagonal["variance"].mean)
     np.testing.assert_allclose(full["mu"].sd, diagonal["mu"].sd)
-
-
-LOAN = np.array(
-    [
-        [23, 8000, 1],
-        [27, 12000, 1],
-        [25, 6000, 0],
-        [21, 6500, 0],
-        [32, 15000, 1],
-        [45, 10000, 1],
-        [18, 4500, 0],
-        [22, 7500, 1],
-        [23, 6000, 0],
-        [20, 6500, 0],
-    ],
-    dtype=float,
-)
 
 
 def test_loan_table_is_naive_bayes_in_its_plug_in_limit():
