@@ -14,7 +14,10 @@ import zoo
 from zoo.diagnostics import agreement
 
 # ArviZ warns on the constant class probabilities of a badly wrong kernel; harmless here.
-pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning"),
+    pytest.mark.slow,
+]
 
 DRAWS, TUNE, CHAINS = 1000, 200, 4
 
