@@ -1,15 +1,17 @@
-"""Bayesian GDA: effective samples per second, collapsed Gibbs vs PyMC NUTS.
+"""Gaussian classifiers: effective samples per second, collapsed Gibbs vs PyMC NUTS.
 
-Data: 5,000 points, 5 features, 3 classes (proportions 0.5 / 0.3 / 0.2, means 1.5 sds
-apart, one correlated covariance), 30% of the labels hidden; default prior.
+``--model gda`` (default), ``qda`` or ``gaussian-nb``, each with its default prior.
+Data: 5,000 points (``--points``), 5 features, 3 classes (proportions 0.5 / 0.3 / 0.2,
+means 1.5 sds apart, one correlated covariance), 30% of the labels hidden.
 
-ESS is ArviZ's bulk and tail ESS of every scalar of ``pi``, ``mu`` and ``Sigma`` (the
-parameters both engines share; ``class_probability`` is left out, 4,500 scalars); the
-figure of merit is the smallest ESS over them divided by the sampling time. For PyMC the
-time excludes compilation (reported separately); for Gibbs it includes the numba JIT of
-the first sweep (cached on disk after the first run).
+ESS is ArviZ's bulk and tail ESS of every scalar of ``pi``, ``mu`` and ``Sigma`` (or
+``variance``: the parameters both engines share; ``class_probability`` is left out,
+4,500 scalars); the figure of merit is the smallest ESS over them divided by the
+sampling time. For PyMC the time excludes compilation (reported separately); for Gibbs
+it includes the numba JIT of the first sweep (cached on disk after the first run).
 
-Run: ``python bench/gda_speed.py [--draws 1000] [--tune 1000] [--chains 2] [--out FILE]``.
+Run: ``python bench/gda_speed.py [--model gda] [--points 5000] [--draws 1000] [--tune 1000]
+[--chains 2] [--out FILE]``.
 """
 
 from __future__ import annotations
@@ -23,14 +25,14 @@ import warnings
 import numpy as np
 
 import zoo
-from zoo.models.gda import Data, Prior
+from zoo.models.gda import Data
 
-PARAMETERS = ("pi", "mu", "Sigma")
+PARAMETERS = ("pi", "mu", "Sigma", "variance")
 
 
-def dataset(seed: int = 0) -> Data:
+def dataset(seed: int = 0, n: int = 5000) -> Data:
     rng = np.random.default_rng(seed)
-    d, n = 5, 5000
+    d = 5
     means = 1.5 * np.array([[0, 0, 0, 0, 0], [1, 1, 0, 0, 0], [0, 1, 1, 1, 0]], dtype=float)
     cov = 0.5 * np.eye(d) + 0.5 * np.full((d, d), 0.3) + 0.35 * np.eye(d)
     y = rng.choice(3, size=n, p=[0.5, 0.3, 0.2])
@@ -45,12 +47,16 @@ def efficiency(tree, seconds: float) -> dict:
 
     bulk, tail = [], []
     for name in PARAMETERS:
+        if name not in tree.posterior:
+            continue
         values = tree.posterior[name].values
         flat = values.reshape(values.shape[0], values.shape[1], -1)
         if name == "Sigma":
             # Sigma is symmetric: keep the lower triangle only.
             d = values.shape[-1]
-            keep = np.ravel_multi_index(np.tril_indices(d), (d, d))
+            lower = np.zeros((d, d), dtype=bool)
+            lower[np.tril_indices(d)] = True
+            keep = np.broadcast_to(lower, values.shape[2:]).reshape(-1)
             flat = flat[:, :, keep]
         bulk.append(np.atleast_1d(azs.ess(flat, method="bulk")))
         tail.append(np.atleast_1d(azs.ess(flat, method="tail", prob=(0.05, 0.95))))
@@ -67,26 +73,31 @@ def efficiency(tree, seconds: float) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="gda", choices=("gda", "qda", "gaussian-nb"))
+    parser.add_argument("--points", type=int, default=5000)
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--tune", type=int, default=1000)
     parser.add_argument("--chains", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
-    data, prior = dataset(), Prior()
+    model = zoo.get(args.model)
+    data = dataset(n=args.points)
+    prior = model.Prior()
     common = dict(draws=args.draws, chains=args.chains, seed=args.seed, progress=False)
-    results = {"machine": platform.platform(), "points": 5000, "features": 5, "classes": 3}
+    results = {"machine": platform.platform(), "model": args.model, "points": args.points}
+    results.update(features=5, classes=3)
     results["unlabelled"] = int(data.unlabelled.size)
 
     started = time.perf_counter()
-    gibbs = zoo.sample("gda", data, prior, engine="gibbs", tune=min(args.tune, 200), **common)
+    gibbs = zoo.sample(model, data, prior, engine="gibbs", tune=min(args.tune, 200), **common)
     results["gibbs"] = efficiency(gibbs, time.perf_counter() - started)
     results["gibbs"]["tune"] = min(args.tune, 200)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         started = time.perf_counter()
-        nuts = zoo.sample("gda", data, prior, engine="pymc", tune=args.tune, **common)
+        nuts = zoo.sample(model, data, prior, engine="pymc", tune=args.tune, **common)
         wall = time.perf_counter() - started
     sampling = float(nuts.posterior.attrs.get("sampling_time", wall))
     results["pymc"] = efficiency(nuts, sampling)

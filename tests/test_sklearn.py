@@ -5,13 +5,21 @@ from sklearn.base import clone, is_classifier
 
 import zoo.sklearn
 from zoo.models.gda.estimator import BayesianGDAClassifier
+from zoo.models.gda.per_class_estimator import BayesianGaussianNB, BayesianQDAClassifier
 from zoo.models.naive_bayes.estimator import DirichletNaiveBayes
 
 
 def test_public_names_are_the_models_estimators():
-    assert sorted(zoo.sklearn.__all__) == ["BayesianGDAClassifier", "DirichletNaiveBayes"]
+    assert sorted(zoo.sklearn.__all__) == [
+        "BayesianGDAClassifier",
+        "BayesianGaussianNB",
+        "BayesianQDAClassifier",
+        "DirichletNaiveBayes",
+    ]
     assert zoo.sklearn.DirichletNaiveBayes is DirichletNaiveBayes
     assert zoo.sklearn.BayesianGDAClassifier is BayesianGDAClassifier
+    assert zoo.sklearn.BayesianQDAClassifier is BayesianQDAClassifier
+    assert zoo.sklearn.BayesianGaussianNB is BayesianGaussianNB
 
 
 def test_estimators_work_from_the_public_module():

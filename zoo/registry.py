@@ -19,6 +19,8 @@ BUILT_IN = {
     "beta-binomial": "zoo.models.beta_binomial:MODEL",
     "naive-bayes": "zoo.models.naive_bayes:MODEL",
     "gda": "zoo.models.gda:MODEL",
+    "qda": "zoo.models.gda:QDA",
+    "gaussian-nb": "zoo.models.gda:GAUSSIAN_NB",
     "lda": "zoo.models.lda:MODEL",
 }
 _registered: dict[str, Model] = {}

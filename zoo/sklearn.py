@@ -1,18 +1,26 @@
 """The zoo's scikit-learn estimators, under one public name.
 
-``from zoo.sklearn import DirichletNaiveBayes, BayesianGDAClassifier``. Both predict
-with the posterior predictive of their conjugate model, accept ``sample_weight`` (a
-weighted likelihood), and read a label of ``-1`` as an unlabelled row used for
-semi-supervised fitting (the mixture over the labelings of those rows: exact by
-enumeration, or averaged over draws of the model's collapsed Gibbs kernel).
-:class:`DirichletNaiveBayes` takes ``scipy.sparse`` input (bag-of-words counts).
+``from zoo.sklearn import DirichletNaiveBayes, BayesianGDAClassifier,
+BayesianQDAClassifier, BayesianGaussianNB``. All predict with the posterior predictive
+of their conjugate model, accept ``sample_weight`` (a weighted likelihood), and read a
+label of ``-1`` as an unlabelled row used for semi-supervised fitting (the mixture over
+the labelings of those rows: exact by enumeration, or averaged over draws of the
+model's collapsed Gibbs kernel). :class:`DirichletNaiveBayes` takes ``scipy.sparse``
+input (bag-of-words counts).
 
 The estimators live with their models (``zoo.models.naive_bayes.estimator``,
-``zoo.models.gda.estimator``), where those paths keep working; this module is on the
-layer above the models (``docs/design.md``, "Layers").
+``zoo.models.gda.estimator``, ``zoo.models.gda.per_class_estimator``), where those
+paths keep working; this module is on the layer above the models (``docs/design.md``,
+"Layers").
 """
 
 from zoo.models.gda.estimator import BayesianGDAClassifier
+from zoo.models.gda.per_class_estimator import BayesianGaussianNB, BayesianQDAClassifier
 from zoo.models.naive_bayes.estimator import DirichletNaiveBayes
 
-__all__ = ["BayesianGDAClassifier", "DirichletNaiveBayes"]
+__all__ = [
+    "BayesianGDAClassifier",
+    "BayesianGaussianNB",
+    "BayesianQDAClassifier",
+    "DirichletNaiveBayes",
+]

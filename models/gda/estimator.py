@@ -23,12 +23,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from zoo.core.arguments import as_int
 from zoo.models.gda.gibbs import kernel
-from zoo.models.gda.posterior import (
-    _merge,
-    _niw_from_statistics,
-    class_statistics,
-    predictive_log_joint,
-)
+from zoo.models.gda.niw import class_statistics, merge_statistics
+from zoo.models.gda.posterior import niw_from_statistics, predictive_log_joint
 from zoo.models.gda.spec import Data, Hyperparameters, Prior
 from zoo.models.labelings import MISSING, Labelings, heaviest
 from zoo.models.semi_supervised import (
@@ -163,7 +159,7 @@ class BayesianGDAClassifier(ClassifierMixin, BaseEstimator):
         classes, encoded = np.unique(y[~unlabelled], return_inverse=True)
         if classes.shape[0] < 2:
             raise ValueError(
-                "y: Bayesian GDA needs samples of at least 2 classes, "
+                f"y: {self._model_name} needs samples of at least 2 classes, "
                 f"got {classes.shape[0]} class"
             )
         k = classes.shape[0]
@@ -179,7 +175,7 @@ class BayesianGDAClassifier(ClassifierMixin, BaseEstimator):
         def components(labelings):
             labelled = (labelings[..., np.newaxis] == np.arange(k)).astype(float)
             extra = class_statistics(x_hidden, labelled)
-            return _niw_from_statistics(*_merge(*seen, *extra), hyper, n_points)
+            return self._components(merge_statistics(*seen, *extra), hyper, n_points)
 
         space = Labelings(k, x_hidden.shape[0], limit=limit)
         if space.enumerable:
@@ -195,7 +191,7 @@ class BayesianGDAClassifier(ClassifierMixin, BaseEstimator):
         else:
             data, prior = self._gibbs_problem(X, encoded, unlabelled, weights, x_hidden, hyper)
             draws = labeling_draws(
-                kernel,
+                self._kernel(),
                 data,
                 prior,
                 n_draws=n_draws,
@@ -236,8 +232,10 @@ class BayesianGDAClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(
                     f"psi0: cannot be derived from the data, feature {j} is constant: pass psi0"
                 )
-            psi0 = np.diag(variances) / n_classes ** (2.0 / d)
-        prior = Prior(alpha=self.alpha, m0=m0, kappa0=self.kappa0, nu0=self.nu0, psi0=psi0)
+            psi0 = self._scale(variances / n_classes ** (2.0 / d))
+        prior = self._prior_type(
+            alpha=self.alpha, m0=m0, kappa0=self.kappa0, nu0=self.nu0, psi0=psi0
+        )
         # Only the number of classes and features of the data matter once m0 and psi0
         # are given: a one-row stand-in of the right shape.
         shape = Data(np.zeros((1, d)), [MISSING], classes=np.arange(n_classes))
@@ -258,10 +256,29 @@ class BayesianGDAClassifier(ClassifierMixin, BaseEstimator):
         x = np.concatenate([np.repeat(X[seen], repeats, axis=0), x_hidden])
         labels = np.concatenate([np.repeat(encoded, repeats), np.full(x_hidden.shape[0], MISSING)])
         data = Data(x, labels, classes=np.arange(hyper.alpha.shape[0]))
-        prior = Prior(
+        prior = self._prior_type(
             alpha=hyper.alpha, m0=hyper.m0, kappa0=hyper.kappa0, nu0=hyper.nu0, psi0=hyper.psi0
         )
         return data, prior
+
+    # The hooks of a covariance structure (the per-class estimators override them).
+    _prior_type = Prior
+    _model_name = "Bayesian GDA"
+
+    def _components(self, statistics, hyper: Hyperparameters, n_points: float):
+        """The conjugate posterior from pooled class statistics (batched over labelings)."""
+        return niw_from_statistics(*statistics, hyper, n_points)
+
+    def _kernel(self):
+        """The collapsed Gibbs kernel that samples the labelings."""
+        return kernel
+
+    def _scale(self, scales: np.ndarray) -> np.ndarray:
+        """The default ``psi0`` from the default scale of each feature."""
+        return np.diag(scales)
+
+    def _predictive_log_joint(self, X: np.ndarray) -> np.ndarray:
+        return predictive_log_joint(self.components_, self.weights_, self.hyper_, X)
 
     def predict_log_proba(self, X):
         """Log posterior predictive class probabilities.
@@ -276,7 +293,7 @@ class BayesianGDAClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        joint = predictive_log_joint(self.components_, self.weights_, self.hyper_, X)
+        joint = self._predictive_log_joint(X)
         return joint - logsumexp(joint, axis=1, keepdims=True)
 
     def predict_proba(self, X):

@@ -1,4 +1,4 @@
-"""Bayesian GDA: the log-likelihood of the data given the parameters."""
+"""Gaussian classifiers (every covariance structure): the log-likelihood given the parameters."""
 
 from __future__ import annotations
 
@@ -15,16 +15,38 @@ __all__ = ["log_likelihood", "pointwise_log_likelihood"]
 def _log_normal(x: np.ndarray, mu: np.ndarray, chol: np.ndarray) -> np.ndarray:
     """``log N(x | mu, L L^T)`` for points ``x`` (N, d) against means ``mu`` (..., N, d).
 
-    Through the Cholesky factor ``L`` (..., d, d):
+    Through the Cholesky factor ``L`` (..., N, d, d), or broadcastable to it:
     ``-d/2 log 2 pi - sum log diag L - |L^-1 (x - mu)|^2 / 2``; one batched solve for
     every draw and point.
     """
     dim = x.shape[-1]
     diff = x - mu  # (..., N, d)
-    # L has no point axis: broadcast it over the points for the batched solve.
-    white = np.linalg.solve(chol[..., None, :, :], diff[..., None])[..., 0]
+    white = np.linalg.solve(chol, diff[..., None])[..., 0]
     log_det = np.sum(np.log(np.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
-    return -0.5 * dim * np.log(2.0 * np.pi) - log_det[..., None] - 0.5 * np.sum(white**2, -1)
+    return -0.5 * dim * np.log(2.0 * np.pi) - log_det - 0.5 * np.sum(white**2, -1)
+
+
+def _log_normal_diagonal(x: np.ndarray, mu: np.ndarray, variance: np.ndarray) -> np.ndarray:
+    """``sum_j log N(x_j | mu_j, variance_j)``, shapes as :func:`_log_normal`'s."""
+    return np.sum(-0.5 * np.log(2.0 * np.pi * variance) - 0.5 * (x - mu) ** 2 / variance, -1)
+
+
+def _class_log_density(params: Mapping[str, np.ndarray]):
+    """``f(x, classes)``: ``log p(x_n | y_n = classes_n, parameters)``, shape (..., N).
+
+    For the shared ``Sigma`` (..., d, d), a ``Sigma`` per class (..., K, d, d), or a
+    ``variance`` per class and feature (..., K, d).
+    """
+    mu = np.asarray(params["mu"], dtype=float)
+    if "variance" in params:
+        variance = np.asarray(params["variance"], dtype=float)
+        return lambda x, ks: _log_normal_diagonal(x, mu[..., ks, :], variance[..., ks, :])
+    sigma = np.asarray(params["Sigma"], dtype=float)
+    chol = np.linalg.cholesky(sigma)
+    if sigma.ndim == mu.ndim + 1:
+        return lambda x, ks: _log_normal(x, mu[..., ks, :], chol[..., ks, :, :])
+    # One Sigma for every class: broadcast its factor over the points.
+    return lambda x, ks: _log_normal(x, mu[..., ks, :], chol[..., None, :, :])
 
 
 def pointwise_log_likelihood(
@@ -36,16 +58,17 @@ def pointwise_log_likelihood(
     dims ``pymc.compute_log_likelihood`` gives it:
 
     - ``labels`` (``labelled``): ``log pi_{y_n}``;
-    - ``x_labelled`` (``labelled``): ``log N(x_n | mu_{y_n}, Sigma)``;
-    - ``x_unlabelled`` (``unlabelled``): ``log sum_k pi_k N(x_u | mu_k, Sigma)``, the
+    - ``x_labelled`` (``labelled``): ``log N(x_n | mu_{y_n}, Sigma_{y_n})``;
+    - ``x_unlabelled`` (``unlabelled``): ``log sum_k pi_k N(x_u | mu_k, Sigma_k)``, the
       missing label summed out.
 
     Parameters
     ----------
     data : Data
     params : mapping
-        ``pi`` (..., K), ``mu`` (..., K, d) and ``Sigma`` (..., d, d), with the same
-        leading sample dims.
+        ``pi`` (..., K), ``mu`` (..., K, d) and the covariance, with the same leading
+        sample dims: ``Sigma`` (..., d, d) shared, ``Sigma`` (..., K, d, d) per class,
+        or ``variance`` (..., K, d) per class and feature (naive Bayes).
 
     Returns
     -------
@@ -54,8 +77,7 @@ def pointwise_log_likelihood(
         point is left out, as in :attr:`Data.observed_data`.
     """
     pi = np.asarray(params["pi"], dtype=float)
-    mu = np.asarray(params["mu"], dtype=float)
-    chol = np.linalg.cholesky(np.asarray(params["Sigma"], dtype=float))
+    density = _class_log_density(params)
     with np.errstate(divide="ignore"):
         log_pi = np.log(pi)
     labelled, unlabelled = data.labelled, data.unlabelled
@@ -63,14 +85,13 @@ def pointwise_log_likelihood(
     if labelled.size:
         labels = data.labels[labelled]
         out["labels"] = (log_pi[..., labels], ("labelled",))
-        values = _log_normal(data.x[labelled], mu[..., labels, :], chol)
-        out["x_labelled"] = (values, ("labelled",))
+        out["x_labelled"] = (density(data.x[labelled], labels), ("labelled",))
     if unlabelled.size:
         x = data.x[unlabelled]
-        # (..., U, K): one column per class, each a batched solve over draws and points.
+        # (..., U, K): one column per class, each a batched evaluation over draws and points.
         joint = np.stack(
             [
-                log_pi[..., k, None] + _log_normal(x, mu[..., k, None, :], chol)
+                log_pi[..., k, None] + density(x, np.full(unlabelled.size, k))
                 for k in range(pi.shape[-1])
             ],
             axis=-1,
@@ -80,7 +101,7 @@ def pointwise_log_likelihood(
 
 
 def log_likelihood(data: Data, params: Mapping[str, np.ndarray]) -> float:
-    """``log p(x, labels | pi, mu, Sigma)``, the missing labels summed out.
+    """``log p(x, labels | pi, mu, covariance)``, the missing labels summed out.
 
     The sum of :func:`pointwise_log_likelihood` for one draw.
     """

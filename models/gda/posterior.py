@@ -39,20 +39,24 @@ those points, weighted by ``p(X | y) p(y)``; it is enumerated when ``K^U <= 2^16
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import special, stats
 
 from zoo.core.reference import Marginal, NoReference, Reference
+from zoo.models.gda.enumeration import enumerate_labelings, mixture_note
 from zoo.models.gda.linalg import forward_solve
-from zoo.models.gda.spec import Data, Hyperparameters, Prior
-from zoo.models.labelings import (
-    MAX_LABELINGS,
-    Labelings,
-    heaviest,
-    probability_marginal,
+from zoo.models.gda.niw import (
+    class_statistics,
+    log_det,
+    log_evidence,
+    log_label_probability,
+    mvt_logpdf,
+    testable_moments,
 )
+from zoo.models.gda.spec import Data, Hyperparameters, Prior
+from zoo.models.labelings import MAX_LABELINGS, Labelings, probability_marginal
 from zoo.models.mixtures import mixture_marginal
 
 __all__ = [
@@ -61,6 +65,7 @@ __all__ = [
     "GDAPosterior",
     "class_statistics",
     "log_marginal_likelihood",
+    "niw_from_statistics",
     "niw_posterior",
     "posterior",
     "predictive_log_joint",
@@ -100,61 +105,8 @@ class NIW:
     log_label_probability: np.ndarray
 
 
-def class_statistics(x: np.ndarray, onehot: np.ndarray):
-    """Counts, means and scatter matrices of the classes, batched over labelings.
-
-    Parameters
-    ----------
-    x : ndarray, shape (n, d)
-    onehot : ndarray, shape (B, n, K)
-        Class memberships (0/1) of each point under each labeling.
-
-    Returns
-    -------
-    counts : ndarray, shape (B, K)
-    means : ndarray, shape (B, K, d)
-        Zero for empty classes.
-    scatter : ndarray, shape (B, K, d, d)
-        ``S_k = sum_i (x_i - xbar_k)(x_i - xbar_k)^T`` summed over centred points, so
-        each is positive semi-definite by construction.
-    """
-    counts = onehot.sum(axis=1)
-    sums = np.einsum("bnk,nd->bkd", onehot, x)
-    means = sums / np.maximum(counts, 1)[..., np.newaxis]
-    centred = x[np.newaxis, :, np.newaxis, :] - means[:, np.newaxis, :, :]
-    scatter = np.einsum("bnk,bnkd,bnke->bkde", onehot, centred, centred)
-    return counts, means, scatter
-
-
-def _merge(count_a, mean_a, scatter_a, count_b, mean_b, scatter_b):
-    """Pool two sets of class statistics (Chan, Golub & LeVeque 1979, eq. 2.1).
-
-    ``S = S_a + S_b + n_a n_b / (n_a + n_b) (xbar_a - xbar_b)(xbar_a - xbar_b)^T``: a sum
-    of positive semi-definite terms, no cancellation.
-    """
-    total = count_a + count_b
-    safe = np.maximum(total, 1)
-    mean = (count_a[..., np.newaxis] * mean_a + count_b[..., np.newaxis] * mean_b) / safe[
-        ..., np.newaxis
-    ]
-    gap = mean_a - mean_b
-    weight = count_a * count_b / safe
-    scatter = (
-        scatter_a
-        + scatter_b
-        + weight[..., np.newaxis, np.newaxis] * np.einsum("...d,...e->...de", gap, gap)
-    )
-    return total, mean, scatter
-
-
-def _log_det_chol(matrix: np.ndarray) -> np.ndarray:
-    """``log |M|`` of symmetric positive definite matrices, by Cholesky."""
-    chol = np.linalg.cholesky(matrix)
-    return 2.0 * np.log(np.diagonal(chol, axis1=-2, axis2=-1)).sum(axis=-1)
-
-
-def _niw_from_statistics(counts, means, scatter, hyper: Hyperparameters, n_points: int) -> NIW:
-    d = hyper.m0.shape[0]
+def niw_from_statistics(counts, means, scatter, hyper: Hyperparameters, n_points) -> NIW:
+    """The shared-covariance posterior from batched class statistics (module docstring)."""
     kappa = hyper.kappa0 + counts
     mean = (hyper.kappa0 * hyper.m0 + counts[..., np.newaxis] * means) / kappa[..., np.newaxis]
     gap = means - hyper.m0
@@ -164,20 +116,9 @@ def _niw_from_statistics(counts, means, scatter, hyper: Hyperparameters, n_point
         axis=1,
     )
     nu = hyper.nu0 + n_points
-    log_likelihood = (
-        -0.5 * n_points * d * np.log(np.pi)
-        + special.multigammaln(0.5 * nu, d)
-        - special.multigammaln(0.5 * hyper.nu0, d)
-        + 0.5 * hyper.nu0 * _log_det_chol(hyper.psi0)
-        - 0.5 * nu * _log_det_chol(psi)
-        + 0.5 * d * np.sum(np.log(hyper.kappa0) - np.log(kappa), axis=-1)
-    )
-    alpha = hyper.alpha
-    log_labels = (
-        special.gammaln(alpha.sum())
-        - special.gammaln(alpha.sum() + counts.sum(axis=-1))
-        + np.sum(special.gammaln(alpha + counts) - special.gammaln(alpha), axis=-1)
-    )
+    d = hyper.m0.shape[0]
+    log_likelihood = log_evidence(n_points, kappa, nu, log_det(psi), hyper, log_det(hyper.psi0), d)
+    log_labels = log_label_probability(hyper.alpha, counts)
     return NIW(counts, kappa, mean, float(nu), psi, log_likelihood, log_labels)
 
 
@@ -195,24 +136,13 @@ def niw_posterior(x: np.ndarray, labels: np.ndarray, hyper: Hyperparameters) -> 
     n_classes = hyper.alpha.shape[0]
     onehot = (labels[:, np.newaxis] == np.arange(n_classes)).astype(float)[np.newaxis]
     counts, means, scatter = class_statistics(x, onehot)
-    return _niw_from_statistics(counts, means, scatter, hyper, x.shape[0])
+    return niw_from_statistics(counts, means, scatter, hyper, x.shape[0])
 
 
 def log_marginal_likelihood(x: np.ndarray, labels: np.ndarray, hyper: Hyperparameters) -> float:
     """``log p(X, y)`` for complete labels: Murphy (2007) eq. 266 times ``p(y | alpha)``."""
     niw = niw_posterior(x, labels, hyper)
     return float(niw.log_likelihood[0] + niw.log_label_probability[0])
-
-
-def _mvt_logpdf(df, log_det_root, mahalanobis, d):
-    """Multivariate t log density from ``log |L|`` of its scale and the squared distance."""
-    return (
-        special.gammaln(0.5 * (df + d))
-        - special.gammaln(0.5 * df)
-        - 0.5 * d * np.log(df * np.pi)
-        - log_det_root
-        - 0.5 * (df + d) * np.log1p(mahalanobis / df)
-    )
 
 
 @dataclass(frozen=True)
@@ -270,13 +200,8 @@ class GDAPosterior(Reference):
         return predictive_log_joint(self.components, self.weights, self.hyper, x_new)
 
 
-def predictive_log_joint(components: NIW, weights: np.ndarray, hyper: Hyperparameters, x_new):
-    """``log p(y* = k, x* | D)`` for new points, shape (M, K); see ``predict_log_proba``.
-
-    A plain function of picklable arrays, so that estimators can store its inputs.
-    """
-    c = components
-    d = c.mean.shape[-1]
+def checked_new_points(x_new, d: int) -> np.ndarray:
+    """New points as a float array of shape (M, d), finite; ValueError naming ``x_new``."""
     x_new = np.asarray(x_new, dtype=float)
     if x_new.ndim == 1 and d == 1:
         x_new = x_new[:, np.newaxis]
@@ -284,6 +209,17 @@ def predictive_log_joint(components: NIW, weights: np.ndarray, hyper: Hyperparam
         raise ValueError(f"x_new: expected shape (M, {d}), got {x_new.shape}")
     if not np.all(np.isfinite(x_new)):
         raise ValueError("x_new: must be finite")
+    return x_new
+
+
+def predictive_log_joint(components: NIW, weights: np.ndarray, hyper: Hyperparameters, x_new):
+    """``log p(y* = k, x* | D)`` for new points, shape (M, K); see ``predict_log_proba``.
+
+    A plain function of picklable arrays, so that estimators can store its inputs.
+    """
+    c = components
+    d = c.mean.shape[-1]
+    x_new = checked_new_points(x_new, d)
     df = c.nu - d + 1
     alpha = hyper.alpha
     per_component = []
@@ -297,7 +233,7 @@ def predictive_log_joint(components: NIW, weights: np.ndarray, hyper: Hyperparam
             white = forward_solve(chol, (x_new - c.mean[b, k]).T)
             quad = np.sum(white**2, axis=0) / factor[k]
             log_scale = log_diag + 0.5 * d * np.log(factor[k])
-            rows.append(_mvt_logpdf(df, log_scale, quad, d) + log_label[k])
+            rows.append(mvt_logpdf(df, log_scale, quad, d) + log_label[k])
         per_component.append(np.log(weights[b]) + np.stack(rows, axis=1))
     return special.logsumexp(np.stack(per_component), axis=0)
 
@@ -325,73 +261,37 @@ def posterior(data: Data, prior: Prior):
     if not isinstance(prior, Prior):
         raise ValueError(f"prior: expected gda.Prior, got {type(prior).__name__}")
     hyper = prior.resolve(data)
-    n_classes = data.n_classes
-    hidden = data.unlabelled
-    n_hidden = hidden.shape[0]
-    space = Labelings(n_classes, n_hidden)
-    if not space.enumerable:
-        return NoReference(space.too_many("unlabelled points"))
-    x_seen = data.x[data.labelled]
-    onehot_seen = (data.labels[data.labelled][:, np.newaxis] == np.arange(n_classes)).astype(float)
-    seen = class_statistics(x_seen, onehot_seen[np.newaxis])
-    x_hidden = data.x[hidden]
-    n_labelings = space.count
-    d = data.x.shape[1]
-    parts = []
-    # Per labeling: the one-hot labels and K scatter matrices.
-    for index in space.chunks(n_hidden * n_classes + n_classes * d * d):
-        labels = space.classes(index)
-        onehot = space.onehot(index)
-        extra = class_statistics(x_hidden, onehot)
-        merged = _merge(*seen, *extra)
-        niw = _niw_from_statistics(*merged, hyper, data.x.shape[0])
-        parts.append((labels, niw))
-    labels = np.concatenate([p[0] for p in parts])
-    components = NIW(
-        *(np.concatenate([getattr(p[1], f) for p in parts]) for f in ("counts", "kappa", "mean")),
-        parts[0][1].nu,
-        np.concatenate([p[1].psi for p in parts]),
-        np.concatenate([p[1].log_likelihood for p in parts]),
-        np.concatenate([p[1].log_label_probability for p in parts]),
+    n_points = data.x.shape[0]
+    mixture = enumerate_labelings(
+        data, lambda *stats: niw_from_statistics(*stats, hyper, n_points)
     )
-    log_joint = components.log_likelihood + components.log_label_probability
-    log_evidence = float(special.logsumexp(log_joint))
-    weights = np.exp(log_joint - log_evidence)
-    # Class probabilities of unlabelled points use every labeling; the rest only those
-    # carrying all but a negligible share of the mass.
-    class_probability = np.einsum(
-        "c,cuk->uk", weights, labels[..., np.newaxis] == np.arange(n_classes)
+    if isinstance(mixture, Labelings):
+        return NoReference(mixture.too_many("unlabelled points"))
+    marginals = _marginals(mixture.components, mixture.weights, hyper)
+    return mixture_reference(
+        GDAPosterior, data, hyper, mixture, marginals, "normal-inverse-Wishart and Dirichlet"
     )
-    keep, _ = heaviest(weights)
-    components = NIW(
-        components.counts[keep],
-        components.kappa[keep],
-        components.mean[keep],
-        components.nu,
-        components.psi[keep],
-        components.log_likelihood[keep],
-        components.log_label_probability[keep],
-    )
-    weights = weights[keep] / weights[keep].sum()
-    marginals = _marginals(components, weights, hyper)
+
+
+def mixture_reference(kind, data: Data, hyper, mixture, marginals: dict, family: str):
+    """The reference of type ``kind`` from an enumerated mixture and its marginals.
+
+    Adds the ``class_probability`` marginal (exact means, not tested near 0 or 1) and
+    the note (``family`` names the closed form's posteriors).
+    """
     marginals["class_probability"] = probability_marginal(
-        ("unlabelled", "class"), class_probability
+        ("unlabelled", "class"), mixture.class_probability
     )
-    note = (
-        "closed form: normal-inverse-Wishart and Dirichlet posteriors"
-        if n_hidden == 0
-        else f"exact mixture over {n_labelings} labelings of {n_hidden} unlabelled points"
-    )
-    return GDAPosterior(
+    return kind(
         marginals=marginals,
         coords=data.coords,
-        note=note,
-        components=components,
-        weights=weights,
-        labelings=labels[keep],
-        log_marginal_likelihood=log_evidence,
+        note=mixture_note(data, mixture, f"{family} posteriors"),
+        components=mixture.components,
+        weights=mixture.weights,
+        labelings=mixture.labelings,
+        log_marginal_likelihood=mixture.log_evidence,
         hyper=hyper,
-        class_probability_exact=class_probability,
+        class_probability_exact=mixture.class_probability,
     )
 
 
@@ -406,7 +306,7 @@ def _marginals(components: NIW, weights, hyper: Hyperparameters):
     mu = stats.t(df, loc=c.mean, scale=scale)
     marginals = {
         "pi": mixture_marginal(("class",), weights, pi),
-        "mu": _testable_moments(mixture_marginal(("class", "feature"), weights, mu), df),
+        "mu": testable_moments(mixture_marginal(("class", "feature"), weights, mu), df),
     }
     # Sigma: moments of every element from the inverse-Wishart; CDFs of the diagonal
     # (scaled inverse-gamma) only.
@@ -449,22 +349,5 @@ def _marginals(components: NIW, weights, hyper: Hyperparameters):
     )
     # Moments of an inverse-Wishart element exist up to order < (nu - d + 1) / 2, those
     # of the t marginals up to order < df: the same tail index 2 a = nu - d + 1 = df.
-    marginals["Sigma"] = _testable_moments(sigma, df)
+    marginals["Sigma"] = testable_moments(sigma, df)
     return marginals
-
-
-def _testable_moments(marginal: Marginal, tail_index: float) -> Marginal:
-    """Drop moment tests whose z-scores are not trustworthy.
-
-    For draws with tail index ``r`` (moments of order < r exist), the Monte Carlo error
-    of the mean is governed by the second moment and its MCSE (an estimated sd) by the
-    fourth; for the sample sd, the fourth and the eighth. We test the mean only when
-    ``r > 4`` and the sd only when ``r > 8``, so that the MCSE in the denominator of
-    each z-score is itself root-n consistent. Closer to the edge, ArviZ's MCSE is too
-    noisy and the tests fire far above their nominal rate (seen: scipy's own
-    inverse-Wishart draws flagged on 2 of 20 seeds at tail index 8.5). Those entries
-    become NaN (not tested); quantile and KS tests remain.
-    """
-    mean = marginal.mean if tail_index > 4 else np.full_like(marginal.mean, np.nan)
-    sd = marginal.sd if tail_index > 8 else np.full_like(marginal.sd, np.nan)
-    return replace(marginal, mean=mean, sd=sd)

@@ -7,7 +7,7 @@ import numpy as np
 from zoo.models.gda.spec import Data, Prior
 from zoo.models.labelings import MISSING
 
-__all__ = ["default_problem", "validation_problems"]
+__all__ = ["default_problem", "small_unbalanced", "validation_problems"]
 
 # Rows of the iris data whose labels default_problem() hides: two versicolor and two
 # virginica flowers near the boundary between the two, and one of each far from it, so
@@ -51,6 +51,25 @@ def validation_problems() -> list[tuple[str, Data, Prior]]:
       each move the posterior of Sigma and mu by several standard errors.
     """
     iris, iris_prior = default_problem()
+    x, labels = small_unbalanced()
+    prior = Prior(
+        alpha=[3.0, 1.0, 1.0],
+        m0=[0.5, 1.0],
+        kappa0=1.0,
+        nu0=5.0,
+        psi0=[[1.0, 0.3], [0.3, 2.0]],
+    )
+    return [
+        ("iris", iris, iris_prior),
+        ("unbalanced-informative", Data(x, labels, classes=["a", "b", "c"]), prior),
+    ]
+
+
+def small_unbalanced() -> tuple[np.ndarray, list[int]]:
+    """15 points in 2-D: 3 classes with 6, 3 and 2 labelled points, and 4 unlabelled.
+
+    Each structure's ``unbalanced-informative`` problem, with a prior of its own.
+    """
     m = MISSING
     x = np.array(
         [
@@ -71,15 +90,4 @@ def validation_problems() -> list[tuple[str, Data, Prior]]:
             [-0.9, 1.8],
         ]
     )
-    labels = [0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, m, m, m, m]
-    prior = Prior(
-        alpha=[3.0, 1.0, 1.0],
-        m0=[0.5, 1.0],
-        kappa0=1.0,
-        nu0=5.0,
-        psi0=[[1.0, 0.3], [0.3, 2.0]],
-    )
-    return [
-        ("iris", iris, iris_prior),
-        ("unbalanced-informative", Data(x, labels, classes=["a", "b", "c"]), prior),
-    ]
+    return x, [0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, m, m, m, m]

@@ -27,10 +27,10 @@ import pytensor.tensor as pt
 
 from zoo.models.gda.spec import Data, Prior
 
-__all__ = ["inverse_wishart", "program"]
+__all__ = ["inverse_wishart", "program", "sum_out_labels"]
 
 
-def inverse_wishart(name: str, nu: float, psi: np.ndarray, dims=None):
+def inverse_wishart(name: str, nu: float, psi: np.ndarray, dims=None, batch: int | None = None):
     """Add ``Sigma ~ InvWishart(nu, psi)`` to the current model, by Bartlett.
 
     Parameters
@@ -44,6 +44,8 @@ def inverse_wishart(name: str, nu: float, psi: np.ndarray, dims=None):
         Scale matrix, symmetric positive definite.
     dims : tuple of str, optional
         Dims of Sigma.
+    batch : int, optional
+        Draw this many independent matrices (one per class), stacked on a first axis.
 
     Returns
     -------
@@ -51,25 +53,70 @@ def inverse_wishart(name: str, nu: float, psi: np.ndarray, dims=None):
         Sigma and ``R = L A^-T`` with ``Sigma = R R^T``.
     """
     d = psi.shape[0]
+    lead = () if batch is None else (batch,)
     psi_chol = np.linalg.cholesky(psi)
-    chi2 = pm.ChiSquared("bartlett_chi2", nu=nu - np.arange(d), shape=(d,))
-    bartlett = pt.zeros((d, d))
-    bartlett = pt.set_subtensor(bartlett[np.arange(d), np.arange(d)], pt.sqrt(chi2))
+    chi2 = pm.ChiSquared("bartlett_chi2", nu=nu - np.arange(d), shape=(*lead, d))
+    bartlett = pt.zeros((*lead, d, d))
+    bartlett = pt.set_subtensor(bartlett[..., np.arange(d), np.arange(d)], pt.sqrt(chi2))
     if d > 1:
         below = np.tril_indices(d, -1)
-        normal = pm.Normal("bartlett_normal", 0.0, 1.0, shape=(below[0].size,))
-        bartlett = pt.set_subtensor(bartlett[below], normal)
+        normal = pm.Normal("bartlett_normal", 0.0, 1.0, shape=(*lead, below[0].size))
+        bartlett = pt.set_subtensor(bartlett[..., below[0], below[1]], normal)
     inverse = pt.linalg.solve_triangular(bartlett, pt.eye(d), lower=True)
-    root = pt.dot(psi_chol, inverse.T)
-    sigma = pm.Deterministic(name, pt.dot(root, root.T), dims=dims)
+    if batch is None:
+        root = pt.dot(psi_chol, inverse.T)
+        sigma = pm.Deterministic(name, pt.dot(root, root.T), dims=dims)
+    else:
+        root = pt.matmul(psi_chol, inverse.mT)
+        sigma = pm.Deterministic(name, pt.matmul(root, root.mT), dims=dims)
     return sigma, root
+
+
+def sum_out_labels(data: Data, pi, params: tuple, class_log_density, signature: str) -> None:
+    """Observe the unlabelled points with their labels summed out, and their class odds.
+
+    Adds ``x_unlabelled``, a ``CustomDist`` with log density ``logsumexp_k (log pi_k +
+    log p(x_u | y_u = k, params))`` (so the points stay observed data, with a pointwise
+    log-likelihood for LOO-CV), and the deterministic ``class_probability``, the
+    softmax of the same terms. ``class_log_density(value, *params)`` gives ``log p(value
+    | y = k)`` for ``value`` of shape (..., 1, d) against every class, shape (..., K);
+    ``signature`` is the ``CustomDist``'s, ``"(k),<params>->(d)"``. Without unlabelled
+    points ``class_probability`` is kept with an empty dim, so both engines name the
+    same variables.
+    """
+    hidden = data.unlabelled
+    if not hidden.size:
+        pm.Deterministic(
+            "class_probability", pt.zeros((0, data.n_classes)), dims=("unlabelled", "class")
+        )
+        return
+    x_hidden = data.x[hidden]
+
+    def logp(value, pi, *params):
+        # The parameters come with the value's batch dims prepended (size 1 where not
+        # broadcast); the class axis sits before the feature axes.
+        joint = pt.log(pi) + class_log_density(value[..., None, :], *params)
+        return pt.logsumexp(joint, axis=-1)
+
+    pm.CustomDist(
+        "x_unlabelled",
+        pi,
+        *params,
+        logp=logp,
+        signature=signature,
+        observed=x_hidden,
+        dims=("unlabelled", "feature"),
+    )
+    log_joint = pt.log(pi) + class_log_density(pt.as_tensor(x_hidden)[:, np.newaxis, :], *params)
+    pm.Deterministic(
+        "class_probability", pt.special.softmax(log_joint, axis=1), dims=("unlabelled", "class")
+    )
 
 
 def program(data: Data, prior: Prior) -> pm.Model:
     """Return the PyMC model; variable names and dims match the Gibbs output."""
     hyper = prior.resolve(data)
     labelled = data.labelled
-    hidden = data.unlabelled
     with pm.Model(coords=dict(data.coords)) as model:
         pi = pm.Dirichlet("pi", a=hyper.alpha, dims="class")
         sigma, _ = inverse_wishart("Sigma", hyper.nu0, hyper.psi0, dims=("feature", "feature_bis"))
@@ -91,36 +138,9 @@ def program(data: Data, prior: Prior) -> pm.Model:
                 observed=data.x[labelled],
                 dims=("labelled", "feature"),
             )
-        if hidden.size:
-            x_hidden = data.x[hidden]
 
-            def logp(value, pi, mu, chol):
-                # The parameters come with the value's batch dims prepended (size 1
-                # where not broadcast); the class axis sits before the feature axes.
-                component = pm.MvNormal.dist(mu=mu, chol=chol[..., None, :, :])
-                joint = pt.log(pi) + pm.logp(component, value[..., None, :])
-                return pt.logsumexp(joint, axis=-1)
+        def class_log_density(value, mu, chol):
+            return pm.logp(pm.MvNormal.dist(mu=mu, chol=chol[..., None, :, :]), value)
 
-            pm.CustomDist(
-                "x_unlabelled",
-                pi,
-                mu,
-                sigma_chol,
-                logp=logp,
-                signature="(k),(k,d),(d,d)->(d)",
-                observed=x_hidden,
-                dims=("unlabelled", "feature"),
-            )
-            component = pm.MvNormal.dist(mu=mu, chol=sigma_chol)
-            log_joint = pt.log(pi) + pm.logp(component, pt.as_tensor(x_hidden)[:, np.newaxis, :])
-            pm.Deterministic(
-                "class_probability",
-                pt.special.softmax(log_joint, axis=1),
-                dims=("unlabelled", "class"),
-            )
-        else:
-            # Keep the variable (with an empty dim) so both engines name the same set.
-            pm.Deterministic(
-                "class_probability", pt.zeros((0, data.n_classes)), dims=("unlabelled", "class")
-            )
+        sum_out_labels(data, pi, (mu, sigma_chol), class_log_density, "(k),(k,d),(d,d)->(d)")
     return model

@@ -44,7 +44,17 @@ from zoo.models.gda.linalg import draw_inverse_wishart
 from zoo.models.labelings import MISSING, LabelledData, as_labels, check_label_range
 from zoo.models.simplex import dirichlet
 
-__all__ = ["Data", "Hyperparameters", "Prior", "simulate"]
+__all__ = [
+    "Data",
+    "Hyperparameters",
+    "Prior",
+    "SimulationDesign",
+    "class_concentrations",
+    "default_scales",
+    "prior_mean",
+    "simulate",
+    "simulation_design",
+]
 
 # Fraley & Raftery (2007), section 3: the prior on each class mean is worth 1/100 of a
 # point, weak enough to leave the class means to the data.
@@ -60,9 +70,9 @@ class Hyperparameters(NamedTuple):
     m0 : ndarray, shape (d,)
     kappa0 : float
     nu0 : float
-    psi0 : ndarray, shape (d, d)
-    psi0_chol : ndarray, shape (d, d)
-        Lower Cholesky factor of ``psi0``.
+    psi0 : ndarray, shape (d, d), or (d,) for the diagonal structure
+    psi0_chol : ndarray, shape (d, d), or (d,)
+        Lower Cholesky factor of ``psi0`` (the square roots of the scales, diagonal).
     """
 
     alpha: np.ndarray
@@ -88,6 +98,55 @@ def _spd(field: str, value) -> tuple[np.ndarray, np.ndarray]:
     if not np.all(np.diag(chol) > 0):
         raise ValueError(f"{field}: must be positive definite")
     return matrix, chol
+
+
+def class_concentrations(alpha: np.ndarray, n_classes: int) -> np.ndarray:
+    """``alpha`` as one Dirichlet concentration per class (a scalar is repeated), a copy."""
+    if alpha.ndim == 0:
+        return np.full(n_classes, float(alpha))
+    if alpha.shape != (n_classes,):
+        raise ValueError(
+            f"alpha: expected {n_classes} concentrations (one per class), got {alpha.shape[0]}"
+        )
+    return alpha.copy()
+
+
+def prior_mean(m0: np.ndarray | None, data: Data) -> np.ndarray:
+    """``m0`` checked against the data's features, or by default the mean of every point."""
+    d = data.x.shape[1]
+    if m0 is None:
+        return data.x.mean(axis=0)
+    if m0.shape != (d,):
+        raise ValueError(f"m0: expected {d} entries (one per feature), got {m0.shape[0]}")
+    return m0.copy()
+
+
+def default_scales(data: Data) -> np.ndarray:
+    """The data-scaled prior scale of each feature, ``var(x_j) / K^(2/d)`` (Fraley & Raftery).
+
+    The feature variances (``ddof=1``, over every point) shrunk by the volume one class
+    takes up when K classes share the d-dimensional space: the diagonal of the default
+    ``psi0`` of every covariance structure.
+
+    Raises
+    ------
+    ValueError
+        Naming ``psi0``, when there are no more points than features or a feature is
+        constant (no scale to derive).
+    """
+    n_points, d = data.x.shape
+    if n_points <= d:
+        raise ValueError(
+            f"psi0: cannot be derived from {n_points} points in {d} dimensions "
+            "(d >= N and no prior scale to regularise): pass psi0"
+        )
+    variances = data.x.var(axis=0, ddof=1)
+    if not np.all(variances > 0):
+        j = int(np.argmin(variances))
+        raise ValueError(
+            f"psi0: cannot be derived from the data, feature {j} is constant: pass psi0"
+        )
+    return variances / data.n_classes ** (2.0 / d)
 
 
 @dataclass(frozen=True)
@@ -134,7 +193,7 @@ class Prior:
             object.__setattr__(self, "m0", read_only(m0))
             dims.append(("m0", m0.shape[0]))
         if self.psi0 is not None:
-            psi0, _ = _spd("psi0", self.psi0)
+            psi0 = self._checked_scale(self.psi0)
             object.__setattr__(self, "psi0", read_only(psi0))
             dims.append(("psi0", psi0.shape[0]))
         if len({d for _, d in dims}) > 1:
@@ -145,14 +204,41 @@ class Prior:
             nu0 = float(self.nu0)
             if not np.isfinite(nu0):
                 raise ValueError(f"nu0: must be finite, got {nu0}")
-            if dims and nu0 <= dims[0][1] - 1:
-                raise ValueError(
-                    f"nu0: must be > d - 1 = {dims[0][1] - 1} for a proper inverse-Wishart, "
-                    f"got {nu0:g}"
-                )
+            if dims:
+                self._check_nu0(nu0, dims[0][1])
             if nu0 <= 0:
                 raise ValueError(f"nu0: must be > 0, got {nu0:g}")
             object.__setattr__(self, "nu0", nu0)
+
+    # The hooks below are what the diagonal structure's prior changes
+    # (zoo.models.gda.per_class_spec.DiagonalPrior): the shape of psi0 and the rule of nu0.
+
+    def _checked_scale(self, value) -> np.ndarray:
+        """``psi0`` as given, checked: a symmetric positive definite matrix."""
+        return _spd("psi0", value)[0]
+
+    def _check_nu0(self, nu0: float, d: int) -> None:
+        if nu0 <= d - 1:
+            raise ValueError(
+                f"nu0: must be > d - 1 = {d - 1} for a proper inverse-Wishart, got {nu0:g}"
+            )
+
+    def _default_nu0(self, d: int) -> float:
+        return float(d + 2)
+
+    def _scale(self, data: Data) -> np.ndarray:
+        """``psi0`` for ``data``: the given one checked against d, or the default."""
+        d = data.x.shape[1]
+        if self.psi0 is None:
+            scales = default_scales(data)
+            self._check_derivable(data)
+            return np.diag(scales)
+        if self.psi0.shape != (d, d):
+            raise ValueError(f"psi0: expected shape ({d}, {d}), got {self.psi0.shape}")
+        return self.psi0.copy()
+
+    def _check_derivable(self, data: Data) -> None:
+        """Further conditions on the data for a data-derived ``psi0`` (none when shared)."""
 
     def resolve(self, data: Data) -> Hyperparameters:
         """Return the hyperparameters for ``data``, defaults filled in and checked.
@@ -161,47 +247,20 @@ class Prior:
         ------
         ValueError
             If a hyperparameter does not fit the data's number of classes or features,
-            ``nu0 <= d - 1``, or ``psi0`` must be derived but the data have no more
-            points than features (no prior to regularise).
+            ``nu0`` is out of range, or ``psi0`` must be derived but the data cannot give
+            it (no more points than features, a constant feature; with per-class
+            covariances also too few labelled points in a class, or collinear features).
         """
         if not isinstance(data, Data):
             raise ValueError(f"data: expected gda.Data, got {type(data).__name__}")
-        n_points, d = data.x.shape
-        n_classes = data.n_classes
-        alpha = np.broadcast_to(self.alpha, (n_classes,)).copy() if self.alpha.ndim == 0 else None
-        if alpha is None:
-            if self.alpha.shape != (n_classes,):
-                raise ValueError(
-                    f"alpha: expected {n_classes} concentrations (one per class), "
-                    f"got {self.alpha.shape[0]}"
-                )
-            alpha = self.alpha.copy()
-        if self.m0 is not None and self.m0.shape != (d,):
-            raise ValueError(f"m0: expected {d} entries (one per feature), got {self.m0.shape[0]}")
-        m0 = data.x.mean(axis=0) if self.m0 is None else self.m0.copy()
-        nu0 = float(d + 2) if self.nu0 is None else self.nu0
-        if nu0 <= d - 1:
-            raise ValueError(
-                f"nu0: must be > d - 1 = {d - 1} for a proper inverse-Wishart, got {nu0:g}"
-            )
-        if self.psi0 is None:
-            if n_points <= d:
-                raise ValueError(
-                    f"psi0: cannot be derived from {n_points} points in {d} dimensions "
-                    "(d >= N and no prior scale to regularise): pass psi0"
-                )
-            variances = data.x.var(axis=0, ddof=1)
-            if not np.all(variances > 0):
-                j = int(np.argmin(variances))
-                raise ValueError(
-                    f"psi0: cannot be derived from the data, feature {j} is constant: pass psi0"
-                )
-            psi0 = np.diag(variances) / n_classes ** (2.0 / d)
-        else:
-            if self.psi0.shape != (d, d):
-                raise ValueError(f"psi0: expected shape ({d}, {d}), got {self.psi0.shape}")
-            psi0 = self.psi0.copy()
-        psi0_chol = np.linalg.cholesky(psi0)
+        d = data.x.shape[1]
+        alpha = class_concentrations(self.alpha, data.n_classes)
+        m0 = prior_mean(self.m0, data)
+        nu0 = self._default_nu0(d) if self.nu0 is None else self.nu0
+        self._check_nu0(nu0, d)
+        psi0 = self._scale(data)
+        # The scale's square root: a Cholesky factor (a matrix), or elementwise (scales).
+        psi0_chol = np.linalg.cholesky(psi0) if psi0.ndim == 2 else np.sqrt(psi0)
         return Hyperparameters(
             alpha=read_only(alpha),
             m0=read_only(m0),
@@ -309,16 +368,7 @@ class Data(LabelledData):
         return {}
 
 
-def simulate(
-    prior: Prior,
-    rng: np.random.Generator,
-    *,
-    points: int = 50,
-    classes: int = 2,
-    features: int = 2,
-    unlabelled: float = 0.0,
-    hidden: int | None = None,
-):
+def simulate(prior: Prior, rng: np.random.Generator, **size):
     """Draw ``(truth, data)`` from the prior predictive distribution.
 
     Parameters
@@ -327,13 +377,16 @@ def simulate(
         ``m0`` and ``psi0`` default to ``0`` and the identity here (there are no data
         to derive them from).
     rng : numpy.random.Generator
-    points, classes, features : int
-        N, K and d.
-    unlabelled : float
-        Each label is hidden (marked ``-1``) with this probability.
-    hidden : int, optional
-        Instead: hide exactly the last ``hidden`` labels, so that every data set has
-        the same design (Geweke's test compares fixed-shape test functions).
+    **size
+        ``points``, ``classes``, ``features`` (N, K and d; default 50, 2 and 2),
+        ``unlabelled`` and ``hidden`` (below), checked by :func:`simulation_design`.
+
+    Notes
+    -----
+    ``unlabelled`` (float, default 0): each label is hidden (marked ``-1``) with this
+    probability. ``hidden`` (int, optional): instead, hide exactly the last ``hidden``
+    labels, so that every data set has the same design (Geweke's test compares
+    fixed-shape test functions).
 
     Returns
     -------
@@ -341,6 +394,90 @@ def simulate(
         ``pi``, ``mu``, ``Sigma`` and ``class_probability`` (of the hidden points, under
         the true parameters): the posterior variables, under the names both engines use.
     data : Data
+    """
+    design = simulation_design(prior, rng, **size)
+    d = design.features
+    psi0 = np.eye(d) if prior.psi0 is None else prior.psi0
+    if psi0.shape != (d, d):
+        raise ValueError(f"features: the prior is for {psi0.shape[0]} features, asked for {d}")
+    nu0 = float(d + 2) if prior.nu0 is None else prior.nu0
+    if nu0 <= d - 1:
+        raise ValueError(f"nu0: must be > d - 1 = {d - 1}, got {nu0:g}")
+    sigma = draw_inverse_wishart(nu0, np.linalg.cholesky(psi0), rng)
+    sigma_chol = np.linalg.cholesky(sigma)
+    mu = design.m0 + rng.standard_normal((design.classes, d)) @ sigma_chol.T / np.sqrt(
+        prior.kappa0
+    )
+    y = design.labels(rng)
+    x = mu[y] + rng.standard_normal((design.points, d)) @ sigma_chol.T
+    hide = design.hide(rng)
+    truth = {
+        "pi": design.pi,
+        "mu": mu,
+        "Sigma": sigma,
+        "class_probability": class_probability(x[hide], design.pi, mu, sigma),
+    }
+    return truth, design.data(x, y, hide)
+
+
+class SimulationDesign(NamedTuple):
+    """What every covariance structure's ``simulate`` checks and draws the same way.
+
+    The random draws come in the order ``pi`` (on construction), the structure's
+    parameters, :meth:`labels`, the features, :meth:`hide`.
+
+    Attributes
+    ----------
+    points, classes, features : int
+        N, K and d, checked.
+    m0 : ndarray, shape (d,)
+        The prior's ``m0``, or 0 when it is derived from data.
+    pi : ndarray, shape (K,)
+        Class proportions drawn from the prior.
+    unlabelled : float
+    hidden : int or None
+        As given to ``simulate``.
+    """
+
+    points: int
+    classes: int
+    features: int
+    m0: np.ndarray
+    pi: np.ndarray
+    unlabelled: float
+    hidden: int | None
+
+    def labels(self, rng: np.random.Generator) -> np.ndarray:
+        """Every point's class, drawn from ``pi``."""
+        return rng.choice(self.classes, size=self.points, p=self.pi)
+
+    def hide(self, rng: np.random.Generator) -> np.ndarray:
+        """Which labels are hidden: each with chance ``unlabelled``, or the last ``hidden``."""
+        if self.hidden is None:
+            return rng.random(self.points) < self.unlabelled
+        return np.arange(self.points) >= self.points - int(self.hidden)
+
+    def data(self, x: np.ndarray, y: np.ndarray, hide: np.ndarray) -> Data:
+        """The simulated data set, the hidden labels marked missing."""
+        observed = y.copy()
+        observed[hide] = MISSING
+        return Data(x, observed, classes=np.arange(self.classes))
+
+
+def simulation_design(
+    prior,
+    rng: np.random.Generator,
+    *,
+    points: int = 50,
+    classes: int = 2,
+    features: int = 2,
+    unlabelled: float = 0.0,
+    hidden: int | None = None,
+) -> SimulationDesign:
+    """Check a simulation's size against the prior, then draw ``pi``.
+
+    The checks and draws :func:`simulate` shares with the per-class structures; see its
+    parameters. ``prior`` needs ``alpha``, ``m0`` and ``kappa0``.
     """
     check_generator("rng", rng)
     points = as_int("points", points, minimum=1)
@@ -354,35 +491,17 @@ def simulate(
         or not 0 <= hidden < points
     ):
         raise ValueError(f"hidden: must be an integer in [0, points), got {hidden!r}")
-    d = int(features)
-    m0 = np.zeros(d) if prior.m0 is None else prior.m0
-    psi0 = np.eye(d) if prior.psi0 is None else prior.psi0
-    if m0.shape != (d,) or psi0.shape != (d, d):
-        raise ValueError(f"features: the prior is for {psi0.shape[0]} features, asked for {d}")
-    nu0 = float(d + 2) if prior.nu0 is None else prior.nu0
-    if nu0 <= d - 1:
-        raise ValueError(f"nu0: must be > d - 1 = {d - 1}, got {nu0:g}")
-    alpha = np.broadcast_to(prior.alpha, (int(classes),)) if prior.alpha.ndim == 0 else prior.alpha
-    if alpha.shape != (int(classes),):
+    m0 = np.zeros(features) if prior.m0 is None else prior.m0
+    if m0.shape != (features,):
+        raise ValueError(
+            f"features: the prior is for {m0.shape[0]} features, asked for {features}"
+        )
+    alpha = np.broadcast_to(prior.alpha, (classes,)) if prior.alpha.ndim == 0 else prior.alpha
+    if alpha.shape != (classes,):
         raise ValueError(
             f"classes: the prior's alpha has {alpha.shape[0]} classes, asked for {classes}"
         )
     pi = dirichlet(rng, alpha)
-    sigma = draw_inverse_wishart(nu0, np.linalg.cholesky(psi0), rng)
-    sigma_chol = np.linalg.cholesky(sigma)
-    mu = m0 + rng.standard_normal((int(classes), d)) @ sigma_chol.T / np.sqrt(prior.kappa0)
-    y = rng.choice(int(classes), size=int(points), p=pi)
-    x = mu[y] + rng.standard_normal((int(points), d)) @ sigma_chol.T
-    observed = y.copy()
-    if hidden is None:
-        hide = rng.random(int(points)) < unlabelled
-    else:
-        hide = np.arange(int(points)) >= int(points) - int(hidden)
-    observed[hide] = MISSING
-    truth = {
-        "pi": pi,
-        "mu": mu,
-        "Sigma": sigma,
-        "class_probability": class_probability(x[hide], pi, mu, sigma),
-    }
-    return truth, Data(x, observed, classes=np.arange(int(classes)))
+    return SimulationDesign(
+        int(points), int(classes), int(features), m0, pi, float(unlabelled), hidden
+    )

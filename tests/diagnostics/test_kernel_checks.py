@@ -16,13 +16,15 @@ from zoo.diagnostics.invariance import invariance
 from zoo.diagnostics.kernel_result import welch_test
 from zoo.diagnostics.moments import MomentFunctions
 
-MODELS = ["beta-binomial", "naive-bayes", "gda", "lda"]
+MODELS = ["beta-binomial", "naive-bayes", "gda", "qda", "gaussian-nb", "lda"]
 # Per model, a fault the invariance check catches in one sweep (bench/README.md lists
 # which check catches which fault; "not removed" bugs need the exact check).
 INVARIANCE_FAULT = {
     "beta-binomial": "jacobian-omitted",
     "naive-bayes": "normaliser-dropped",
     "gda": "kappa-not-updated",
+    "qda": "kappa-not-updated",
+    "gaussian-nb": "kappa-not-updated",
     "lda": "beta-not-times-V",
 }
 
@@ -142,7 +144,15 @@ def test_a_model_without_kernel_checks_is_refused():
         invariance(spec)
 
 
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize(
+    "name",
+    # The per-class Gaussian classifiers take about 20 s each here (2 x 2000 replicates
+    # of a sweep and a draw per class): -m slow, to keep the default run in its budget.
+    [
+        pytest.param(n, marks=pytest.mark.slow) if n in ("qda", "gaussian-nb") else n
+        for n in MODELS
+    ],
+)
 def test_invariance_passes_the_kernel_and_catches_a_fault(name):
     spec = zoo.get(name)
     right = invariance(spec, seed=1, replicates=2000)

@@ -5,6 +5,7 @@ import pytest
 from scipy import stats
 from scipy.special import logsumexp
 
+from tests.support.seed_tables import LOAN
 from zoo.models import gda
 from zoo.models.gda import Data, Prior
 from zoo.models.gda.posterior import log_marginal_likelihood, niw_posterior
@@ -115,23 +116,6 @@ def gaussian_naive_bayes_scores(x, y, new):
         prior = rows.shape[0] / x.shape[0]
         scores.append(prior * np.prod(stats.norm(rows.mean(0), rows.std(0)).pdf(new)))
     return np.array(scores)
-
-
-LOAN = np.array(
-    [
-        [23, 8000, 1],
-        [27, 12000, 1],
-        [25, 6000, 0],
-        [21, 6500, 0],
-        [32, 15000, 1],
-        [45, 10000, 1],
-        [18, 4500, 0],
-        [22, 7500, 1],
-        [23, 6000, 0],
-        [20, 6500, 0],
-    ],
-    dtype=float,
-)
 
 
 def test_loan_table_seed_numbers():
