@@ -126,10 +126,19 @@ _AGAIN = "exact-0-again"
 
 
 def identical_chains(draws) -> tuple[int, int] | None:
-    """The first pair of chains equal in every variable, draw for draw, or None."""
+    """The first pair of chains equal in every variable, draw for draw, or None.
+
+    Chains that never move are left out: a posterior concentrated on one value (a
+    discrete variable, say) makes every correct chain constant, and so equal.
+    """
     arrays = [np.asarray(draws[name]) for name in draws.data_vars]
     chains = arrays[0].shape[0] if arrays else 0
+    moving = [
+        any((a[c] != a[c][:1]).any() for a in arrays if a.shape[1] > 1) for c in range(chains)
+    ]
     for first in range(chains):
+        if not moving[first]:
+            continue
         for second in range(first + 1, chains):
             if all(np.array_equal(a[first], a[second], equal_nan=True) for a in arrays):
                 return first, second

@@ -89,8 +89,11 @@ TWINS = [
     ("simulated-bernoulli", "normaliser-dropped"),
     ("reviews-bernoulli", "document-not-removed"),
     ("reviews-bernoulli", "normaliser-wrong-class"),
-    ("digits-multinomial", "normaliser-wrong-class"),
-    ("digits-bernoulli", "normaliser-wrong-class"),
+    # normaliser-wrong-class makes the chains stick on the digits (R-hat 1.5, bulk ESS
+    # 7): with a slow mode anywhere every test is judged at that ESS, so it is
+    # inconclusive there, never agreement; these faults leave the chains mixing.
+    ("digits-multinomial", "normaliser-dropped"),
+    ("digits-bernoulli", "weights-not-normalised"),
     ("simulated-multinomial", "total-not-decremented"),
     ("simulated-multinomial", "weights-not-normalised"),
     ("simulated-bernoulli", "weights-not-normalised"),
