@@ -69,7 +69,10 @@ def test_gibbs_agrees_with_exact(name, references):
 # buckets there and shows on the four-topic corpus
 # (bench/results/catalogue/problem_sensitivity.md).
 FAULT_PROBLEM = {fault: "default" for fault in SPEC.faults} | {
-    "stale-smoothing-sum": "sparse-four-topics"
+    "stale-smoothing-sum": "sparse-four-topics",
+    # On the default corpus its chains stick (bulk ESS 250): every test is then judged
+    # at that ESS and the verdict is inconclusive; on three topics they mix.
+    "token-not-removed": "symmetric-three-topics",
 }
 
 
