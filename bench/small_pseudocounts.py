@@ -23,6 +23,7 @@ import numpy as np
 
 import zoo
 from zoo.models import beta_binomial, gda, lda, naive_bayes
+from zoo.models.gda.per_class_spec import DiagonalPrior, PerClassPrior
 
 
 def problems() -> dict[str, list[tuple[str, object, object]]]:
@@ -33,6 +34,9 @@ def problems() -> dict[str, list[tuple[str, object, object]]]:
     corpus = [np.array([0, 1, 1]), np.array([2, 2, 0]), np.array([1, 2])]
     x = np.array([[0.1, 1.2], [0.4, 0.9], [1.9, -0.3], [2.2, 0.1], [1.0, 0.5], [0.3, 1.1]])
     gda_data = gda.Data(x, [0, 0, 1, 1, -1, 0])
+    per_class_data = gda.Data(
+        np.vstack([x, [[2.0, -0.2], [1.2, 0.7]]]), [0, 0, 1, 1, -1, 0, 1, -1]
+    )
     return {
         "beta-binomial": [
             ("a=b=1e-3", bb_data, beta_binomial.Prior(a=1e-3, b=1e-3)),
@@ -52,6 +56,13 @@ def problems() -> dict[str, list[tuple[str, object, object]]]:
         ],
         "gda": [
             ("alpha=kappa0=1e-3", gda_data, gda.Prior(alpha=1e-3, kappa0=1e-3)),
+        ],
+        # A per-class covariance needs d + 1 = 3 labelled points per class.
+        "qda": [
+            ("alpha=kappa0=1e-3", per_class_data, PerClassPrior(alpha=1e-3, kappa0=1e-3)),
+        ],
+        "gaussian-nb": [
+            ("alpha=kappa0=1e-3", per_class_data, DiagonalPrior(alpha=1e-3, kappa0=1e-3)),
         ],
     }
 

@@ -61,4 +61,8 @@ def per_class_probability(x, pi, mu, covariance) -> np.ndarray:
 
     ``covariance`` as in :func:`per_class_log_density` (full or diagonal).
     """
-    return _softmax(np.log(pi) + per_class_log_density(x, mu, covariance))
+    # A class weight drawn below the smallest double (pseudo-counts near 1e-3) is 0:
+    # its log is -inf and the class's probability 0, as near enough it is.
+    with np.errstate(divide="ignore"):
+        log_pi = np.log(pi)
+    return _softmax(log_pi + per_class_log_density(x, mu, covariance))
