@@ -168,35 +168,48 @@ class FitPool:
                 self.workers = 0
         if self.in_process:
             return self
+        if self.scheduler is None:
+            self._start_local_cluster()
+        else:
+            self._connect(self.scheduler)
+        return self
+
+    def _start_local_cluster(self) -> None:
         # deferred: distributed takes about 1 s to import; workers=0 runs without it
         from distributed import Client, LocalCluster
 
-        if self.scheduler is None:
-            # The nannies of a local cluster live in this process: their words on how a
-            # worker process ended are caught here and attached to the fit it was running.
-            self._notices = _DeathNotices()
-            logging.getLogger("distributed.nanny").addHandler(self._notices)
+        # The nannies of a local cluster live in this process: their words on how a
+        # worker process ended are caught here and attached to the fit it was running.
+        self._notices = _DeathNotices()
+        logging.getLogger("distributed.nanny").addHandler(self._notices)
+        try:
+            # Ctrl-C is the zoo's to handle, not its workers': once up, a worker leaves
+            # the terminal's process group and its log (zoo.sampling.worker_process).
             self._cluster = LocalCluster(
                 n_workers=self.workers or default_workers(),
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=None,
                 silence_logs=logging.ERROR,
+                preload=["zoo.sampling.worker_process"],
             )
             self._client = Client(self._cluster)
-        else:
-            _require_listening(self.scheduler)
-            try:
-                self._client = Client(self.scheduler, timeout=_CONNECT_SECONDS)
-            except (
-                Exception
-            ) as error:  # timeout, refused handshake, garbage from a non-Dask server
-                raise ValueError(
-                    f"scheduler: {self.scheduler} is not a Dask scheduler, or it did not "
-                    f"answer within {_CONNECT_SECONDS} s ({type(error).__name__}: "
-                    f"{str(error)[:200]})"
-                ) from None
-        return self
+        except BaseException:  # Ctrl-C included: no cluster left behind
+            self.__exit__(None, None, None)
+            raise
+
+    def _connect(self, address: str) -> None:
+        # deferred: distributed takes about 1 s to import; workers=0 runs without it
+        from distributed import Client
+
+        _require_listening(address)
+        try:
+            self._client = Client(address, timeout=_CONNECT_SECONDS)
+        except Exception as error:  # a timeout, a refused handshake, a non-Dask server
+            raise ValueError(
+                f"scheduler: {address} is not a Dask scheduler, or it did not answer "
+                f"within {_CONNECT_SECONDS} s ({type(error).__name__}: {str(error)[:200]})"
+            ) from None
 
     def __exit__(self, *exc) -> None:
         if self._client is not None:

@@ -1,0 +1,58 @@
+"""Ctrl-C at several moments of one command: exit status and what reaches standard error.
+
+A terminal's Ctrl-C sends SIGINT to the whole foreground process group (the command,
+its PyMC chains and its Dask workers alike). Each run here starts the command in a
+session of its own and sends SIGINT to that group after a delay, then prints the exit
+status, the seconds it took to stop and the lines of standard error (one line, exit 130,
+is what the zoo promises; more lines mean a traceback or worker noise). The delays
+land in different phases (imports, the exact check, SBC, Geweke) depending on the
+machine, so the table says what was seen, not which phase was hit.
+
+Usage::
+
+    python bench/interrupt_phases.py --delays 1.5 2.5 6 20 40 -- zoo validate naive-bayes
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import time
+
+
+def interrupted_at(command: list[str], delay: float) -> tuple[int, float, list[str]]:
+    """Run ``command``, SIGINT its process group after ``delay`` s; status, stop s, stderr."""
+    process = subprocess.Popen(
+        command,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(delay)
+    sent = time.monotonic()
+    try:
+        os.killpg(process.pid, signal.SIGINT)
+    except ProcessLookupError:  # it had already finished
+        pass
+    _, err = process.communicate(timeout=600)
+    return process.returncode, time.monotonic() - sent, err.splitlines()
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--delays", type=float, nargs="+", default=[1.5, 2.5, 6.0, 20.0])
+    parser.add_argument("command", nargs="+", help="the command, after --")
+    args = parser.parse_args(argv)
+    print("| SIGINT after s | exit | stopped in s | stderr lines | last stderr line |")
+    print("|---|---|---|---|---|")
+    for delay in args.delays:
+        status, stopped, lines = interrupted_at(args.command, delay)
+        last = lines[-1] if lines else ""
+        print(f"| {delay:g} | {status} | {stopped:.1f} | {len(lines)} | {last} |")
+
+
+if __name__ == "__main__":
+    main()
