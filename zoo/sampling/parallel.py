@@ -189,7 +189,10 @@ class FitPool:
                 n_workers=self.workers or default_workers(),
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                # The scheduler's HTTP server starts whatever the dashboard setting;
+                # at Dask's fixed 8787 a second cluster on the machine (another run, a
+                # parallel test) warned "Port 8787 is already in use": any free port.
+                dashboard_address="127.0.0.1:0",
                 silence_logs=logging.ERROR,
                 preload=["zoo.sampling.worker_process"],
             )
