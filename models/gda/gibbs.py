@@ -83,6 +83,27 @@ def _mahalanobis(chol, diff, work):
 
 
 @numba.njit(cache=True)
+def _draw_class(log_weight, top, rng):
+    """A class drawn with probability proportional to ``exp(log_weight)``.
+
+    ``top`` is the largest log weight, subtracted before exponentiating so that no
+    weight overflows; ``log_weight`` is overwritten with the unnormalised weights.
+    """
+    n_classes = log_weight.shape[0]
+    total = 0.0
+    for k in range(n_classes):
+        log_weight[k] = math.exp(log_weight[k] - top)
+        total += log_weight[k]
+    threshold = rng.random() * total
+    running = 0.0
+    for k in range(n_classes):
+        running += log_weight[k]
+        if threshold < running:
+            return k
+    return n_classes - 1
+
+
+@numba.njit(cache=True)
 def _sweep(
     x, labels, hidden, counts, sums, chol, alpha, m0, kappa0, nu_rest, kappa_fixed, downdate, rng
 ):
@@ -126,18 +147,7 @@ def _sweep(
                 - 0.5 * (df + d) * math.log1p(quad / df)
             )
             top = max(top, log_weight[k])
-        total = 0.0
-        for k in range(n_classes):
-            log_weight[k] = math.exp(log_weight[k] - top)
-            total += log_weight[k]
-        threshold = rng.random() * total
-        new = n_classes - 1
-        running = 0.0
-        for k in range(n_classes):
-            running += log_weight[k]
-            if threshold < running:
-                new = k
-                break
+        new = _draw_class(log_weight, top, rng)
         kappa = kappa0 + counts[new]
         for j in range(d):
             diff[j] = (point[j] - sums[new, j] / kappa) * math.sqrt(kappa / (kappa + 1.0))

@@ -32,7 +32,7 @@ import numpy as np
 
 from zoo.core.contract import Kernel
 from zoo.models.gda.conditional import per_class_probability
-from zoo.models.gda.gibbs import State, _mahalanobis, _rank_one
+from zoo.models.gda.gibbs import State, _draw_class, _mahalanobis, _rank_one
 from zoo.models.gda.linalg import draw_inverse_wishart
 from zoo.models.gda.niw import class_statistics
 from zoo.models.gda.per_class import class_update
@@ -151,18 +151,7 @@ def _sweep(
                 total = _log_t(df, d, log_root, quad)
             log_weight[k] = math.log(counts[k] + alpha[k]) + total
             top = max(top, log_weight[k])
-        total = 0.0
-        for k in range(n_classes):
-            log_weight[k] = math.exp(log_weight[k] - top)
-            total += log_weight[k]
-        threshold = rng.random() * total
-        new = n_classes - 1
-        running = 0.0
-        for k in range(n_classes):
-            running += log_weight[k]
-            if threshold < running:
-                new = k
-                break
+        new = _draw_class(log_weight, top, rng)
         # (not downdate: Psi_new gains the point a second time if it never left)
         _move(point, new, counts, sums, chol, scales, kappa0, diagonal, 1.0)
         labels[i] = new
