@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zoo.core.arguments import as_int, as_positive_scalar
+from zoo.sampling.child_stderr import ChildStderr
 
 __all__ = [
     "FitPool",
@@ -56,6 +57,9 @@ _ZOO_SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 #: Seconds to wait for a scheduler given by address (Dask's default is 30).
 _CONNECT_SECONDS = 10
+
+#: Seconds given to closing a local cluster whose start was interrupted.
+_CLOSE_SECONDS = 5
 
 
 class InProcessWarning(UserWarning):
@@ -146,6 +150,7 @@ class FitPool:
         self._client = None
         self._cluster = None
         self._notices = None
+        self._child_stderr = ChildStderr()
 
     @property
     def in_process(self) -> bool:
@@ -177,27 +182,36 @@ class FitPool:
     def _start_local_cluster(self) -> None:
         # deferred: distributed takes about 1 s to import; workers=0 runs without it
         from distributed import Client, LocalCluster
+        from distributed.deploy.spec import SpecCluster
 
         # The nannies of a local cluster live in this process: their words on how a
         # worker process ended are caught here and attached to the fit it was running.
         self._notices = _DeathNotices()
         logging.getLogger("distributed.nanny").addHandler(self._notices)
+        # Ctrl-C is the zoo's to handle, not its workers': once up, a worker leaves the
+        # terminal's process group and its log (zoo.sampling.worker_process); while they
+        # start, what they write goes through this process, which drops it on Ctrl-C.
+        self._child_stderr = ChildStderr()
+        earlier = set(SpecCluster._instances)
         try:
-            # Ctrl-C is the zoo's to handle, not its workers': once up, a worker leaves
-            # the terminal's process group and its log (zoo.sampling.worker_process).
-            self._cluster = LocalCluster(
-                n_workers=self.workers or default_workers(),
-                threads_per_worker=1,
-                processes=True,
-                # The scheduler's HTTP server starts whatever the dashboard setting;
-                # at Dask's fixed 8787 a second cluster on the machine (another run, a
-                # parallel test) warned "Port 8787 is already in use": any free port.
-                dashboard_address="127.0.0.1:0",
-                silence_logs=logging.ERROR,
-                preload=["zoo.sampling.worker_process"],
-            )
+            with self._child_stderr.spawning():
+                self._cluster = LocalCluster(
+                    n_workers=self.workers or default_workers(),
+                    threads_per_worker=1,
+                    processes=True,
+                    # The scheduler's HTTP server starts whatever the dashboard setting;
+                    # at Dask's fixed 8787 a second cluster on the machine (another run,
+                    # a parallel test) warned "Port 8787 is already in use": any free port.
+                    dashboard_address="127.0.0.1:0",
+                    silence_logs=logging.ERROR,
+                    preload=["zoo.sampling.worker_process"],
+                )
             self._client = Client(self._cluster)
-        except BaseException:  # Ctrl-C included: no cluster left behind
+        except BaseException as error:  # Ctrl-C included: no cluster left behind
+            if isinstance(error, KeyboardInterrupt):
+                self._child_stderr.mute()
+            for cluster in set(SpecCluster._instances) - earlier:
+                _close_half_built(cluster, SpecCluster)
             self.__exit__(None, None, None)
             raise
 
@@ -214,7 +228,9 @@ class FitPool:
                 f"within {_CONNECT_SECONDS} s ({type(error).__name__}: {str(error)[:200]})"
             ) from None
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type=None, *exc) -> None:
+        if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
+            self._child_stderr.mute()
         if self._client is not None:
             self._client.close()
         if self._cluster is not None:
@@ -233,6 +249,24 @@ class FitPool:
         if self._client is None:
             raise RuntimeError("FitPool.run: use the pool as a context manager (with ...)")
         yield from _run_on_dask(self._client, tasks, self.timeout, self._notices)
+
+
+def _close_half_built(cluster, spec_cluster_class) -> None:
+    """Close a local cluster whose start was interrupted, quietly, before Dask's exit hook.
+
+    Left alone, Dask's exit hook closes it as the interpreter ends and asserts that every
+    worker had started ("AssertionError: Status.init"), and the event loop reports the
+    nannies' failed starts ("Task exception was never retrieved"): some 30 lines after the
+    zoo's one-line message. Its workers were interrupted anyway.
+    """
+    loop = getattr(getattr(cluster, "loop", None), "asyncio_loop", None)
+    if loop is not None:
+        loop.set_exception_handler(lambda loop, context: None)
+    try:
+        cluster.close(timeout=_CLOSE_SECONDS)
+    except BaseException:  # the half-built cluster's own assertions, a second Ctrl-C
+        pass
+    spec_cluster_class._instances.discard(cluster)
 
 
 def _require_listening(address: str) -> None:

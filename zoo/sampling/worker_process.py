@@ -4,8 +4,9 @@ A terminal's Ctrl-C sends SIGINT to the whole foreground process group: the zoo,
 stops the run and says so in one line, and its worker processes, which printed a
 KeyboardInterrupt traceback each (34 lines for two workers) before that line. A worker
 leaves the terminal's process group as it starts, so only the zoo hears Ctrl-C; the zoo
-then closes the cluster, which ends its workers, quietly. Ctrl-C in the second or two before a
-worker has run this still reaches it (and it may print its traceback).
+then closes the cluster, which ends its workers, quietly. A Ctrl-C in the second or two
+before a worker has run this still reaches it; what it then prints goes through the zoo,
+which drops it (:mod:`zoo.sampling.child_stderr`).
 """
 
 from __future__ import annotations
