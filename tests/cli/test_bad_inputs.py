@@ -27,6 +27,7 @@ CHECK = [
     (["check", "beta-binomial", "beta-binomial"], "named more than once"),
     (["check", "--seed", "-1"], "--seed: must be an integer >= 0"),
     (["check", "--chains", "0"], "--chains: must be an integer >= 1"),
+    (["check", "--jobs", "0"], "--jobs: must be an integer >= 1"),
     (["check", "--alpha", "2"], "--alpha: must be a probability in (0, 1)"),
     (["check", "--draws", "10000000000"], "--draws: 4 chain(s) x 10000000000 draws"),
     (["check", "--out", "{dir}"], "--out must end in .nc"),

@@ -17,8 +17,9 @@ from zoo.core.arguments import (
     require_draws_fit_memory,
 )
 from zoo.registry import names
-from zoo.runs.model_run import sample_model
+from zoo.runs.model_pool import ModelPool
 from zoo.runs.saved import save_runs
+from zoo.sampling.parallel import default_workers
 from zoo.sampling.progress import quiet_logs
 
 __all__ = ["run"]
@@ -38,6 +39,8 @@ def run(args) -> int:
         as_int("--chains", args.chains, minimum=1)
         require_draws_fit_memory("--draws", args.draws, args.chains)
         as_int("--tune", args.tune, minimum=0)
+        if args.jobs is not None:
+            as_int("--jobs", args.jobs, minimum=1)
         as_seed("--seed", args.seed)
         as_probability("--alpha", args.alpha)
         require_distinct("MODEL", args.models)
@@ -55,30 +58,32 @@ def _check(args) -> int:
     """Sample and judge every model, print, save; the exit status."""
     out, interactive, say = consoles(args)
     runs, checks = [], []
+    models = args.models or names()
+    jobs = args.jobs if args.jobs is not None else default_workers()
     with quiet_logs(not interactive), warnings.catch_warnings():
         # The driver's warning on Ctrl-C is for library users; here _interrupted says it.
         warnings.filterwarnings("ignore", message="interrupted:", category=RuntimeWarning)
-        try:
-            for name in args.models or names():
-                run = sample_model(
-                    name,
-                    draws=args.draws,
-                    tune=args.tune,
-                    chains=args.chains,
-                    seed=args.seed,
-                    alpha=args.alpha,
-                    progress=interactive,
-                    status=say,
-                )
-                runs.append(run)
-                if run.interrupted:
-                    raise KeyboardInterrupt
-                check = judge(run, alpha=args.alpha, status=say)
-                checks.append(check)
-                if not args.json:
-                    print_check_table(out, check, full=args.full)
-        except KeyboardInterrupt:
-            return _interrupted(args, runs, checks, say)
+        with ModelPool(
+            models,
+            jobs=jobs,
+            draws=args.draws,
+            tune=args.tune,
+            chains=args.chains,
+            seed=args.seed,
+            alpha=args.alpha,
+            progress=interactive,
+            status=say,
+        ) as pool:
+            try:
+                for run in pool.runs():
+                    runs.append(run)
+                    check = judge(run, alpha=args.alpha, status=say)
+                    checks.append(check)
+                    if not args.json:
+                        print_check_table(out, check, full=args.full)
+            except KeyboardInterrupt:
+                runs += pool.interrupt()
+                return _interrupted(args, runs, checks, say)
         if args.out is not None:
             _save(args, runs, checks, say)
     return finish_checks(args, checks, say)

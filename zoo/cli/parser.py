@@ -48,6 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"family-wise false-alarm rate per model, shared by its comparisons (Gibbs and"
         f" PyMC against the exact posterior, and each other; default {ALPHA:g})",
     )
+    check.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="models sampled at once, a worker process each (default: one per core); "
+        "1 samples them one after the other, with progress bars",
+    )
     check.add_argument("--json", action="store_true", help="print the results as JSON")
     check.add_argument("--full", action="store_true", help="one row per element of vectors")
     check.add_argument("--quiet", action="store_true", help="no progress display")

@@ -1,0 +1,48 @@
+"""Several models sampled at once (zoo.runs.model_pool): the same draws, Ctrl-C kept."""
+
+import multiprocessing
+import time
+
+import numpy as np
+
+from zoo.runs.model_pool import ModelPool
+
+MODELS = ["beta-binomial", "gaussian-nb"]
+
+#: Gibbs only: what is tested is where a run happens, not PyMC (whose cold compile would
+#: cost a minute here); the CLI's `zoo check --jobs` runs both engines the same way.
+SETTINGS = dict(draws=150, tune=50, chains=2, seed=11, engines=("gibbs",))
+
+
+def _posteriors(runs):
+    return {run.model: run.trees["gibbs"]["posterior"].to_dataset() for run in runs}
+
+
+def test_two_at_once_draw_exactly_what_one_after_the_other_draws():
+    with ModelPool(MODELS, jobs=1, **SETTINGS) as pool:
+        alone = _posteriors(pool.runs())
+    with ModelPool(MODELS, jobs=2, **SETTINGS) as pool:
+        runs = list(pool.runs())
+    assert [run.model for run in runs] == MODELS  # handed out in the order asked for
+    together = _posteriors(runs)
+    for name in MODELS:
+        for variable, values in alone[name].data_vars.items():
+            np.testing.assert_array_equal(values.values, together[name][variable].values)
+    assert not multiprocessing.active_children()  # the workers are gone
+
+
+def test_interrupt_reaches_the_workers_and_keeps_what_they_drew():
+    # Long runs, so that the workers are still sampling when interrupted; whatever they
+    # drew comes back marked as interrupted (a run cut short in warm-up has no draws).
+    settings = dict(draws=10**5, tune=100, chains=2, engines=("gibbs",))
+    with ModelPool(MODELS, jobs=2, **settings) as pool:
+        time.sleep(8)  # the workers have started
+        assert len(multiprocessing.active_children()) == 2
+        asked = time.monotonic()
+        kept = pool.interrupt()
+        answered = time.monotonic() - asked
+    # They answered the signal rather than being stopped at the 60 s deadline.
+    assert answered < 30
+    for run in kept:
+        assert run.interrupted and run.trees
+    assert not multiprocessing.active_children()
