@@ -66,6 +66,8 @@ def test_fresh_seed_is_recorded_and_replays():
         ({"kernel": SPEC.kernel._replace(draw=None)}, "kernel: .* lacks draw"),
         ({"kernel": SPEC.kernel, "engine": "pymc"}, "kernel: only the gibbs engine"),
         ({"draws": 0}, "draws"),
+        ({"cores": 2}, "cores: only the pymc engine"),
+        ({"cores": 0, "engine": "pymc"}, "cores: must be an integer >= 1"),
     ],
 )
 def test_bad_arguments_are_refused_before_any_sweep(kwargs, message):

@@ -218,4 +218,6 @@ def _sample_quietly(model, settings: dict) -> ModelRun | None:
     with quiet_logs(True), warnings.catch_warnings():
         # Said by the zoo once for the whole run, not by each worker.
         warnings.filterwarnings("ignore", message="interrupted:", category=RuntimeWarning)
-        return sample_model(model, progress=False, status=None, **settings)
+        # The pool is the parallelism: PyMC's chains run one after the other in the
+        # worker, which spares a process (and its imports) per chain.
+        return sample_model(model, progress=False, status=None, cores=1, **settings)

@@ -107,6 +107,7 @@ def sample_model(
     problem=None,
     progress: bool | None = None,
     status=None,
+    cores: int | None = None,
 ) -> ModelRun:
     """Sample a model's problem (default: ``default_problem()``) with each engine.
 
@@ -128,6 +129,8 @@ def sample_model(
         Progress displays (default: when standard error is a terminal).
     status : callable, optional
         Called with a short message before each stage.
+    cores : int, optional
+        Processes PyMC's chains run in (:func:`zoo.sample`); the draws do not depend on it.
     """
     say = status or (lambda message: None)
     model = get(name)
@@ -152,6 +155,7 @@ def sample_model(
                 chains=chains,
                 seed=seed,
                 progress=progress,
+                **({"cores": cores} if engine == "pymc" else {}),
             )
         except KeyboardInterrupt:
             run.interrupted = True

@@ -42,6 +42,7 @@ def sample(
     kernel: Kernel | None = None,
     progress: bool | None = None,
     log_likelihood: bool | None = None,
+    cores: int | None = None,
 ) -> xr.DataTree:
     """Sample the posterior of a zoo model with either engine.
 
@@ -79,6 +80,10 @@ def sample(
         ``log_likelihood_total`` either. The Gibbs engine computes it from the draws
         after sampling (it never changes them), the PyMC engine with
         ``pymc.compute_log_likelihood``.
+    cores : int, optional
+        PyMC engine only: processes its chains run in, as ``pymc.sample``'s ``cores``
+        (the draws do not depend on it). Default: one per chain up to the CPUs, and one
+        inside a daemon process, which may not start processes (a Dask worker).
 
     Returns
     -------
@@ -115,6 +120,10 @@ def sample(
         if engine != "gibbs":
             raise ValueError("kernel: only the gibbs engine runs a kernel")
         as_kernel("kernel", kernel)
+    if cores is not None:
+        cores = as_int("cores", cores, minimum=1)
+        if engine != "pymc":
+            raise ValueError("cores: only the pymc engine runs chains in processes")
     if log_likelihood is not None and not isinstance(log_likelihood, bool | np.bool_):
         raise ValueError(f"log_likelihood: must be True, False or None, got {log_likelihood!r}")
     if log_likelihood and model.pointwise_log_likelihood is None and engine == "gibbs":
@@ -146,7 +155,7 @@ def sample(
     # PyMC's own default: no log-likelihood unless asked for.
     compute = log_likelihood is True
     return _sample_pymc(
-        model, data, prior, draws, tune, chains, root, progress, attrs, compute, keep
+        model, data, prior, draws, tune, chains, root, progress, attrs, compute, keep, cores
     )
 
 
@@ -343,7 +352,9 @@ def _datatree(model, data, prior, posterior, stats, attrs, pointwise) -> xr.Data
     return xr.DataTree.from_dict({"/": tree.to_dataset(inherit=False), **ordered})
 
 
-def _sample_pymc(model, data, prior, draws, tune, chains, root, progress, attrs, compute, keep):
+def _sample_pymc(
+    model, data, prior, draws, tune, chains, root, progress, attrs, compute, keep, cores
+):
     # deferred: PyMC takes seconds to import, and `zoo list` or a Gibbs run never needs it
     import pymc as pm
 
@@ -358,8 +369,10 @@ def _sample_pymc(model, data, prior, draws, tune, chains, root, progress, attrs,
     random_seed = streams.integer(streams.stream(root, "pymc"))
     # A Dask worker is a daemon process, which may not start the processes PyMC runs
     # chains in: there the chains run one after the other (the pool is the parallelism).
-    daemon = multiprocessing.current_process().daemon
-    cores = 1 if daemon else max(1, min(chains, os.cpu_count() or 1))
+    if multiprocessing.current_process().daemon:
+        cores = 1
+    elif cores is None:
+        cores = max(1, min(chains, os.cpu_count() or 1))
     started = time.perf_counter()
     with warnings.catch_warnings(), ieee_arithmetic():
         # PyMC's advice to run more chains is not ours to give here.
