@@ -126,8 +126,12 @@ class ModelPool:
                 raise
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type=None, *exc) -> None:
         if self._pool is not None:
+            if exc_type is not None:
+                # Leaving on an error (a model that raised, a report that failed): the
+                # other workers' models are not waited for.
+                self.interrupt()
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
