@@ -51,8 +51,8 @@ class ModelPool:
 
     Parameters
     ----------
-    names : sequence of str
-        Registered models.
+    names : sequence of str or Model
+        Registered names or models.
     jobs : int
         Models sampled at once, each in a worker process; ``1`` samples them in this
         process, one after the other, with progress displays.
@@ -97,6 +97,7 @@ class ModelPool:
         self._handed = 0
         self._stderr = ChildStderr()
         self._stopping = None
+        self._workers = set()
 
     def __enter__(self) -> ModelPool:
         if self.jobs > 1:
@@ -113,6 +114,7 @@ class ModelPool:
                 initializer=_start_worker,
                 initargs=(self._stopping,),
             )
+            earlier = set(multiprocessing.active_children())
             try:
                 # The workers start as the tasks are submitted: with their standard
                 # error through this process, muted on Ctrl-C.
@@ -122,8 +124,11 @@ class ModelPool:
                         for model in self.models
                     ]
             except BaseException:
+                self._workers = set(multiprocessing.active_children()) - earlier
                 self.interrupt()
                 raise
+            # This pool's processes, and no other child of this process.
+            self._workers = set(multiprocessing.active_children()) - earlier
         return self
 
     def __exit__(self, exc_type=None, *exc) -> None:
@@ -165,7 +170,7 @@ class ModelPool:
             return []
         self._stderr.mute()
         self._stopping.set()
-        for child in multiprocessing.active_children():
+        for child in self._workers:
             try:
                 os.killpg(child.pid, signal.SIGINT)  # the worker and its PyMC chains
             except (ProcessLookupError, PermissionError):  # not yet its own group leader
@@ -187,8 +192,9 @@ class ModelPool:
             if run is not None and run.trees:
                 kept.append(run)
         self._handed = len(self.names)
-        for child in multiprocessing.active_children():
-            child.terminate()
+        for child in self._workers:
+            if child.is_alive():
+                child.terminate()
         return kept
 
 
