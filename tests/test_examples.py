@@ -52,6 +52,7 @@ def test_model_example_shows_three_forms_and_the_check(script):
         assert line in out
 
 
+@pytest.mark.slow  # 23 s: the default run stays under 10 minutes on 2 cores, cold
 def test_validate_my_sampler_passes_the_correct_kernel_and_catches_the_bug():
     # Default settings (4 x 1000 independent draws): it takes a few seconds.
     out = _run("validate_my_sampler.py")

@@ -54,6 +54,7 @@ def broken_model():
 
 
 @pytest.mark.pymc
+@pytest.mark.slow  # 28 s: the default run stays under 10 minutes on 2 cores, cold
 def test_check_of_a_wrong_sampler_exits_1_and_names_it(broken_model, capsys):
     status = main(["check", broken_model.name, "--seed", "1", "--quiet"])
     out = capsys.readouterr().out

@@ -175,6 +175,7 @@ def test_invariance_names_the_conditional_at_fault():
     assert {row.split(":")[0] for row in result.failing()} == {"step"}
 
 
+@pytest.mark.slow  # 35 s: the default run stays under 10 minutes on 2 cores, cold
 def test_geweke_passes_the_kernel_and_catches_a_fault():
     right = geweke(zoo.get("beta-binomial"), seed=1)
     assert right.verdict == "pass", str(right)

@@ -3,10 +3,13 @@
 import json
 from html import escape as html_escape
 
+import pytest
+
 from tests.support.report_pages import check_page
 from zoo.cli import main
 
 
+@pytest.mark.slow  # 19 s: the default run stays under 10 minutes on 2 cores, cold
 def test_validate_report_shows_the_battery_and_the_sbc_band(tmp_path, capsys):
     html = tmp_path / "html"
     args = ["validate", "beta-binomial", "--fault", "failures-as-trials", "--workers", "0"]

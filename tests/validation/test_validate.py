@@ -34,12 +34,9 @@ FAST = {"simulations": 40, "sbc_draws": 100, "workers": 0}
 
 @pytest.mark.parametrize(
     "name",
-    # The mixture models (35 s each) with -m slow, to keep the default run under its 10
-    # minutes; their faults are caught by tests/models/<model>/test_gibbs.py by default.
-    [
-        pytest.param(n, marks=() if n == "beta-binomial" else pytest.mark.slow)
-        for n in sorted(WORST)
-    ],
+    # With -m slow (30 to 35 s each), to keep the default run under its 10 minutes; the
+    # faults are caught by tests/models/<model>/test_gibbs.py by default.
+    [pytest.param(n, marks=pytest.mark.slow) for n in sorted(WORST)],
 )
 def test_correct_kernel_passes_and_worst_bug_fails(name):
     right = validate(name, checks=("exact", "sbc"), seed=1, **FAST)
@@ -49,6 +46,7 @@ def test_correct_kernel_passes_and_worst_bug_fails(name):
     assert any(check.failing for check in wrong.checks)
 
 
+@pytest.mark.slow  # 20 s: the default run stays under 10 minutes on 2 cores, cold
 def test_lda_correct_kernel_passes_and_worst_bug_fails():
     # SBC at 100 simulations does not see LDA's bugs (bench/README.md): the exact
     # check on tiny corpora does. token-not-removed moves the posterior least.
