@@ -34,6 +34,7 @@ from zoo.registry import get
 from zoo.runs.model_run import ModelRun, sample_model
 from zoo.sampling.child_stderr import ChildStderr
 from zoo.sampling.progress import quiet_logs
+from zoo.sampling.worker_process import leave_terminal_group
 
 __all__ = ["ModelPool"]
 
@@ -206,10 +207,7 @@ def _start_worker(stopping) -> None:
     """Worker set-up: Ctrl-C reaches the zoo only, which passes it on (see the module)."""
     global _stopping
     _stopping = stopping
-    try:
-        os.setpgrp()
-    except OSError:  # already a group leader, or not permitted: Ctrl-C still reaches it
-        pass
+    leave_terminal_group()
 
 
 def _travels(model) -> bool:

@@ -191,7 +191,6 @@ class FitPool:
         # Ctrl-C is the zoo's to handle, not its workers': once up, a worker leaves the
         # terminal's process group and its log (zoo.sampling.worker_process); while they
         # start, what they write goes through this process, which drops it on Ctrl-C.
-        self._child_stderr = ChildStderr()
         earlier = set(SpecCluster._instances)
         try:
             with self._child_stderr.spawning():

@@ -14,15 +14,20 @@ from __future__ import annotations
 import logging
 import os
 
-__all__ = ["dask_setup"]
+__all__ = ["dask_setup", "leave_terminal_group"]
 
 
-def dask_setup(worker) -> None:
-    """Dask's preload hook, called in the worker process as it starts."""
+def leave_terminal_group() -> None:
+    """Leave the terminal's process group: its Ctrl-C then reaches the zoo only."""
     try:
         os.setpgrp()
     except OSError:  # already a group leader, or not permitted: Ctrl-C still reaches it
         pass
+
+
+def dask_setup(worker) -> None:
+    """Dask's preload hook, called in the worker process as it starts."""
+    leave_terminal_group()
     # A worker's own log is not the user's to read: the zoo reports every fit's outcome
     # (an error, a timeout, a death from its nanny's notice), while a worker that the
     # closing cluster outlives by a heartbeat logged "Failed to communicate with
