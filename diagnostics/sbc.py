@@ -45,6 +45,7 @@ import xarray as xr
 
 from zoo.core import streams
 from zoo.core.arguments import as_int, as_probability
+from zoo.core.log_likelihood import log_likelihood_per_draw
 from zoo.diagnostics.agreement import holm
 from zoo.diagnostics.draws import element_labels
 from zoo.diagnostics.findings import Finding, finding_order, findings_html
@@ -132,13 +133,9 @@ def simulation_ranks(
         columns.append(values.reshape(chains, draws, -1))
         truths.append(np.asarray(truth[name], dtype=float).ravel())
     if model.log_likelihood is not None:
-        log_lik = np.empty((chains, draws, 1))
         arrays = {name: posterior[name].values for name in posterior.data_vars}
-        for c in range(chains):
-            for d in range(draws):
-                params = {name: array[c, d] for name, array in arrays.items()}
-                log_lik[c, d, 0] = model.log_likelihood(data, params)
-        columns.append(log_lik)
+        log_lik, _ = log_likelihood_per_draw(model, data, arrays)
+        columns.append(log_lik[..., np.newaxis])
         truths.append(np.array([model.log_likelihood(data, truth)]))
     values = np.concatenate(columns, axis=2)
     truth_values = np.concatenate(truths)

@@ -16,7 +16,6 @@ labelings (:mod:`zoo.models.semi_supervised`), enumerated exactly up to
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -27,6 +26,7 @@ from zoo.models.gda.niw import class_statistics, merge_statistics
 from zoo.models.gda.posterior import niw_from_statistics, predictive_log_joint
 from zoo.models.gda.spec import Data, Hyperparameters, Prior
 from zoo.models.labelings import MISSING, Labelings, heaviest
+from zoo.models.logspace import logsumexp
 from zoo.models.semi_supervised import (
     checked_weights,
     distinct_labelings,

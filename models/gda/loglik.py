@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from scipy.special import logsumexp
 
 from zoo.models.gda.spec import Data
+from zoo.models.logspace import logsumexp
 
 __all__ = ["log_likelihood", "pointwise_log_likelihood"]
 

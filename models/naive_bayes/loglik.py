@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
+from scipy.special import gammaln
 
+from zoo.models.logspace import logsumexp
 from zoo.models.naive_bayes.spec import Data
 
 __all__ = ["log_likelihood", "pointwise_log_likelihood"]

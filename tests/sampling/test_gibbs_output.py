@@ -8,6 +8,7 @@ import pytest
 
 import zoo
 from zoo.models.beta_binomial import Data, Prior
+from zoo.core import log_likelihood
 from zoo.sampling import driver
 
 SPEC = zoo.get("beta-binomial")
@@ -94,7 +95,7 @@ def test_a_group_over_the_memory_budget_is_left_out_with_a_warning(monkeypatch):
 
 def test_blocks_of_draws_give_the_values_of_one_block(monkeypatch):
     whole = _sample()
-    monkeypatch.setattr(driver, "_BLOCK_BYTES", 1)  # one draw per block
+    monkeypatch.setattr(log_likelihood, "BLOCK_BYTES", 1)  # one draw per block
     blocked = _sample()
     np.testing.assert_array_equal(
         blocked["log_likelihood"]["y"].values, whole["log_likelihood"]["y"].values

@@ -151,7 +151,10 @@ class Model:
         log-likelihood of each observation, one entry per observed variable of the PyMC
         program, under its name and with the dims ``pymc.compute_log_likelihood`` gives
         it; ``params`` may carry leading sample dims (``chain``, ``draw``), which lead
-        ``values`` too. The Gibbs engine's ``log_likelihood`` group (for LOO-CV).
+        ``values`` too. The Gibbs engine's ``log_likelihood`` group (for LOO-CV); where
+        a model gives both, ``log_likelihood`` is the sum of these terms, and the zoo
+        evaluates many draws at once through this form
+        (:func:`zoo.core.log_likelihood.log_likelihood_per_draw`).
     validation_problems : callable, optional
         ``validation_problems() -> [(name, data, prior), ...]``: small data sets with
         exact references, chosen to be sensitive (informative and asymmetric priors,

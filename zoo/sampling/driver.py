@@ -22,6 +22,7 @@ from zoo.core import __version__, streams
 from zoo.core.arguments import as_int, as_kernel, require_draws_fit_memory
 from zoo.core.contract import Kernel, Model
 from zoo.core.defaults import CHAINS, DRAWS, ENGINES, TUNE
+from zoo.core.log_likelihood import log_likelihood_per_draw, pointwise_size
 from zoo.core.reproducible import ieee_arithmetic
 from zoo.registry import get
 from zoo.sampling.progress import ChainProgress
@@ -164,22 +165,11 @@ def sample(
 LOG_LIKELIHOOD_BYTES = 2**30
 
 
-def _pointwise_size(data) -> int | None:
-    """Values per draw of the pointwise log-likelihood, or None if it cannot be known.
-
-    Known before any draw from the observed variables' sizes: an upper bound, exact but
-    for a multivariate observation, which counts its components (a few times too high
-    for GDA's points, never too low).
-    """
-    sizes = [np.size(values) for values, _ in data.observed_data.values()]
-    return int(sum(sizes)) if sizes else None
-
-
 def _keep_log_likelihood(data, wanted, chains, draws) -> bool:
     """Whether to store the ``log_likelihood`` group (its per-draw total is kept anyway)."""
     if wanted is not None:
         return wanted
-    size = _pointwise_size(data)
+    size = pointwise_size(data)
     if size is None:
         return True
     needed = 8 * size * chains * draws
@@ -242,50 +232,11 @@ def _sample_gibbs(
     pointwise: dict[str, tuple[np.ndarray, tuple[str, ...]]] = {}
     if compute:
         started = time.perf_counter()
-        pointwise, stats["log_likelihood_total"] = _pointwise(model, data, posterior, keep)
+        stats["log_likelihood_total"], pointwise = log_likelihood_per_draw(
+            model, data, posterior, keep=keep
+        )
         attrs["log_likelihood_time"] = time.perf_counter() - started
     return _datatree(model, data, prior, posterior, stats, attrs, pointwise)
-
-
-#: Memory for one block of draws when computing the pointwise log-likelihood: the
-#: block's parameters and result, four times over for temporaries (copies made
-#: contiguous, a mixture's per-class terms).
-_BLOCK_BYTES = 2**26
-
-
-def _pointwise(model: Model, data, posterior: Mapping[str, np.ndarray], keep: bool):
-    """The pointwise log-likelihood of every draw, and its total per draw.
-
-    The model's vectorised ``pointwise_log_likelihood`` is evaluated on blocks of draws
-    of all chains at once, as many as :data:`_BLOCK_BYTES` allows, so that memory
-    beyond the result stays bounded (one draw per block on a large LDA corpus). The draws are
-    read, never changed: the kernel's random streams and draws are as without it.
-
-    Returns
-    -------
-    pointwise : dict
-        ``{name: (values (chain, draw, ...), dims)}``; empty unless ``keep``.
-    total : ndarray, shape (chain, draw)
-        The log-likelihood of all the data at each draw.
-    """
-    chains, draws = next(iter(posterior.values())).shape[:2]
-    per_draw = sum(values[0, 0].nbytes for values in posterior.values())
-    per_draw += 8 * (_pointwise_size(data) or 0)
-    step = int(np.clip(_BLOCK_BYTES // (4 * chains * max(per_draw, 1)), 1, draws))
-    pointwise: dict[str, tuple[np.ndarray, tuple[str, ...]]] = {}
-    total = np.zeros((chains, draws))
-    for start in range(0, draws, step):
-        block = slice(start, min(start + step, draws))
-        terms = model.pointwise_log_likelihood(
-            data, {name: values[:, block] for name, values in posterior.items()}
-        )
-        for name, (term, dims) in terms.items():
-            total[:, block] += term.reshape(*term.shape[:2], -1).sum(axis=-1)
-            if keep:
-                if name not in pointwise:
-                    pointwise[name] = (np.empty((chains, draws, *term.shape[2:])), tuple(dims))
-                pointwise[name][0][:, block] = term
-    return pointwise, total
 
 
 def _describe(kernel: Kernel) -> str:
