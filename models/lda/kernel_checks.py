@@ -32,16 +32,7 @@ def latents(params, data: Data, prior: Prior, rng: np.random.Generator) -> dict:
 def redraw(params, latents, data: Data, prior: Prior, rng: np.random.Generator) -> Data:
     """New words for every token from its topic's word distribution."""
     phi = np.asarray(params["phi"], dtype=float)
-    words = categorical(phi[latents["topic"]], rng)
-    corpus = np.split(words, data.doc_start[1:-1])
-    return Data(
-        corpus,
-        topics=data.n_topics,
-        vocabulary=data.vocabulary,
-        documents=data.documents,
-        doc_word_pairs=data.doc_word_pairs,
-        token_pairs=data.token_pairs,
-    )
+    return data.with_words(categorical(phi[latents["topic"]], rng))
 
 
 def state(latents, data: Data, prior: Prior) -> State:

@@ -256,3 +256,35 @@ def test_spec_does_not_import_the_posterior_or_the_sampler():
                 if below not in reached:
                     todo.append(below)
     assert reached == {"spec", "corpus", "pairs", "counts", "invariants"}, reached
+
+
+def test_with_words_is_the_corpus_rebuilt_with_the_new_words():
+    data = Data([[0, 1, 2], [], [2, 2]], topics=2, vocabulary=["a", "b", "c"])
+    data.token_document  # a cached layout value, carried over
+    data.word_frequency  # a cached value of the words, not carried over
+    words = np.array([2, 0, 0, 1, 1])
+    new = data.with_words(words)
+    rebuilt = Data(
+        [[2, 0, 0], [], [1, 1]],
+        topics=2,
+        vocabulary=["a", "b", "c"],
+        doc_word_pairs=data.doc_word_pairs,
+        token_pairs=data.token_pairs,
+    )
+    for name in ("token_word", "doc_start", "token_document", "word_frequency", "lengths"):
+        np.testing.assert_array_equal(getattr(new, name), getattr(rebuilt, name))
+    assert new.count_dtypes == rebuilt.count_dtypes and new.coords.keys() == rebuilt.coords.keys()
+    np.testing.assert_array_equal(new.doc_word_pairs, rebuilt.doc_word_pairs)
+    assert not new.token_word.flags.writeable
+    words[0] = 1  # the caller's array is copied
+    assert new.token_word[0] == 2
+    np.testing.assert_array_equal(data.token_word, [0, 1, 2, 2, 2])
+
+
+@pytest.mark.parametrize(
+    "words", [[0, 1, 2], [0, 1, 2, 3, 0], [0, 1, 2, -1, 0], [0.0, 1.0, 2.0, 0.0, 0.0]]
+)
+def test_with_words_rejects_the_wrong_length_type_or_ids(words):
+    data = Data([[0, 1, 2], [2, 2]], topics=2, vocabulary=["a", "b", "c"])
+    with pytest.raises(ValueError, match="token_word"):
+        data.with_words(np.array(words))
