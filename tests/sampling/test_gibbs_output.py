@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import zoo
-from zoo.models.beta_binomial import Data, Prior
 from zoo.core import log_likelihood
+from zoo.models.beta_binomial import Data, Prior
 from zoo.sampling import driver
 
 SPEC = zoo.get("beta-binomial")

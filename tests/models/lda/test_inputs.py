@@ -260,8 +260,8 @@ def test_spec_does_not_import_the_posterior_or_the_sampler():
 
 def test_with_words_is_the_corpus_rebuilt_with_the_new_words():
     data = Data([[0, 1, 2], [], [2, 2]], topics=2, vocabulary=["a", "b", "c"])
-    data.token_document  # a cached layout value, carried over
-    data.word_frequency  # a cached value of the words, not carried over
+    assert data.token_document.size == 5  # a cached layout value, carried over
+    assert data.word_frequency[2] == 3  # a cached value of the words, not carried over
     words = np.array([2, 0, 0, 1, 1])
     new = data.with_words(words)
     rebuilt = Data(
