@@ -34,11 +34,24 @@ import numpy as np
 from zoo.core import streams
 from zoo.core.arguments import as_int, as_probability
 from zoo.core.contract import Model
-from zoo.core.defaults import ALPHA, CHAINS
+from zoo.core.defaults import (
+    ALPHA,
+    CHAINS,
+    GEWEKE_BATCHES,
+    GEWEKE_DRAWS,
+    GEWEKE_ITERATIONS,
+)
 from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
 from zoo.diagnostics.moments import MomentFunctions
 
-__all__ = ["geweke", "kernel_checks_of", "moment_functions"]
+__all__ = [
+    "chain_side",
+    "geweke",
+    "geweke_result",
+    "kernel_checks_of",
+    "marginal_side",
+    "moment_functions",
+]
 
 
 def kernel_checks_of(model: Model):
@@ -87,19 +100,130 @@ def _joint_draw(model, checks, prior, size, rng):
     return truth, data, latents
 
 
+def _arguments(draws, chains, iterations, batches, alpha) -> tuple:
+    draws = as_int("draws", draws, minimum=2)
+    chains = as_int("chains", chains, minimum=1)
+    batches = as_int("batches", batches, minimum=2)
+    iterations = as_int("iterations", iterations, minimum=2)
+    if iterations < batches:
+        raise ValueError(f"iterations: must be >= batches = {batches}, got {iterations}")
+    return draws, chains, iterations, batches, as_probability("alpha", alpha)
+
+
+def marginal_side(model: Model, *, draws: int, seed: int, setup=None):
+    """The marginal-conditional simulator: ``draws`` independent joint draws.
+
+    From item 0 of the ``geweke-chains`` stream of ``seed``. Returns the test
+    functions' labels and their values, shape (draws, functions).
+    """
+    checks = kernel_checks_of(model)
+    draws = as_int("draws", draws, minimum=2)
+    prior, size = checks.setup() if setup is None else setup
+    rng = np.random.default_rng(streams.item(seed, "geweke-chains", 0))
+    truth, data, latents = _joint_draw(model, checks, prior, size, rng)
+    functions = moment_functions(model, checks, prior, truth, data, latents)
+    values = np.empty((draws, len(functions)))
+    values[0] = functions(truth, data, latents)
+    for i in range(1, draws):
+        truth, data, latents = _joint_draw(model, checks, prior, size, rng)
+        values[i] = functions(truth, data, latents)
+    return functions.labels(), values
+
+
+def chain_side(model: Model, kernel=None, *, chain: int, iterations: int, seed: int, setup=None):
+    """One successive-conditional chain of the kernel under test, ``iterations`` long.
+
+    From item ``chain + 1`` of the ``geweke-chains`` stream of ``seed``: chains and the
+    marginal side are independent of one another, so they may run in any order or
+    process with the same values. Returns the test functions' labels and their values,
+    shape (iterations, functions).
+    """
+    checks = kernel_checks_of(model)
+    kernel = model.kernel if kernel is None else kernel
+    chain = as_int("chain", chain, minimum=0)
+    iterations = as_int("iterations", iterations, minimum=2)
+    prior, size = checks.setup() if setup is None else setup
+    rng = np.random.default_rng(streams.item(seed, "geweke-chains", chain + 1))
+    truth, data, latents = _joint_draw(model, checks, prior, size, rng)
+    functions = moment_functions(model, checks, prior, truth, data, latents)
+    state = checks.state(latents, data, prior)
+    values = np.empty((iterations, len(functions)))
+    for t in range(iterations):
+        state = kernel.step(state, data, prior, rng)
+        params = kernel.draw(state, data, prior, rng)
+        latents = checks.read(state, data)
+        values[t] = functions(params, data, latents)
+        data = checks.redraw(params, latents, data, prior, rng)
+        state = checks.state(latents, data, prior)
+    return functions.labels(), values
+
+
+def geweke_result(
+    marginal, chains, *, batches: int = GEWEKE_BATCHES, alpha: float = ALPHA, seconds: float = 0.0
+) -> KernelCheckResult:
+    """Compare the two simulators: :func:`marginal_side` against :func:`chain_side` s.
+
+    Parameters
+    ----------
+    marginal : (labels, values)
+        What :func:`marginal_side` returned.
+    chains : sequence of (labels, values)
+        What :func:`chain_side` returned for each chain, all of one length.
+    batches : int
+        Batch means per chain.
+    alpha : float
+        Family-wise false-alarm rate over the test functions (Holm).
+    seconds : float
+        Time the sides took, for the settings line.
+    """
+    labels, marginal_values = marginal
+    if not chains:
+        raise ValueError("chains: need at least one chain")
+    for c, (chain_labels, _) in enumerate(chains):
+        if list(chain_labels) != list(labels):
+            raise ValueError(f"chains[{c}]: its test functions differ from the marginal side's")
+    chain_values = np.stack([values for _, values in chains])
+    draws, chain_count, iterations, batches, alpha = _arguments(
+        marginal_values.shape[0], len(chains), chain_values.shape[1], batches, alpha
+    )
+    rows, message = _compare(marginal_values, chain_values, batches)
+    rows["function"] = list(labels)
+    rows["part"] = ["joint"] * len(labels)
+    settings = (
+        f"{draws} marginal draws vs {chain_count} chains x {iterations} iterations "
+        f"({seconds:.1f} s)"
+    )
+    return KernelCheckResult.build(
+        "geweke",
+        rows,
+        alpha=alpha,
+        settings=settings,
+        gate_message=message,
+        sizes={
+            "chains": chain_count,
+            "draws": iterations,
+            "ess_min": 10.0 * chain_count * batches,
+        },
+    )
+
+
 def geweke(
     model: Model,
     kernel=None,
     *,
-    draws: int = 5000,
+    draws: int = GEWEKE_DRAWS,
     chains: int = CHAINS,
-    iterations: int = 10000,
-    batches: int = 20,
+    iterations: int = GEWEKE_ITERATIONS,
+    batches: int = GEWEKE_BATCHES,
     seed: int = 0,
     alpha: float = ALPHA,
     setup=None,
 ) -> KernelCheckResult:
     """Geweke's test of ``kernel`` (default: the model's own) for ``model``.
+
+    The two sides run here one after the other; ``zoo validate`` runs the marginal side
+    and each chain as tasks of its own (:func:`marginal_side`, :func:`chain_side`,
+    :func:`geweke_result`), with the same values.
 
     Parameters
     ----------
@@ -127,55 +251,18 @@ def geweke(
         ``part`` is ``"joint"`` for every row; ``expected`` is the marginal-conditional
         mean, ``observed`` the successive-conditional one.
     """
-    checks = kernel_checks_of(model)
-    kernel = model.kernel if kernel is None else kernel
-    draws = as_int("draws", draws, minimum=2)
-    chains = as_int("chains", chains, minimum=1)
-    batches = as_int("batches", batches, minimum=2)
-    iterations = as_int("iterations", iterations, minimum=2)
-    if iterations < batches:
-        raise ValueError(f"iterations: must be >= batches = {batches}, got {iterations}")
-    alpha = as_probability("alpha", alpha)
-    prior, size = checks.setup() if setup is None else setup
-    started = time.perf_counter()
-    sequences = streams.items(seed, "geweke-chains", 1 + chains)
-
-    rng = np.random.default_rng(sequences[0])
-    truth, data, latents = _joint_draw(model, checks, prior, size, rng)
-    functions = moment_functions(model, checks, prior, truth, data, latents)
-    marginal = np.empty((draws, len(functions)))
-    marginal[0] = functions(truth, data, latents)
-    for i in range(1, draws):
-        truth, data, latents = _joint_draw(model, checks, prior, size, rng)
-        marginal[i] = functions(truth, data, latents)
-
-    chain_values = np.empty((chains, iterations, len(functions)))
-    for c in range(chains):
-        rng = np.random.default_rng(sequences[1 + c])
-        truth, data, latents = _joint_draw(model, checks, prior, size, rng)
-        state = checks.state(latents, data, prior)
-        for t in range(iterations):
-            state = kernel.step(state, data, prior, rng)
-            params = kernel.draw(state, data, prior, rng)
-            latents = checks.read(state, data)
-            chain_values[c, t] = functions(params, data, latents)
-            data = checks.redraw(params, latents, data, prior, rng)
-            state = checks.state(latents, data, prior)
-
-    rows, message = _compare(marginal, chain_values, batches)
-    rows["function"] = functions.labels()
-    rows["part"] = ["joint"] * len(functions)
-    settings = (
-        f"{draws} marginal draws vs {chains} chains x {iterations} iterations "
-        f"({time.perf_counter() - started:.1f} s)"
+    kernel_checks_of(model)
+    draws, chains, iterations, batches, alpha = _arguments(
+        draws, chains, iterations, batches, alpha
     )
-    return KernelCheckResult.build(
-        "geweke",
-        rows,
-        alpha=alpha,
-        settings=settings,
-        gate_message=message,
-        sizes={"chains": chains, "draws": iterations, "ess_min": 10.0 * chains * batches},
+    started = time.perf_counter()
+    marginal = marginal_side(model, draws=draws, seed=seed, setup=setup)
+    sides = [
+        chain_side(model, kernel, chain=c, iterations=iterations, seed=seed, setup=setup)
+        for c in range(chains)
+    ]
+    return geweke_result(
+        marginal, sides, batches=batches, alpha=alpha, seconds=time.perf_counter() - started
     )
 
 

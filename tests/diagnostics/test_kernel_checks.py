@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import zoo
-from zoo.diagnostics.geweke import geweke
+from zoo.diagnostics.geweke import chain_side, geweke, geweke_result, marginal_side
 from zoo.diagnostics.invariance import invariance
 from zoo.diagnostics.kernel_result import welch_test
 from zoo.diagnostics.moments import MomentFunctions
@@ -191,6 +191,27 @@ def test_geweke_is_reproducible():
     second = geweke(spec, seed=5, draws=200, chains=2, iterations=200)
     np.testing.assert_array_equal(first.table.observed.values, second.table.observed.values)
     np.testing.assert_array_equal(first.table.expected.values, second.table.expected.values)
+
+
+def test_geweke_sides_run_apart_give_the_values_of_one_run():
+    """The battery runs the marginal side and each chain as tasks; same values, any order."""
+    spec = zoo.get("gaussian-nb")
+    whole = geweke(spec, seed=5, draws=200, chains=2, iterations=200)
+    chains = [chain_side(spec, chain=c, iterations=200, seed=5) for c in (1, 0)][::-1]
+    apart = geweke_result(marginal_side(spec, draws=200, seed=5), chains)
+    for column in ("expected", "observed", "se", "t", "p"):
+        np.testing.assert_array_equal(apart.table[column].values, whole.table[column].values)
+    assert apart.verdict == whole.verdict
+
+
+def test_geweke_result_refuses_sides_of_other_test_functions():
+    spec = zoo.get("beta-binomial")
+    labels, values = marginal_side(spec, draws=50, seed=1)
+    chain = chain_side(spec, chain=0, iterations=40, seed=1)
+    with pytest.raises(ValueError, match="chains: need at least one chain"):
+        geweke_result((labels, values), [])
+    with pytest.raises(ValueError, match=r"chains\[0\]: its test functions differ"):
+        geweke_result((labels[::-1], values), [chain])
 
 
 def test_every_model_catalogues_six_faults_and_kernel_checks():

@@ -12,6 +12,9 @@ __all__ = [
     "DRAWS",
     "ENGINES",
     "FIT_TIMEOUT",
+    "GEWEKE_BATCHES",
+    "GEWEKE_DRAWS",
+    "GEWEKE_ITERATIONS",
     "SBC_CHAINS",
     "SBC_DRAWS",
     "SIMULATIONS",
@@ -38,3 +41,9 @@ SBC_DRAWS = 200
 SBC_CHAINS = 2
 #: Seconds one fit may take before its worker is restarted and the fit counted failed.
 FIT_TIMEOUT = 600.0
+
+#: Geweke's test: independent (marginal-conditional) joint draws, the length of each
+#: successive-conditional chain, and the batch means per chain.
+GEWEKE_DRAWS = 5000
+GEWEKE_ITERATIONS = 10000
+GEWEKE_BATCHES = 20

@@ -16,7 +16,7 @@ from zoo.validation.plan import Check, Plan
 from zoo.validation.results import CheckOutcome, summarise
 from zoo.validation.sampler_under_test import SamplerUnderTest
 
-__all__ = ["kernel_check"]
+__all__ = ["check_setup", "failed_task", "judged", "kernel_check"]
 
 # Said when a kernel raises under these checks: the usual cause is a kernel written for
 # a state type of its own.
@@ -34,11 +34,45 @@ def _on_worker(
     ``prior`` (SBC's, when the caller chose it) replaces the prior of the model's
     kernel-check setup; the design stays the setup's.
     """
-    model = tested.model
-    setup = None if prior is None else (prior, model.kernel_checks.setup()[1])
     return diagnostic(
-        model, tested.kernel_under_test, seed=seed, alpha=alpha, setup=setup, **budget
+        tested.model,
+        tested.kernel_under_test,
+        seed=seed,
+        alpha=alpha,
+        setup=check_setup(tested, prior),
+        **budget,
     )
+
+
+def failed_task(name: str, outcome, alpha: float, started: float) -> CheckOutcome:
+    """The check's outcome when one of its tasks raised, timed out or lost its worker."""
+    hint = _STATE_HINT if outcome.status == "error" else ""
+    finding = Finding("kernel", "fail", message=f"{outcome.status}: {outcome.message}{hint}")
+    return CheckOutcome(
+        name, "fail", finding.describe(), alpha, [finding], seconds=time.perf_counter() - started
+    )
+
+
+def judged(name: str, result, alpha: float, started: float) -> CheckOutcome:
+    """The check's outcome from its :class:`~zoo.diagnostics.kernel_result.KernelCheckResult`."""
+    head = f"{result.table.sizes['test']} test functions, {result.table.attrs['settings']}"
+    findings = result.findings()
+    return CheckOutcome(
+        name,
+        result.verdict,
+        summarise(head, findings),
+        alpha,
+        findings,
+        result,
+        time.perf_counter() - started,
+        head,
+    )
+
+
+def check_setup(tested: SamplerUnderTest, prior):
+    """The kernel checks' (prior, design): SBC's prior when the caller chose one."""
+    model = tested.model
+    return None if prior is None else (prior, model.kernel_checks.setup()[1])
 
 
 def kernel_check(
@@ -54,33 +88,9 @@ def kernel_check(
         started = time.perf_counter()
         prior = None if plan.sbc_setup is None else plan.sbc_setup[0]
         arguments = (diagnostic, plan.tested, plan.seed, alpha, prior, budget(plan))
-        task = Task(name, _on_worker, arguments)
-        (outcome,) = pool.run([task])
+        (outcome,) = pool.run([Task(name, _on_worker, arguments)])
         if outcome.status != "ok":
-            hint = _STATE_HINT if outcome.status == "error" else ""
-            said = f"{outcome.status}: {outcome.message}{hint}"
-            finding = Finding("kernel", "fail", message=said)
-            return CheckOutcome(
-                name,
-                "fail",
-                finding.describe(),
-                alpha,
-                [finding],
-                seconds=time.perf_counter() - started,
-            )
-        result = outcome.value
-        t = result.table
-        head = f"{t.sizes['test']} test functions, {t.attrs['settings']}"
-        findings = result.findings()
-        return CheckOutcome(
-            name,
-            result.verdict,
-            summarise(head, findings),
-            alpha,
-            findings,
-            result,
-            time.perf_counter() - started,
-            head,
-        )
+            return failed_task(name, outcome, alpha, started)
+        return judged(name, outcome.value, alpha, started)
 
     return Check(name, run, needs_kernel=True)

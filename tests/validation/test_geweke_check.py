@@ -1,0 +1,34 @@
+"""The Geweke check of the battery: its sides as separate tasks, combined in order."""
+
+import numpy as np
+
+import zoo
+from tests.support.user_samplers import own_state_kernel
+from zoo.diagnostics.geweke import geweke
+from zoo.models.beta_binomial import Prior
+from zoo.validation import validate
+
+
+def test_the_battery_gives_the_values_of_one_geweke_run():
+    result = validate("gaussian-nb", checks=("geweke",), geweke_iterations=400, seed=3, workers=0)
+    (check,) = result.checks
+    whole = geweke(zoo.get("gaussian-nb"), iterations=400, seed=3, alpha=check.alpha)
+    for column in ("expected", "observed", "se", "t", "p"):
+        np.testing.assert_array_equal(
+            check.details.table[column].values, whole.table[column].values
+        )
+    assert check.verdict == whole.verdict
+
+
+def test_a_chain_that_raises_fails_the_check_once_with_the_state_hint():
+    result = validate(
+        "beta-binomial",
+        kernel=own_state_kernel,
+        checks=("geweke",),
+        sbc_setup=(Prior(a=2.0, b=3.0), {"groups": 12, "trials": 25}),
+        geweke_iterations=400,
+        workers=0,
+    )
+    (check,) = result.checks
+    assert check.verdict == "fail"
+    assert check.summary.count("model's own state type") == 1
