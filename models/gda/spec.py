@@ -26,7 +26,6 @@ takes up when K classes share the space; ``alpha = 1`` (uniform on the simplex).
 from __future__ import annotations
 
 import numbers
-import weakref
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -43,6 +42,7 @@ from zoo.models.arrays import read_only
 from zoo.models.gda.conditional import class_probability
 from zoo.models.gda.linalg import draw_inverse_wishart
 from zoo.models.labelings import MISSING, LabelledData, as_labels, check_label_range
+from zoo.models.memo import LastResolved
 from zoo.models.simplex import dirichlet
 
 __all__ = [
@@ -244,10 +244,8 @@ class Prior:
     def resolve(self, data: Data) -> Hyperparameters:
         """Return the hyperparameters for ``data``, defaults filled in and checked.
 
-        The last result is remembered (by identity of this prior and ``data``, both
-        immutable, through weak references): the Gibbs kernels resolve on every sweep,
-        and deriving the defaults again cost a tenth of an SBC fit. The arrays returned
-        are read-only, so sharing them is safe.
+        The last result is remembered (:class:`~zoo.models.memo.LastResolved`): the
+        Gibbs kernels resolve on every sweep.
 
         Raises
         ------
@@ -257,12 +255,7 @@ class Prior:
             it (no more points than features, a constant feature; with per-class
             covariances also too few labelled points in a class, or collinear features).
         """
-        cached = _last_resolved[0]
-        if cached is not None and cached[0]() is self and cached[1]() is data:
-            return cached[2]
-        hyper = self._resolve(data)
-        _last_resolved[0] = (weakref.ref(self), weakref.ref(data), hyper)
-        return hyper
+        return _LAST_RESOLVED(self, data, self._resolve)
 
     def _resolve(self, data: Data) -> Hyperparameters:
         if not isinstance(data, Data):
@@ -285,9 +278,7 @@ class Prior:
         )
 
 
-#: The last ``(prior, data, hyperparameters)`` resolved, the first two as weak references;
-#: a one-element list so that it is replaced in one assignment (threads may share it).
-_last_resolved: list = [None]
+_LAST_RESOLVED = LastResolved()
 
 
 @dataclass(frozen=True, init=False)

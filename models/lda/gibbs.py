@@ -24,6 +24,7 @@ from zoo.models.lda.counts import State, build_state
 from zoo.models.lda.invariants import label_invariants
 from zoo.models.lda.spec import Data, Hyperparameters, Prior
 from zoo.models.lda.sweeps import Fault, sweep
+from zoo.models.memo import LastResolved
 from zoo.models.simplex import dirichlet
 
 __all__ = [
@@ -98,17 +99,10 @@ def make_kernel(*, fault: str | None = None) -> Kernel:
         raise ValueError(f"fault: must be None or one of {sorted(FAULTS)}, got {fault!r}")
     switch = Fault.NONE if fault is None else FAULTS[fault]
     point_estimate = switch == Fault.THETA_POINT_ESTIMATE
-    # Data and priors are frozen, so the resolved hyperparameters are cached by
-    # identity: one tuple, read once per call, so threads never mix entries.
-    cached: tuple = (None, None, None)
+    last = LastResolved()
 
     def resolved(data: Data, prior: Prior) -> Hyperparameters:
-        nonlocal cached
-        entry = cached
-        if entry[0] is not data or entry[1] is not prior:
-            entry = (data, prior, prior.resolve(data))
-            cached = entry
-        return entry[2]
+        return last(prior, data, prior.resolve)
 
     def init(data: Data, prior: Prior, rng: np.random.Generator) -> State:
         resolved(data, prior)

@@ -1,14 +1,11 @@
 """Bad input raises ValueError naming the field, before any work; nothing is modified."""
 
-import gc
-import weakref
-
 import numpy as np
 import pytest
 
 import zoo
 from zoo.models import gda
-from zoo.models.gda import Data, Prior, spec
+from zoo.models.gda import Data, Prior
 
 X = np.array([[0.0, 1.0], [1.0, 0.5], [2.0, 2.5], [3.0, 1.0], [0.5, 0.2], [2.5, 3.0]])
 Y = np.array([0, 0, 1, 1, -1, -1])
@@ -103,19 +100,3 @@ def test_simulate_truth_names_the_posterior_variables():
     assert np.allclose(truth["Sigma"], truth["Sigma"].T)
     with pytest.raises(ValueError, match=r"^unlabelled:"):
         gda.simulate(prior, np.random.default_rng(1), features=3, unlabelled=1.0)
-
-
-def test_resolve_remembers_the_last_result_without_keeping_its_arguments():
-    x = np.array([[0.0, 1.0], [1.0, 0.5], [2.0, 2.5], [3.0, 1.0], [0.5, 0.2]])
-    data, prior = Data(x, [0, 1, 0, 1, -1]), Prior()
-    first = prior.resolve(data)
-    assert prior.resolve(data) is first
-    other = Data(x, [0, 1, 0, 1, -1])
-    again = prior.resolve(other)
-    assert again is not first  # an equal data set, not the same object: resolved afresh
-    np.testing.assert_array_equal(again.psi0, first.psi0)
-    assert Prior(kappa0=2.0).resolve(other).kappa0 == 2.0
-    gone = weakref.ref(other)
-    del other
-    gc.collect()
-    assert gone() is None and spec._last_resolved[0][1]() is None
