@@ -8,8 +8,11 @@ sampling), with PyTensor's and numba's caches in a folder of its own: emptied fi
 backend compiles with g++ in subprocesses); the machine may be shared, so compare the
 levers within one run.
 
-Levers: ``numba`` (PyTensor 3's default backend), ``cvm`` (its C backend), and
-``numba-opt1`` / ``numba-opt0`` (LLVM's optimisation level lowered with ``NUMBA_OPT``).
+Levers: ``numba`` (PyTensor 3's default backend), ``cvm`` (its C backend),
+``numba-opt1`` / ``numba-opt0`` (LLVM's optimisation level lowered with ``NUMBA_OPT``),
+and ``nutpie`` (``pm.sample(nuts_sampler="nutpie")``: PyMC's program, compiled by
+nutpie through PyTensor's numba backend into one log-density-and-gradient function,
+sampled by nutpie's NUTS; needs ``pip install nutpie``).
 A Python-only linker (no compiling) took over 15 minutes to sample GDA at ``zoo
 check``'s defaults and is left out.
 
@@ -37,8 +40,11 @@ import zoo.core.reproducible
 model = zoo.get(sys.argv[1])
 data, prior = model.default_problem()
 program = model.program(data, prior)
-mode = None if sys.argv[2] == "numba" else "CVM"
-kwargs = {} if mode is None else {"compile_kwargs": {"mode": mode}}
+kwargs = {
+    "numba": {},
+    "cvm": {"compile_kwargs": {"mode": "CVM"}},
+    "nutpie": {"nuts_sampler": "nutpie"},
+}[sys.argv[2]]
 with zoo.core.reproducible.ieee_arithmetic():
     pm.sample(draws=20, tune=20, chains=1, cores=1, progressbar=False,
               compute_convergence_checks=False, model=program, random_seed=1, **kwargs)
@@ -49,6 +55,7 @@ LEVERS = {
     "cvm": ("cvm", {}),
     "numba-opt1": ("numba", {"NUMBA_OPT": "1"}),
     "numba-opt0": ("numba", {"NUMBA_OPT": "0"}),
+    "nutpie": ("nutpie", {}),
 }
 
 
