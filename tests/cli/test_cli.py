@@ -70,6 +70,22 @@ def test_console_script_is_installed():
     assert "beta-binomial" in result.stdout
 
 
+def test_a_reader_that_stops_early_gets_no_traceback():
+    # `zoo list --faults | head -1`: the pipe closes under the command's output.
+    reader = subprocess.Popen(
+        [sys.executable, "-m", "zoo.cli", "list", "--faults"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+    )
+    # Closed before the command has started up (imports take a good part of a second),
+    # so that its first write meets the closed pipe, as a `head` that has had enough.
+    reader.stdout.close()
+    _, err = reader.communicate(timeout=60)
+    assert err == b""
+    assert reader.returncode == 141
+
+
 @pytest.mark.pymc
 def test_progress_displays_work_for_both_engines():
     # PyMC's rich progress bar imports matplotlib without declaring it; a terminal run

@@ -8,6 +8,7 @@ not pay for PyMC, ArviZ and Dask.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 from zoo.cli.parser import build_parser
@@ -23,8 +24,25 @@ _COMMANDS = {
 }
 
 
+#: Exit status when the reader of standard output went away: the shell's for SIGPIPE.
+_BROKEN_PIPE = 128 + 13
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``zoo`` command; returns the exit status."""
+    try:
+        return _run(argv)
+    except BrokenPipeError:
+        # `zoo list | head -1`: the reader closed the pipe. Stop quietly, as a Unix filter
+        # does; standard output is pointed at /dev/null so that Python's final flush of
+        # what is still buffered cannot raise again at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return _BROKEN_PIPE
+
+
+def _run(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     if args.command == "list":
