@@ -34,6 +34,7 @@ import numpy as np
 from zoo.core.contract import Kernel
 from zoo.models.gda.conditional import class_probability
 from zoo.models.gda.linalg import draw_inverse_wishart
+from zoo.models.gda.niw import class_statistics
 from zoo.models.gda.spec import Data, Prior
 from zoo.models.simplex import dirichlet
 
@@ -163,16 +164,8 @@ def _statistics(
     data: Data, labels: np.ndarray, hyper, *, sample_covariance: bool, gap_term: bool = True
 ):
     """``n_k``, ``kappa_k``, ``m_k`` and ``Psi_N`` (scatter-matrix form) for full labels."""
-    n_classes, d = data.n_classes, data.x.shape[1]
-    counts = np.bincount(labels, minlength=n_classes).astype(float)
-    means = np.zeros((n_classes, d))
-    scatter = np.zeros((n_classes, d, d))
-    for k in range(n_classes):
-        rows = data.x[labels == k]
-        if rows.shape[0]:
-            means[k] = rows.mean(axis=0)
-            centred = rows - means[k]
-            scatter[k] = centred.T @ centred
+    onehot = (labels[:, np.newaxis] == np.arange(data.n_classes)).astype(float)
+    counts, means, scatter = (part[0] for part in class_statistics(data.x, onehot[np.newaxis]))
     if sample_covariance:
         # The planted bug: the class covariance S_k / n_k instead of the scatter S_k.
         scatter = scatter / np.maximum(counts, 1)[:, np.newaxis, np.newaxis]
