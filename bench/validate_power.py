@@ -6,8 +6,13 @@ A bug counts as detected when the battery fails; a false alarm is a failing batt
 a correct kernel. The checks are independent given the seed, so they may be run in
 separate invocations (``--checks``) and combined per seed in the summary: each check
 runs at its share of the battery's rate as the default battery gives it (1% split over
-the four checks that apply to a kernel: 0.25% each), so the per-seed combination is
-exactly the default battery's verdict.
+the four checks ``zoo validate`` runs on a zoo model's kernel,
+``zoo.validation.ZOO_DEFAULT_CHECKS``: 0.25% each), so the per-seed combination is
+exactly the default battery's verdict. ``--alpha-per-check`` sets another rate: the
+records of the extended catalogue and of the Gaussian classifiers were begun at 0.2%
+(1% over the five checks the battery knows, ``nuts`` included, until this was fixed)
+and are continued at that rate, so that no cell mixes two; a check that fails at 0.2%
+fails at 0.25%, so their detection rates are lower bounds on the default battery's.
 
 Results are appended to a JSON-lines file as they arrive (rerunning skips what is
 there); ``--summary`` prints the table from that file.
@@ -72,15 +77,21 @@ def run(
     samplers: str = "all",
     faults: tuple[str, ...] | None = None,
     first_seed: int = 0,
+    alpha_per_check: float | None = None,
 ) -> None:
     """Validate every (model, sampler) once per seed, seed-major, skipping what is done.
+
+    ``alpha_per_check``: each check's false-alarm rate (default: the default battery's
+    share, ``ALPHA / len(ZOO_DEFAULT_CHECKS)``).
 
     Seed-major order: an interrupted run leaves every cell with nearly the same number
     of seeds, so partial results are balanced (and resumable).
     """
     # deferred: the battery imports the diagnostics (seconds); --summary needs none of it
     import zoo
-    from zoo.validation import CHECK_NAMES, validate
+    from zoo.validation import ZOO_DEFAULT_CHECKS, validate
+
+    check_alpha = ALPHA / len(ZOO_DEFAULT_CHECKS) if alpha_per_check is None else alpha_per_check
 
     done = _done(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -106,9 +117,8 @@ def run(
                     checks=todo,
                     seed=seed,
                     workers=workers,
-                    # validate splits alpha equally over the checks it runs; the
-                    # default battery for a kernel splits it over all of them.
-                    alpha=ALPHA * len(todo) / len(CHECK_NAMES),
+                    # validate splits alpha equally over the checks it runs.
+                    alpha=check_alpha * len(todo),
                 )
             seconds = time.perf_counter() - started
             with path.open("a") as handle:
@@ -205,6 +215,7 @@ def fault_table(*paths: Path) -> str:
     import importlib
 
     groups = _batteries(paths)
+    rates: set[float] = set()
     columns = ["exact", "sbc", "geweke", "invariance"]
     lines = [
         "| model | sampler | kind | battery fails / seeds [95% CI] | "
@@ -236,6 +247,10 @@ def fault_table(*paths: Path) -> str:
             )
         kind = "-" if sampler == "correct" else kinds.get(sampler, "?")
         lines.append(f"| {model} | {sampler} | {kind} | {battery} | " + " | ".join(cells) + " |")
+        rates.update(c["alpha"] for run in runs for c in run.values())
+    said = ", ".join(f"{rate:g}" for rate in sorted(rates))
+    lines.append("")
+    lines.append(f"Rate per check in these records: {said}.")
     return "\n".join(lines)
 
 
@@ -268,6 +283,12 @@ def main(argv=None) -> int:
         help="with --samplers faults or all: only these catalogued faults",
     )
     parser.add_argument("--first-seed", type=int, default=0, help="seeds first-seed .. seeds-1")
+    parser.add_argument(
+        "--alpha-per-check",
+        type=float,
+        default=None,
+        help="each check's rate (default: the default battery's share, 0.0025)",
+    )
     parser.add_argument(
         "--summary",
         nargs="*",
@@ -304,6 +325,7 @@ def main(argv=None) -> int:
         args.samplers,
         None if args.faults is None else tuple(args.faults),
         args.first_seed,
+        args.alpha_per_check,
     )
     print(summary(args.out))
     return 0

@@ -10,13 +10,14 @@ records).
 """
 
 from zoo.sampling.sampler_output import SamplerOutputError, checked_draws
-from zoo.validation.battery import CHECK_NAMES, CHECKS, validate
+from zoo.validation.battery import CHECK_NAMES, CHECKS, ZOO_DEFAULT_CHECKS, validate
 from zoo.validation.results import CheckOutcome, ValidationResult
 from zoo.validation.sampler_under_test import SamplerUnderTest
 
 __all__ = [
     "CHECKS",
     "CHECK_NAMES",
+    "ZOO_DEFAULT_CHECKS",
     "CheckOutcome",
     "SamplerOutputError",
     "SamplerUnderTest",

@@ -66,7 +66,7 @@ from zoo.validation.results import ValidationResult
 from zoo.validation.sampler_under_test import SamplerUnderTest
 from zoo.validation.sbc_check import SBC, open_store
 
-__all__ = ["CHECKS", "CHECK_NAMES", "validate"]
+__all__ = ["CHECKS", "CHECK_NAMES", "ZOO_DEFAULT_CHECKS", "validate"]
 
 #: The battery, in the order its checks run.
 CHECKS: tuple[Check, ...] = (EXACT, NUTS, SBC, GEWEKE, INVARIANCE)
@@ -77,7 +77,7 @@ _BY_NAME = {check.name: check for check in CHECKS}
 
 #: Checks run by default on a zoo model (nuts on request: the zoo's models have exact
 #: references on every validation problem, which NUTS could only approximate).
-_ZOO_DEFAULT = ("exact", "sbc", "geweke", "invariance")
+ZOO_DEFAULT_CHECKS = ("exact", "sbc", "geweke", "invariance")
 
 
 def _default_checks(tested: SamplerUnderTest, specified: bool, references) -> tuple[Check, ...]:
@@ -92,7 +92,7 @@ def _default_checks(tested: SamplerUnderTest, specified: bool, references) -> tu
     for check in CHECKS:
         if check.needs_kernel and not kernel_checkable:
             continue
-        if not specified and check.name not in _ZOO_DEFAULT:
+        if not specified and check.name not in ZOO_DEFAULT_CHECKS:
             continue
         if specified and check.name == "exact" and not _available(references):
             continue
