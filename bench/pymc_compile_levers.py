@@ -40,9 +40,11 @@ import zoo.core.reproducible
 model = zoo.get(sys.argv[1])
 data, prior = model.default_problem()
 program = model.program(data, prior)
+# PyMC 6 samples with nutpie whenever it is installed unless told otherwise: every lever
+# but nutpie names PyMC's own NUTS, as the zoo's driver does.
 kwargs = {
-    "numba": {},
-    "cvm": {"compile_kwargs": {"mode": "CVM"}},
+    "numba": {"nuts_sampler": "pymc"},
+    "cvm": {"nuts_sampler": "pymc", "compile_kwargs": {"mode": "CVM"}},
     "nutpie": {"nuts_sampler": "nutpie"},
 }[sys.argv[2]]
 with zoo.core.reproducible.ieee_arithmetic():
