@@ -1,8 +1,11 @@
-"""Running a check of the kernel itself (Geweke's test, invariance) as one task.
+"""Running a check of the kernel itself (Geweke's test, invariance) as tasks of the pool.
 
 Both diagnostics take the model and the kernel under test and return a
-:class:`~zoo.diagnostics.kernel_result.KernelCheckResult`; here each becomes one task of
-the pool, so the per-fit timeout bounds it like any fit.
+:class:`~zoo.diagnostics.kernel_result.KernelCheckResult`. :func:`kernel_check` makes a
+diagnostic one task of the pool (the invariance check), so the per-fit timeout bounds
+it like any fit; a check split into several tasks (Geweke's, in
+:mod:`zoo.validation.geweke_check`) shares the outcome-building here
+(:func:`failed_task`, :func:`judged`) and the prior's substitution (:func:`check_setup`).
 """
 
 from __future__ import annotations
