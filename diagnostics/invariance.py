@@ -25,24 +25,25 @@ conditional, Holm over all of them at ``alpha``.
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 
 from zoo.core import streams
 from zoo.core.arguments import as_int, as_probability
 from zoo.core.contract import Model
-from zoo.core.defaults import ALPHA
+from zoo.core.defaults import ALPHA, INVARIANCE_REPLICATES
 from zoo.diagnostics.geweke import kernel_checks_of, moment_functions
 from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
 
-__all__ = ["invariance"]
+__all__ = ["ReplicateValues", "invariance", "invariance_replicates", "invariance_result"]
 
 
 def invariance(
     model: Model,
     kernel=None,
     *,
-    replicates: int = 4000,
+    replicates: int = INVARIANCE_REPLICATES,
     seed: int = 0,
     alpha: float = ALPHA,
     setup=None,
@@ -71,43 +72,91 @@ def invariance(
         ``part`` is ``draw`` or ``step``; ``expected`` is the mean of the function before
         the conditional, ``observed`` after it.
     """
-    checks = kernel_checks_of(model)
-    kernel = model.kernel if kernel is None else kernel
+    kernel_checks_of(model)
     replicates = as_int("replicates", replicates, minimum=2)
     alpha = as_probability("alpha", alpha)
-    prior, size = checks.setup() if setup is None else setup
     started = time.perf_counter()
+    part = invariance_replicates(model, kernel, start=0, stop=replicates, seed=seed, setup=setup)
+    return invariance_result([part], alpha=alpha, seconds=time.perf_counter() - started)
 
+
+class ReplicateValues(NamedTuple):
+    """The test functions at replicates ``start .. stop - 1`` (:func:`invariance_replicates`).
+
+    Attributes
+    ----------
+    labels : list of str
+        The test functions, in order.
+    latent : ndarray of bool
+        Which of them are moments of latents (the draw conditional leaves those alone).
+    exact, after_draw, after_step : ndarray, shape (replicates, functions)
+        Each function at the exact joint draw, after ``draw``, and after ``step`` then
+        ``draw``.
+    """
+
+    labels: list
+    latent: np.ndarray
+    exact: np.ndarray
+    after_draw: np.ndarray
+    after_step: np.ndarray
+
+
+def invariance_replicates(
+    model: Model, kernel=None, *, start: int, stop: int, seed: int = 0, setup=None
+) -> ReplicateValues:
+    """Replicates ``start .. stop - 1`` of the invariance check, each from its own stream.
+
+    Replicate ``r`` draws from item ``r`` of the ``invariance-replicates`` stream, so
+    ranges run apart (``zoo validate`` runs them as tasks) give the values of one run.
+    """
+    checks = kernel_checks_of(model)
+    kernel = model.kernel if kernel is None else kernel
+    start = as_int("start", start, minimum=0)
+    stop = as_int("stop", stop, minimum=start + 1)
+    prior, size = checks.setup() if setup is None else setup
     functions = None
     exact = after_draw = after_step = None
-    for r, sequence in enumerate(streams.items(seed, "invariance-replicates", replicates)):
-        rng = np.random.default_rng(sequence)
+    for i, r in enumerate(range(start, stop)):
+        rng = np.random.default_rng(streams.item(seed, "invariance-replicates", r))
         truth, data = model.simulate(prior, rng, **size)
         latents = checks.latents(truth, data, prior, rng)
         if functions is None:
             functions = moment_functions(model, checks, prior, truth, data, latents)
             exact, after_draw, after_step = (
-                np.empty((replicates, len(functions))) for _ in range(3)
+                np.empty((stop - start, len(functions))) for _ in range(3)
             )
         state = checks.state(latents, data, prior)
-        exact[r] = functions(truth, data, latents)
-        after_draw[r] = functions(kernel.draw(state, data, prior, rng), data, latents)
+        exact[i] = functions(truth, data, latents)
+        after_draw[i] = functions(kernel.draw(state, data, prior, rng), data, latents)
         stepped = kernel.step(state, data, prior, rng)
         moved = checks.read(stepped, data)
-        after_step[r] = functions(kernel.draw(stepped, data, prior, rng), data, moved)
-
-    # The draw conditional leaves the latents alone: their rows would be identically 0.
+        after_step[i] = functions(kernel.draw(stepped, data, prior, rng), data, moved)
     n_latent = sum(2 * int(np.prod(shape)) for shape in functions.latent_shapes.values())
-    labels = functions.labels()
-    is_latent = np.zeros(len(functions), bool)
-    start = 2 * sum(int(np.prod(shape)) for shape in functions.shapes.values())
-    is_latent[start : start + n_latent] = True
+    latent = np.zeros(len(functions), bool)
+    first = 2 * sum(int(np.prod(shape)) for shape in functions.shapes.values())
+    latent[first : first + n_latent] = True
+    return ReplicateValues(functions.labels(), latent, exact, after_draw, after_step)
 
+
+def invariance_result(parts, *, alpha: float = ALPHA, seconds: float = 0.0) -> KernelCheckResult:
+    """Judge the replicates of :func:`invariance_replicates` ranges, in replicate order."""
+    if not parts:
+        raise ValueError("parts: need at least one range of replicates")
+    labels, latent = parts[0].labels, parts[0].latent
+    for i, part in enumerate(parts[1:], start=1):
+        if list(part.labels) != list(labels):
+            raise ValueError(f"parts[{i}]: its test functions differ from parts[0]'s")
+    exact, after_draw, after_step = (
+        np.concatenate([getattr(part, name) for part in parts])
+        for name in ("exact", "after_draw", "after_step")
+    )
+    replicates = exact.shape[0]
     rows = {key: [] for key in ("expected", "observed", "se", "t", "df", "p")}
     rows["function"], rows["part"] = [], []
+    # The draw conditional leaves the latents alone: their rows would be identically 0.
     for part, before, after, keep in (
-        ("draw", exact, after_draw, ~is_latent),
-        ("step", after_draw, after_step, np.ones(len(functions), bool)),
+        ("draw", exact, after_draw, ~latent),
+        ("step", after_draw, after_step, np.ones(len(labels), bool)),
     ):
         difference = (after - before)[:, keep]
         se = difference.std(axis=0, ddof=1) / np.sqrt(replicates)
@@ -121,5 +170,7 @@ def invariance(
         rows["function"].extend(np.asarray(labels)[keep])
         rows["part"].extend([part] * int(keep.sum()))
     rows = {k: (np.asarray(v) if k not in ("function", "part") else v) for k, v in rows.items()}
-    settings = f"{replicates} exact joint draws ({time.perf_counter() - started:.1f} s)"
-    return KernelCheckResult.build("invariance", rows, alpha=alpha, settings=settings)
+    settings = f"{replicates} exact joint draws ({seconds:.1f} s)"
+    return KernelCheckResult.build(
+        "invariance", rows, alpha=as_probability("alpha", alpha), settings=settings
+    )

@@ -12,7 +12,7 @@ import pytest
 
 import zoo
 from zoo.diagnostics.geweke import chain_side, geweke, geweke_result, marginal_side
-from zoo.diagnostics.invariance import invariance
+from zoo.diagnostics.invariance import invariance, invariance_replicates, invariance_result
 from zoo.diagnostics.kernel_result import welch_test
 from zoo.diagnostics.moments import MomentFunctions
 
@@ -212,6 +212,19 @@ def test_geweke_result_refuses_sides_of_other_test_functions():
         geweke_result((labels, values), [])
     with pytest.raises(ValueError, match=r"chains\[0\]: its test functions differ"):
         geweke_result((labels[::-1], values), [chain])
+
+
+def test_invariance_replicate_ranges_run_apart_give_the_values_of_one_run():
+    spec = zoo.get("lda")
+    whole = invariance(spec, replicates=300, seed=4)
+    parts = [invariance_replicates(spec, start=a, stop=a + 100, seed=4) for a in (0, 100, 200)]
+    apart = invariance_result(parts)
+    for column in ("expected", "observed", "se", "t", "p"):
+        np.testing.assert_array_equal(apart.table[column].values, whole.table[column].values)
+    with pytest.raises(ValueError, match="parts: need at least one"):
+        invariance_result([])
+    with pytest.raises(ValueError, match=r"parts\[1\]: its test functions differ"):
+        invariance_result([parts[0], parts[1]._replace(labels=parts[1].labels[::-1])])
 
 
 def test_every_model_catalogues_six_faults_and_kernel_checks():

@@ -15,6 +15,7 @@ __all__ = [
     "GEWEKE_BATCHES",
     "GEWEKE_DRAWS",
     "GEWEKE_ITERATIONS",
+    "INVARIANCE_REPLICATES",
     "SBC_CHAINS",
     "SBC_DRAWS",
     "SIMULATIONS",
@@ -47,3 +48,6 @@ FIT_TIMEOUT = 600.0
 GEWEKE_DRAWS = 5000
 GEWEKE_ITERATIONS = 10000
 GEWEKE_BATCHES = 20
+
+#: The one-sweep invariance check: independent exact joint draws.
+INVARIANCE_REPLICATES = 4000

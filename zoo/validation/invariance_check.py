@@ -1,14 +1,43 @@
 """The invariance check: each conditional of the kernel under test, in one sweep.
 
-:func:`zoo.diagnostics.invariance.invariance` at its default budget (4,000 exact joint
-draws), streams ``invariance-replicates``.
+:mod:`zoo.diagnostics.invariance` at its default budget (4,000 exact joint draws),
+streams ``invariance-replicates``: four tasks of 1,000 replicates, each replicate from
+its own stream item, so the values are those of
+:func:`~zoo.diagnostics.invariance.invariance` run in one process.
 """
 
 from __future__ import annotations
 
-from zoo.diagnostics.invariance import invariance
+from zoo.core.defaults import INVARIANCE_REPLICATES
+from zoo.diagnostics.invariance import invariance_replicates, invariance_result
 from zoo.validation.kernel_check_task import kernel_check
 
 __all__ = ["INVARIANCE"]
 
-INVARIANCE = kernel_check("invariance", invariance)
+#: Replicates per task.
+_PER_TASK = 1000
+
+
+def _replicates(tested, seed: int, setup, start: int, stop: int):
+    return invariance_replicates(
+        tested.model, tested.kernel_under_test, start=start, stop=stop, seed=seed, setup=setup
+    )
+
+
+def _pieces(plan) -> list:
+    starts = range(0, INVARIANCE_REPLICATES, _PER_TASK)
+    return [
+        (
+            f"{a}-{min(a + _PER_TASK, INVARIANCE_REPLICATES)}",
+            _replicates,
+            (a, min(a + _PER_TASK, INVARIANCE_REPLICATES)),
+        )
+        for a in starts
+    ]
+
+
+def _combine(values, *, alpha: float, seconds: float):
+    return invariance_result(values, alpha=alpha, seconds=seconds)
+
+
+INVARIANCE = kernel_check("invariance", _pieces, _combine)

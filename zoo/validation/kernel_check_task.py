@@ -1,17 +1,16 @@
 """Running a check of the kernel itself (Geweke's test, invariance) as tasks of the pool.
 
-Both diagnostics take the model and the kernel under test and return a
-:class:`~zoo.diagnostics.kernel_result.KernelCheckResult`. :func:`kernel_check` makes a
-diagnostic one task of the pool (the invariance check), so the per-fit timeout bounds
-it like any fit; a check split into several tasks (Geweke's, in
-:mod:`zoo.validation.geweke_check`) shares the outcome-building here
-(:func:`failed_task`, :func:`judged`) and the prior's substitution (:func:`check_setup`).
+Both diagnostics draw each of their pieces from a stream item of its own (a Geweke
+chain or its marginal side, a range of invariance replicates), so the pieces run as
+separate tasks, on as many workers as there are, with the values of one run in one
+process; the per-fit timeout bounds each piece like any fit. :func:`kernel_check`
+builds such a check from the pieces' function and the diagnostic's combining step.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from zoo.diagnostics.findings import Finding
 from zoo.sampling.parallel import FitPool, Task
@@ -19,7 +18,7 @@ from zoo.validation.plan import Check, Plan
 from zoo.validation.results import CheckOutcome, summarise
 from zoo.validation.sampler_under_test import SamplerUnderTest
 
-__all__ = ["check_setup", "failed_task", "judged", "kernel_check"]
+__all__ = ["check_setup", "kernel_check"]
 
 # Said when a kernel raises under these checks: the usual cause is a kernel written for
 # a state type of its own.
@@ -29,25 +28,16 @@ _STATE_HINT = (
 )
 
 
-def _on_worker(
-    diagnostic: Callable, tested: SamplerUnderTest, seed: int, alpha: float, prior, budget: dict
-):
-    """Run ``diagnostic`` on the kernel under test, in the worker.
+def check_setup(tested: SamplerUnderTest, prior):
+    """The kernel checks' (prior, design): SBC's prior when the caller chose one.
 
-    ``prior`` (SBC's, when the caller chose it) replaces the prior of the model's
-    kernel-check setup; the design stays the setup's.
+    ``prior`` replaces the prior of the model's kernel-check setup; the design stays
+    the setup's.
     """
-    return diagnostic(
-        tested.model,
-        tested.kernel_under_test,
-        seed=seed,
-        alpha=alpha,
-        setup=check_setup(tested, prior),
-        **budget,
-    )
+    return None if prior is None else (prior, tested.model.kernel_checks.setup()[1])
 
 
-def failed_task(name: str, outcome, alpha: float, started: float) -> CheckOutcome:
+def _failed(name: str, outcome, alpha: float, started: float) -> CheckOutcome:
     """The check's outcome when one of its tasks raised, timed out or lost its worker."""
     hint = _STATE_HINT if outcome.status == "error" else ""
     finding = Finding("kernel", "fail", message=f"{outcome.status}: {outcome.message}{hint}")
@@ -56,7 +46,7 @@ def failed_task(name: str, outcome, alpha: float, started: float) -> CheckOutcom
     )
 
 
-def judged(name: str, result, alpha: float, started: float) -> CheckOutcome:
+def _judged(name: str, result, alpha: float, started: float) -> CheckOutcome:
     """The check's outcome from its :class:`~zoo.diagnostics.kernel_result.KernelCheckResult`."""
     head = f"{result.table.sizes['test']} test functions, {result.table.attrs['settings']}"
     findings = result.findings()
@@ -72,28 +62,41 @@ def judged(name: str, result, alpha: float, started: float) -> CheckOutcome:
     )
 
 
-def check_setup(tested: SamplerUnderTest, prior):
-    """The kernel checks' (prior, design): SBC's prior when the caller chose one."""
-    model = tested.model
-    return None if prior is None else (prior, model.kernel_checks.setup()[1])
-
-
 def kernel_check(
-    name: str, diagnostic: Callable, budget: Callable[[Plan], dict] = lambda plan: {}
+    name: str,
+    pieces: Callable[[Plan], Sequence[tuple[str, Callable, tuple]]],
+    combine: Callable[..., object],
 ) -> Check:
-    """The battery's entry for ``diagnostic(model, kernel, *, seed, alpha, setup, ...)``.
+    """The battery's entry for a kernel diagnostic run in pieces.
 
-    ``budget(plan)`` gives the diagnostic's own keyword arguments the plan sets (Geweke's
-    iterations).
+    Parameters
+    ----------
+    name : str
+        The check's name.
+    pieces : callable
+        ``pieces(plan) -> [(key, function, args), ...]``: the tasks, each
+        ``function(tested, seed, setup, *args)`` run in a worker.
+    combine : callable
+        ``combine(values, *, alpha, seconds) -> KernelCheckResult`` from the pieces'
+        values, in the order ``pieces`` gave them.
     """
 
     def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         started = time.perf_counter()
         prior = None if plan.sbc_setup is None else plan.sbc_setup[0]
-        arguments = (diagnostic, plan.tested, plan.seed, alpha, prior, budget(plan))
-        (outcome,) = pool.run([Task(name, _on_worker, arguments)])
-        if outcome.status != "ok":
-            return failed_task(name, outcome, alpha, started)
-        return judged(name, outcome.value, alpha, started)
+        setup = check_setup(plan.tested, prior)
+        tasks = [
+            Task(f"{name} {key}", function, (plan.tested, plan.seed, setup, *args))
+            for key, function, args in pieces(plan)
+        ]
+        # The pool yields outcomes as they complete: put them back in task order.
+        done = {outcome.key: outcome for outcome in pool.run(tasks)}
+        outcomes = [done[task.key] for task in tasks]
+        for outcome in outcomes:
+            if outcome.status != "ok":
+                return _failed(name, outcome, alpha, started)
+        values = [outcome.value for outcome in outcomes]
+        result = combine(values, alpha=alpha, seconds=time.perf_counter() - started)
+        return _judged(name, result, alpha, started)
 
     return Check(name, run, needs_kernel=True)

@@ -1,10 +1,11 @@
-"""The Geweke check of the battery: its sides as separate tasks, combined in order."""
+"""Kernel checks run in pieces (Geweke chains, invariance replicate ranges), combined in order."""
 
 import numpy as np
 
 import zoo
 from tests.support.user_samplers import own_state_kernel
 from zoo.diagnostics.geweke import geweke
+from zoo.diagnostics.invariance import invariance
 from zoo.models.beta_binomial import Prior
 from zoo.validation import validate
 
@@ -18,6 +19,17 @@ def test_the_battery_gives_the_values_of_one_geweke_run():
             check.details.table[column].values, whole.table[column].values
         )
     assert check.verdict == whole.verdict
+
+
+def test_the_battery_gives_the_values_of_one_invariance_run():
+    result = validate("qda", checks=("invariance",), seed=2, workers=0)
+    (check,) = result.checks
+    whole = invariance(zoo.get("qda"), seed=2, alpha=check.alpha)
+    for column in ("expected", "observed", "se", "t", "p"):
+        np.testing.assert_array_equal(
+            check.details.table[column].values, whole.table[column].values
+        )
+    assert "4000 exact joint draws" in check.head
 
 
 def test_a_chain_that_raises_fails_the_check_once_with_the_state_hint():
