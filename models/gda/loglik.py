@@ -26,6 +26,19 @@ def _log_normal(x: np.ndarray, mu: np.ndarray, chol: np.ndarray) -> np.ndarray:
     return -0.5 * dim * np.log(2.0 * np.pi) - log_det - 0.5 * np.sum(white**2, -1)
 
 
+def _log_normal_shared(x: np.ndarray, mu: np.ndarray, chol: np.ndarray) -> np.ndarray:
+    """As :func:`_log_normal` with one factor ``L`` (..., d, d) for every point.
+
+    The points become the columns of one right-hand side: one solve per draw instead of
+    one per point (for a single draw of GDA's, a third of Geweke's test).
+    """
+    dim = x.shape[-1]
+    diff = np.swapaxes(x - mu, -1, -2)  # (..., d, N)
+    white = np.linalg.solve(chol, diff)
+    log_det = np.sum(np.log(np.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)[..., np.newaxis]
+    return -0.5 * dim * np.log(2.0 * np.pi) - log_det - 0.5 * np.sum(white**2, axis=-2)
+
+
 def _log_normal_diagonal(x: np.ndarray, mu: np.ndarray, variance: np.ndarray) -> np.ndarray:
     """``sum_j log N(x_j | mu_j, variance_j)``, shapes as :func:`_log_normal`'s."""
     return np.sum(-0.5 * np.log(2.0 * np.pi * variance) - 0.5 * (x - mu) ** 2 / variance, -1)
@@ -45,8 +58,8 @@ def _class_log_density(params: Mapping[str, np.ndarray]):
     chol = np.linalg.cholesky(sigma)
     if sigma.ndim == mu.ndim + 1:
         return lambda x, ks: _log_normal(x, mu[..., ks, :], chol[..., ks, :, :])
-    # One Sigma for every class: broadcast its factor over the points.
-    return lambda x, ks: _log_normal(x, mu[..., ks, :], chol[..., None, :, :])
+    # One Sigma for every class and point.
+    return lambda x, ks: _log_normal_shared(x, mu[..., ks, :], chol)
 
 
 def pointwise_log_likelihood(
