@@ -22,9 +22,9 @@ def test_the_battery_gives_the_values_of_one_geweke_run():
 
 
 def test_the_battery_gives_the_values_of_one_invariance_run():
-    result = validate("qda", checks=("invariance",), seed=2, workers=0)
+    result = validate("beta-binomial", checks=("invariance",), seed=2, workers=0)
     (check,) = result.checks
-    whole = invariance(zoo.get("qda"), seed=2, alpha=check.alpha)
+    whole = invariance(zoo.get("beta-binomial"), seed=2, alpha=check.alpha)
     for column in ("expected", "observed", "se", "t", "p"):
         np.testing.assert_array_equal(
             check.details.table[column].values, whole.table[column].values
