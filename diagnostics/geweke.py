@@ -100,6 +100,20 @@ def _joint_draw(model, checks, prior, size, rng):
     return truth, data, latents
 
 
+def _start(model, seed: int, item: int, setup):
+    """What both simulators begin with: their stream, first joint draw and test functions.
+
+    The generator of item ``item`` of the ``geweke-chains`` stream, the first exact
+    joint draw from it, and the test functions for its design. Returns ``(checks, prior, size, rng, (truth, data, latents), functions)``.
+    """
+    checks = kernel_checks_of(model)
+    prior, size = checks.setup() if setup is None else setup
+    rng = np.random.default_rng(streams.item(seed, "geweke-chains", item))
+    first = _joint_draw(model, checks, prior, size, rng)
+    functions = moment_functions(model, checks, prior, *first)
+    return checks, prior, size, rng, first, functions
+
+
 def _arguments(draws, chains, iterations, batches, alpha) -> tuple:
     draws = as_int("draws", draws, minimum=2)
     chains = as_int("chains", chains, minimum=1)
@@ -116,12 +130,8 @@ def marginal_side(model: Model, *, draws: int, seed: int, setup=None):
     From item 0 of the ``geweke-chains`` stream of ``seed``. Returns the test
     functions' labels and their values, shape (draws, functions).
     """
-    checks = kernel_checks_of(model)
     draws = as_int("draws", draws, minimum=2)
-    prior, size = checks.setup() if setup is None else setup
-    rng = np.random.default_rng(streams.item(seed, "geweke-chains", 0))
-    truth, data, latents = _joint_draw(model, checks, prior, size, rng)
-    functions = moment_functions(model, checks, prior, truth, data, latents)
+    checks, prior, size, rng, (truth, data, latents), functions = _start(model, seed, 0, setup)
     values = np.empty((draws, len(functions)))
     values[0] = functions(truth, data, latents)
     for i in range(1, draws):
@@ -138,14 +148,10 @@ def chain_side(model: Model, kernel=None, *, chain: int, iterations: int, seed: 
     process with the same values. Returns the test functions' labels and their values,
     shape (iterations, functions).
     """
-    checks = kernel_checks_of(model)
     kernel = model.kernel if kernel is None else kernel
     chain = as_int("chain", chain, minimum=0)
     iterations = as_int("iterations", iterations, minimum=2)
-    prior, size = checks.setup() if setup is None else setup
-    rng = np.random.default_rng(streams.item(seed, "geweke-chains", chain + 1))
-    truth, data, latents = _joint_draw(model, checks, prior, size, rng)
-    functions = moment_functions(model, checks, prior, truth, data, latents)
+    checks, prior, _, rng, (_, data, latents), functions = _start(model, seed, chain + 1, setup)
     state = checks.state(latents, data, prior)
     values = np.empty((iterations, len(functions)))
     for t in range(iterations):

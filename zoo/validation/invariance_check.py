@@ -25,15 +25,11 @@ def _replicates(tested, seed: int, setup, start: int, stop: int):
 
 
 def _pieces(plan) -> list:
-    starts = range(0, INVARIANCE_REPLICATES, _PER_TASK)
-    return [
-        (
-            f"{a}-{min(a + _PER_TASK, INVARIANCE_REPLICATES)}",
-            _replicates,
-            (a, min(a + _PER_TASK, INVARIANCE_REPLICATES)),
-        )
-        for a in starts
+    bounds = [
+        (start, min(start + _PER_TASK, INVARIANCE_REPLICATES))
+        for start in range(0, INVARIANCE_REPLICATES, _PER_TASK)
     ]
+    return [(f"{start}-{stop}", _replicates, (start, stop)) for start, stop in bounds]
 
 
 def _combine(values, *, alpha: float, seconds: float):
