@@ -104,7 +104,8 @@ def _start(model, seed: int, item: int, setup):
     """What both simulators begin with: their stream, first joint draw and test functions.
 
     The generator of item ``item`` of the ``geweke-chains`` stream, the first exact
-    joint draw from it, and the test functions for its design. Returns ``(checks, prior, size, rng, (truth, data, latents), functions)``.
+    joint draw from it, and the test functions for its design. Returns ``(checks,
+    prior, size, rng, (truth, data, latents), functions)``.
     """
     checks = kernel_checks_of(model)
     prior, size = checks.setup() if setup is None else setup
