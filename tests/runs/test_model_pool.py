@@ -5,6 +5,7 @@ import time
 
 import numpy as np
 
+from zoo.runs import model_pool
 from zoo.runs.model_pool import ModelPool
 
 MODELS = ["beta-binomial", "gaussian-nb"]
@@ -46,3 +47,14 @@ def test_interrupt_reaches_the_workers_and_keeps_what_they_drew():
     for run in kept:
         assert run.interrupted and run.trees
     assert not multiprocessing.active_children()
+
+
+def test_a_worker_interrupted_before_its_run_began_returns_nothing(monkeypatch):
+    # Ctrl-C that reaches a worker while it loads the model (before sample_model's own
+    # handler) must not travel back through the future as a KeyboardInterrupt raised in
+    # the zoo's process (seen in CI: an interrupt 2 s after the workers started).
+    def interrupted_while_loading(model, **settings):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(model_pool, "sample_model", interrupted_while_loading)
+    assert model_pool._sample_quietly("beta-binomial", dict(SETTINGS)) is None

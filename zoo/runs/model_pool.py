@@ -220,12 +220,22 @@ def _travels(model) -> bool:
 
 
 def _sample_quietly(model, settings: dict) -> ModelRun | None:
-    """One model's run in a worker (None once the run is stopping): no progress display."""
+    """One model's run in a worker, without progress display; None if none was drawn.
+
+    None once the run is stopping (a task not begun), or when the interrupt came before
+    the run began.
+    """
     if _stopping is not None and _stopping.is_set():
         return None
-    with quiet_logs(True), warnings.catch_warnings():
-        # Said by the zoo once for the whole run, not by each worker.
-        warnings.filterwarnings("ignore", message="interrupted:", category=RuntimeWarning)
-        # The pool is the parallelism: PyMC's chains run one after the other in the
-        # worker, which spares a process (and its imports) per chain.
-        return sample_model(model, progress=False, status=None, cores=1, **settings)
+    try:
+        with quiet_logs(True), warnings.catch_warnings():
+            # Said by the zoo once for the whole run, not by each worker.
+            warnings.filterwarnings("ignore", message="interrupted:", category=RuntimeWarning)
+            # The pool is the parallelism: PyMC's chains run one after the other in the
+            # worker, which spares a process (and its imports) per chain.
+            return sample_model(model, progress=False, status=None, cores=1, **settings)
+    except KeyboardInterrupt:
+        # Interrupted before the run began (loading the model's data, compiling): nothing
+        # drawn. Raised, it would reach the pool as this task's exception and then the
+        # zoo from the future, as if the zoo's own process had been interrupted again.
+        return None
