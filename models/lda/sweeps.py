@@ -99,7 +99,9 @@ __all__ = [
     "Fault",
     "WordLists",
     "build_word_lists",
+    "check_sweep_arrays",
     "check_word_lists",
+    "document_span",
     "sweep",
 ]
 
@@ -216,7 +218,8 @@ def check_word_lists(lists: WordLists, word_topic: np.ndarray) -> None:
 
 
 @numba.njit(cache=True, inline="always")
-def _document_span(doc_start, token_lo, token_hi):
+def document_span(doc_start, token_lo, token_hi):
+    """``(first, stop)``: the documents ``first <= d < stop`` holding tokens ``[lo, hi)``."""
     # The documents holding a token of [token_lo, token_hi): from the one holding
     # token_lo (the last d with doc_start[d] <= token_lo; empty documents share a start
     # with the next one) up to the first starting at or after token_hi.
@@ -276,7 +279,7 @@ def _sparse_range(corpus, state, hyper, lists, token_lo, token_hi, sweeps, rng, 
     doc_list = np.empty(n_topics, dtype=np.int64)
     doc_pos = np.empty(n_topics, dtype=np.int64)
     q_cumulative = np.empty(n_topics)
-    first_doc, stop_doc = _document_span(doc_start, token_lo, token_hi)
+    first_doc, stop_doc = document_span(doc_start, token_lo, token_hi)
     for _ in range(sweeps):
         # 1 / (n_k + B) and 1 / (n_k - 1 + B), kept in step with topic_total: a token that
         # stays in its topic (most of them, once the chain has settled) divides nothing.
@@ -449,7 +452,7 @@ def _dense_range(corpus, state, hyper, token_lo, token_hi, sweeps, rng, fault):
     inv_denom = np.empty(n_topics)
     coef = np.empty(n_topics)
     cumulative = np.empty(n_topics)
-    first_doc, stop_doc = _document_span(doc_start, token_lo, token_hi)
+    first_doc, stop_doc = document_span(doc_start, token_lo, token_hi)
     for _ in range(sweeps):
         for k in range(n_topics):
             inv_denom[k] = 1.0 / (topic_total[k] + beta_sum)
@@ -495,7 +498,7 @@ def _held_out_range(corpus, state, alpha, phi, token_lo, token_hi, sweeps, rng):
     topic, doc_topic, word_topic, topic_total = state
     n_topics = alpha.shape[0]
     cumulative = np.empty(n_topics)
-    first_doc, stop_doc = _document_span(doc_start, token_lo, token_hi)
+    first_doc, stop_doc = document_span(doc_start, token_lo, token_hi)
     for _ in range(sweeps):
         for d in range(first_doc, stop_doc):
             lo = max(doc_start[d], token_lo)
@@ -548,7 +551,8 @@ _SPARSE_KERNELS = {f: _sparse_kernel(int(f)) for f in (Fault.NONE, *_SPARSE_FAUL
 _DENSE_KERNELS = {f: _dense_kernel(int(f)) for f in (Fault.NONE, *_DENSE_FAULTS)}
 
 
-def _check_arrays(corpus: Corpus, state: State, alpha: np.ndarray, beta: np.ndarray) -> None:
+def check_sweep_arrays(corpus: Corpus, state: State, alpha: np.ndarray, beta: np.ndarray) -> None:
+    """Raise ``ValueError`` unless the arrays have the shapes and dtypes a sweep needs."""
     # O(1) checks only: a sweep must not pay O(N) validation (word ids are checked once,
     # in corpus.read_corpus / corpus.check_corpus).
     token_word, doc_start = corpus
@@ -658,7 +662,7 @@ def sweep(
     sweeps = as_int("sweeps", sweeps, minimum=0)
     corpus, state = Corpus(*corpus), State(*state)
     alpha, beta, beta_sum = hyper
-    _check_arrays(corpus, state, alpha, beta)
+    check_sweep_arrays(corpus, state, alpha, beta)
     n_tokens = corpus.token_word.shape[0]
     lo, hi = (0, n_tokens) if tokens is None else (int(tokens[0]), int(tokens[1]))
     if not 0 <= lo <= hi <= n_tokens:
