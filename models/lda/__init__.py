@@ -18,7 +18,13 @@ from zoo.core.contract import DerivedVariables, Model
 from zoo.models.lda.corpus import Corpus
 from zoo.models.lda.counts import State
 from zoo.models.lda.faults import FAULTS as FAULT_KERNELS
-from zoo.models.lda.gibbs import counts_from_topics, infer_documents, kernel
+from zoo.models.lda.gibbs import (
+    counts_from_topics,
+    infer_documents,
+    kernel,
+    make_kernel,
+    metropolis_kernel,
+)
 from zoo.models.lda.invariants import label_invariants
 from zoo.models.lda.kernel_checks import KERNEL_CHECKS
 from zoo.models.lda.loglik import log_likelihood, pointwise_log_likelihood
@@ -40,6 +46,8 @@ __all__ = [
     "infer_documents",
     "kernel",
     "label_invariants",
+    "make_kernel",
+    "metropolis_kernel",
     "posterior",
     "program",
     "simulate",

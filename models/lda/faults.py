@@ -26,6 +26,18 @@ every count taken without token ``i``:
 - ``theta-point-estimate`` (storage of draws): the sweep is correct, but ``draw``
   records the conditional mean ``E[theta_d | z] = (n_d. + alpha) / (n_d + sum(alpha))``
   (Griffiths & Steyvers's point estimate) in place of a draw from ``Dir(alpha + n_d.)``.
+
+The Metropolis-Hastings kernel's (:mod:`zoo.models.lda.metropolis`, built with
+``make_kernel(sampler="metropolis")``), with the doc proposal ``q_d ∝ n_dk + alpha_k``
+and the word proposal ``q_w ∝ n_kw + beta_w``:
+
+- ``mh-no-proposal-ratio`` (Metropolis details): accepted with ``pi(t) / pi(s)``, the
+  asymmetric proposal's ratio ``q(s | t) / q(t | s)`` left out;
+- ``mh-counts-with-token`` (bookkeeping of counts): the acceptance ratio reads ``n_sw``,
+  ``n_ds`` and ``n_s`` with token ``i`` still counted in its topic ``s``;
+- ``mh-no-prior-branch`` (Metropolis details): the doc proposal always copies a random
+  token's topic (its ``alpha`` branch dropped: a topic absent from the document is
+  never proposed by it) while the ratio assumes ``q_d ∝ n_dk + alpha_k``.
 """
 
 from __future__ import annotations
@@ -40,7 +52,8 @@ FAULTS = {name: make_kernel(fault=name) for name in SWITCHES}
 #: The kind of each bug (module docstring): "formula" (the conditional's formula),
 #: "counts" (bookkeeping of counts), "draw" (the draw step), "prior" / "prior support"
 #: (the prior's pseudo-counts or support), "slice" (the slice sampler's details),
-#: "storage" (what is recorded as a draw).
+#: "storage" (what is recorded as a draw), "metropolis" (a Metropolis-Hastings step's
+#: proposal or acceptance).
 KINDS = {
     "token-not-removed": "counts",
     "beta-not-times-V": "formula",
@@ -49,4 +62,7 @@ KINDS = {
     "stale-smoothing-sum": "counts",
     "alpha-as-mean": "prior",
     "theta-point-estimate": "storage",
+    "mh-no-proposal-ratio": "metropolis",
+    "mh-counts-with-token": "counts",
+    "mh-no-prior-branch": "metropolis",
 }

@@ -1,9 +1,12 @@
-"""LDA: the collapsed Gibbs kernel over the topic of every token.
+"""LDA: the collapsed kernels over the topic of every token (Gibbs, Metropolis-Hastings).
 
 The kernel's state is :class:`~zoo.models.lda.counts.State`: every token's topic and the
 count tables they imply. ``step`` runs one :func:`~zoo.models.lda.sweeps.sweep` (Griffiths
 & Steyvers, PNAS 101, 2004, eq. 5, theta and phi integrated out; SparseLDA buckets from
-4 topics up, Yao, Mimno & McCallum 2009). :func:`make_kernel`'s ``draw`` brings the
+4 topics up, Yao, Mimno & McCallum 2009), or for :data:`metropolis_kernel` one
+:func:`~zoo.models.lda.metropolis.metropolis_sweep` (O(1) per token whatever K: doc and
+word proposals corrected by Metropolis-Hastings, exact, slower to mix per sweep).
+:func:`make_kernel`'s ``draw`` brings the
 parameters back from their conjugate conditionals, ``theta_d | z ~ Dir(alpha + n_d.)``
 and ``phi_k | z ~ Dir(beta + n_k.)``, and reports the label-invariant ``doc_word`` and
 ``coassignment`` computed from them (:mod:`zoo.models.lda.invariants`), as the PyMC
@@ -22,6 +25,7 @@ from zoo.core.arguments import as_int
 from zoo.core.contract import Kernel
 from zoo.models.lda.counts import State, build_state
 from zoo.models.lda.invariants import label_invariants
+from zoo.models.lda.metropolis import MetropolisFault, build_word_tokens, metropolis_sweep
 from zoo.models.lda.spec import Data, Hyperparameters, Prior
 from zoo.models.lda.sweeps import Fault, sweep
 from zoo.models.memo import LastResolved
@@ -33,10 +37,15 @@ __all__ = [
     "infer_documents",
     "kernel",
     "make_kernel",
+    "metropolis_kernel",
 ]
 
+#: The two samplers :func:`make_kernel` builds.
+SAMPLERS = ("gibbs", "metropolis")
+
 #: The model's planted faults (``Model.faults``), by name: each is one value of the
-#: sweep's :class:`~zoo.models.lda.sweeps.Fault` switch.
+#: Gibbs sweep's :class:`~zoo.models.lda.sweeps.Fault` switch or of the
+#: Metropolis-Hastings sweep's :class:`~zoo.models.lda.metropolis.MetropolisFault`.
 FAULTS = {
     "token-not-removed": Fault.TOKEN_NOT_REMOVED,
     "beta-not-times-V": Fault.BETA_NOT_TIMES_V,
@@ -45,6 +54,9 @@ FAULTS = {
     "stale-smoothing-sum": Fault.STALE_SMOOTHING_SUM,
     "alpha-as-mean": Fault.ALPHA_AS_MEAN,
     "theta-point-estimate": Fault.THETA_POINT_ESTIMATE,
+    "mh-no-proposal-ratio": MetropolisFault.NO_PROPOSAL_RATIO,
+    "mh-counts-with-token": MetropolisFault.COUNTS_WITH_TOKEN,
+    "mh-no-prior-branch": MetropolisFault.NO_PRIOR_BRANCH,
 }
 
 
@@ -66,7 +78,9 @@ def counts_from_topics(data: Data, topic: np.ndarray) -> State:
     return build_state(data.corpus, topic, n_topics=data.n_topics, n_words=data.n_words)
 
 
-def make_kernel(*, fault: str | None = None) -> Kernel:
+def make_kernel(
+    *, fault: str | None = None, sampler: str | None = None, cycles: int = 1
+) -> Kernel:
     """Build the kernel, or one of the deliberately wrong ones (negative controls).
 
     Parameters
@@ -84,6 +98,17 @@ def make_kernel(*, fault: str | None = None) -> Kernel:
         token leaves its topic. "alpha-as-mean": ``mean(alpha)`` for every
         ``alpha_k``. "theta-point-estimate": the sweep is correct, but ``draw`` records
         ``E[theta_d | z] = (n_d. + alpha) / (n_d + sum(alpha))`` in place of a draw.
+        The "mh-" faults are the Metropolis-Hastings sweep's
+        (:class:`~zoo.models.lda.metropolis.MetropolisFault`): "mh-no-proposal-ratio":
+        accepted with ``pi(t) / pi(s)``, the proposal ratio left out;
+        "mh-counts-with-token": the ratio reads the counts with the token still in its
+        topic; "mh-no-prior-branch": the doc proposal never takes its ``alpha`` branch.
+    sampler : {"gibbs", "metropolis"}, optional
+        The exact conditional draw of :func:`~zoo.models.lda.sweeps.sweep` (default), or
+        :func:`~zoo.models.lda.metropolis.metropolis_sweep` (O(1) per token). Default:
+        the one ``fault`` belongs to, else "gibbs".
+    cycles : int
+        "metropolis" only: cycles of (doc proposal, word proposal) per token and sweep.
 
     Notes
     -----
@@ -97,9 +122,25 @@ def make_kernel(*, fault: str | None = None) -> Kernel:
     """
     if fault is not None and fault not in FAULTS:
         raise ValueError(f"fault: must be None or one of {sorted(FAULTS)}, got {fault!r}")
+    if sampler is not None and sampler not in SAMPLERS:
+        raise ValueError(f"sampler: must be one of {SAMPLERS}, got {sampler!r}")
     switch = Fault.NONE if fault is None else FAULTS[fault]
+    metropolis = isinstance(switch, MetropolisFault)
+    if sampler == "gibbs" and metropolis:
+        raise ValueError(f"fault: {fault!r} is a fault of the 'metropolis' sampler")
+    if sampler == "metropolis" and fault is not None and not metropolis:
+        raise ValueError(f"fault: {fault!r} is a fault of the 'gibbs' sampler")
+    metropolis = metropolis or sampler == "metropolis"
+    cycles = as_int("cycles", cycles, minimum=1)
+    if cycles != 1 and not metropolis:
+        raise ValueError("cycles: only the 'metropolis' sampler takes cycles")
+    if metropolis and not isinstance(switch, MetropolisFault):
+        switch = MetropolisFault.NONE
     point_estimate = switch == Fault.THETA_POINT_ESTIMATE
+    correct = switch in (Fault.NONE, MetropolisFault.NONE)
     last = LastResolved()
+    # The word proposal's index depends on the corpus only: built once per data set.
+    index = LastResolved()
 
     def resolved(data: Data, prior: Prior) -> Hyperparameters:
         return last(prior, data, prior.resolve)
@@ -111,7 +152,14 @@ def make_kernel(*, fault: str | None = None) -> Kernel:
 
     def step(state: State, data: Data, prior: Prior, rng: np.random.Generator) -> State:
         new = counts_from_topics(data, state.topic)
-        sweep(data.corpus, new, resolved(data, prior), rng, fault=switch)
+        hyper = resolved(data, prior)
+        if metropolis:
+            words = index(prior, data, lambda data: build_word_tokens(data.corpus, data.n_words))
+            metropolis_sweep(
+                data.corpus, new, hyper, rng, cycles=cycles, word_tokens=words, fault=switch
+            )
+        else:
+            sweep(data.corpus, new, hyper, rng, fault=switch)
         return new
 
     def draw(state: State, data: Data, prior: Prior, rng: np.random.Generator) -> dict:
@@ -119,7 +167,7 @@ def make_kernel(*, fault: str | None = None) -> Kernel:
         # The conditionals given the assignments. A correct sweep's counts are what its
         # assignments imply; a planted one may leave them lagging (the third fault
         # does), so for those they are rebuilt.
-        counts = state if switch == Fault.NONE else counts_from_topics(data, state.topic)
+        counts = state if correct else counts_from_topics(data, state.topic)
         theta = dirichlet(rng, hyper.alpha + counts.doc_topic)
         if point_estimate:  # the bug: E[theta_d | z] recorded, the draw thrown away
             theta = (hyper.alpha + counts.doc_topic) / (hyper.alpha + counts.doc_topic).sum(
@@ -136,6 +184,10 @@ def make_kernel(*, fault: str | None = None) -> Kernel:
 
 
 kernel = make_kernel()
+
+#: The Metropolis-Hastings kernel (:mod:`zoo.models.lda.metropolis`): O(1) per token, for
+#: large K (``zoo validate lda --kernel zoo.models.lda:metropolis_kernel``).
+metropolis_kernel = make_kernel(sampler="metropolis")
 
 
 def infer_documents(phi_draws, new_documents, alpha, *, sweeps: int = 50, seed=None) -> np.ndarray:

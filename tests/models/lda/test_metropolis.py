@@ -1,0 +1,179 @@
+"""The O(1) Metropolis-Hastings LDA sweep (zoo.models.lda.metropolis): exact, faults caught.
+
+Two levels. Per token: started from a draw of the token's exact full conditional, one
+sweep over that token must leave it distributed as that conditional (the defining
+property of a kernel that leaves the posterior invariant); a chi-square test at a
+1e-4 false-alarm rate, and each planted fault must fail it. Whole chains: the kernel
+against the exact posterior on the LDA test corpora, through the agreement protocol
+(the faults' whole-chain twins are in test_gibbs.py, which runs every catalogued fault).
+"""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import zoo
+from tests.support.replicates import agreement_on_replicates
+from zoo.diagnostics import agreement
+from zoo.models.lda import Data, Prior, counts_from_topics, make_kernel, metropolis_kernel
+from zoo.models.lda.metropolis import (
+    MetropolisFault,
+    _alias_draw,
+    _alias_table,
+    build_word_tokens,
+    metropolis_sweep,
+)
+
+SPEC = zoo.get("lda")
+RUN = {"draws": 1000, "tune": 200, "chains": 4, "seed": 20261124}
+
+#: Per-token test: a small corpus where every count is small, so that each fault's
+#: error in the acceptance ratio is a large share of it. Asymmetric alpha and beta
+#: exercise the alias table and the per-word smoothing.
+TOKEN_DATA = Data([[0, 1, 1, 2], [2, 3], [1, 0, 0]], topics=4)
+TOKEN_PRIOR = Prior(alpha=[0.9, 0.5, 0.3, 0.2], beta=[0.4, 0.6, 0.3, 0.5])
+REPLICATES = 20_000
+FALSE_ALARM = 1e-4
+
+
+def _exact_conditional(state, hyper, i, d, w):
+    """p(z_i = k | z_-i, w) with token i taken out of its topic's counts."""
+    alpha, beta, beta_sum = hyper
+    s = int(state.topic[i])
+    doc = state.doc_topic[d].astype(float)
+    word = state.word_topic[w].astype(float)
+    total = state.topic_total.astype(float)
+    doc[s] -= 1
+    word[s] -= 1
+    total[s] -= 1
+    weight = (doc + alpha) * (word + beta[w]) / (total + beta_sum)
+    return weight / weight.sum()
+
+
+def _one_step_from_the_conditional(fault, i=1, seed=0):
+    """Topics of token i after one sweep over it, each started from its exact conditional."""
+    data, hyper = TOKEN_DATA, TOKEN_PRIOR.resolve(TOKEN_DATA)
+    rng = np.random.default_rng(seed)
+    state = counts_from_topics(data, rng.integers(0, data.n_topics, data.n_tokens))
+    d = int(np.searchsorted(data.corpus.doc_start, i, side="right") - 1)
+    w = int(data.corpus.token_word[i])
+    target = _exact_conditional(state, hyper, i, d, w)  # does not depend on z_i
+    words = build_word_tokens(data.corpus, data.n_words)
+    after = np.empty(REPLICATES, dtype=np.int64)
+    for r in range(REPLICATES):
+        start = rng.choice(data.n_topics, p=target)
+        topic = state.topic.copy()
+        topic[i] = start
+        state = counts_from_topics(data, topic)
+        metropolis_sweep(
+            data.corpus, state, hyper, rng, tokens=(i, i + 1), word_tokens=words, fault=fault
+        )
+        after[r] = state.topic[i]
+    observed = np.bincount(after, minlength=data.n_topics)
+    return stats.chisquare(observed, REPLICATES * target).pvalue
+
+
+def test_one_sweep_leaves_a_tokens_conditional_invariant():
+    assert _one_step_from_the_conditional(MetropolisFault.NONE) > FALSE_ALARM
+
+
+@pytest.mark.parametrize(
+    "fault", [f for f in MetropolisFault if f != MetropolisFault.NONE], ids=lambda f: f.name
+)
+def test_a_wrong_acceptance_rule_moves_the_conditional(fault):
+    assert _one_step_from_the_conditional(fault) < FALSE_ALARM
+
+
+def test_counts_stay_those_of_the_assignments():
+    data, prior = SPEC.default_problem()
+    hyper = prior.resolve(data)
+    rng = np.random.default_rng(3)
+    state = counts_from_topics(data, rng.integers(0, data.n_topics, data.n_tokens))
+    metropolis_sweep(data.corpus, state, hyper, rng, sweeps=20, cycles=2)
+    implied = counts_from_topics(data, state.topic)
+    for name in ("doc_topic", "word_topic", "topic_total"):
+        np.testing.assert_array_equal(getattr(state, name), getattr(implied, name))
+
+
+def test_same_seed_same_draws():
+    data, prior = SPEC.default_problem()
+    hyper = prior.resolve(data)
+    runs = []
+    for _ in range(2):
+        rng = np.random.default_rng(5)
+        state = counts_from_topics(data, rng.integers(0, data.n_topics, data.n_tokens))
+        metropolis_sweep(data.corpus, state, hyper, rng, sweeps=5)
+        runs.append(state.topic)
+    np.testing.assert_array_equal(*runs)
+
+
+def test_the_word_index_lists_each_words_tokens_in_order():
+    words = build_word_tokens(TOKEN_DATA.corpus, TOKEN_DATA.n_words)
+    token_word = TOKEN_DATA.corpus.token_word
+    for w in range(TOKEN_DATA.n_words):
+        mine = words.token[words.start[w] : words.start[w + 1]]
+        np.testing.assert_array_equal(mine, np.flatnonzero(token_word == w))
+
+
+def test_the_alias_table_draws_its_weights():
+    weights = np.array([0.9, 0.5, 0.3, 0.2, 2.0])
+    keep, alias = _alias_table(weights)
+    # Exact probabilities from the table: cell k kept with keep[k], else its alias.
+    implied = np.zeros(weights.size)
+    for k in range(weights.size):
+        implied[k] += keep[k] / weights.size
+        implied[alias[k]] += (1 - keep[k]) / weights.size
+    np.testing.assert_allclose(implied, weights / weights.sum(), rtol=1e-12)
+    u = np.linspace(0, 1, 10_000, endpoint=False)
+    draws = np.array([_alias_draw(keep, alias, x) for x in u])
+    np.testing.assert_allclose(
+        np.bincount(draws, minlength=weights.size) / u.size, weights / weights.sum(), atol=1e-3
+    )
+
+
+def _problems():
+    four = Data([[0, 1, 1], [2, 0], [3, 1]], topics=4)
+    return {
+        "default": SPEC.default_problem(),
+        "four-topics": (four, Prior(alpha=[1.0, 0.6, 0.4, 0.3], beta=0.5)),
+    }
+
+
+PROBLEMS = _problems()
+
+
+@pytest.mark.parametrize("name", list(PROBLEMS))
+def test_metropolis_kernel_agrees_with_exact(name):
+    # A disagreement must be confirmed on an independent replicate (false-alarm rate
+    # 1e-4 per test; tests/support/replicates.py says why).
+    data, prior = PROBLEMS[name]
+    reference = SPEC.posterior(data, prior)
+
+    def judge(seed):
+        draws = zoo.sample(SPEC, data, prior, kernel=metropolis_kernel, **{**RUN, "seed": seed})
+        return agreement(draws, reference)
+
+    results = agreement_on_replicates(judge, RUN["seed"])
+    assert results[-1].verdict == "agree", "\n".join(map(str, results))
+
+
+def test_bad_arguments_are_named():
+    data, prior = SPEC.default_problem()
+    hyper = prior.resolve(data)
+    state = counts_from_topics(data, np.zeros(data.n_tokens, dtype=int))
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="cycles"):
+        metropolis_sweep(data.corpus, state, hyper, rng, cycles=0)
+    with pytest.raises(ValueError, match="tokens"):
+        metropolis_sweep(data.corpus, state, hyper, rng, tokens=(0, data.n_tokens + 1))
+    with pytest.raises(ValueError, match="word_tokens"):
+        other = build_word_tokens(TOKEN_DATA.corpus, TOKEN_DATA.n_words)
+        metropolis_sweep(data.corpus, state, hyper, rng, word_tokens=other)
+    with pytest.raises(ValueError, match="fault"):
+        metropolis_sweep(data.corpus, state, hyper, rng, fault=9)
+    with pytest.raises(ValueError, match="sampler"):
+        make_kernel(sampler="slice")
+    with pytest.raises(ValueError, match="'metropolis' sampler"):
+        make_kernel(fault="mh-no-proposal-ratio", sampler="gibbs")
+    with pytest.raises(ValueError, match="cycles"):
+        make_kernel(cycles=2)
