@@ -113,8 +113,13 @@ def _largest_errors(agreements) -> tuple[float, float]:
     return shift, tail
 
 
-def distance(parts_list, seeds) -> list[dict]:
-    """The exact check of the partitioned kernel on LDA's validation problems."""
+def distance(parts_list, seeds, kernel_for=None) -> list[dict]:
+    """The exact check of a partitioned kernel on LDA's validation problems.
+
+    ``kernel_for(parts)`` builds the kernel (default: this module's AD-LDA kernel;
+    ``bench/lda_threaded.py`` passes the threaded Metropolis-Hastings one).
+    """
+    kernel_for = kernel_for or partitioned_kernel
     from zoo.validation import validate
 
     rows = []
@@ -122,9 +127,7 @@ def distance(parts_list, seeds) -> list[dict]:
         for seed in seeds:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                result = validate(
-                    "lda", kernel=partitioned_kernel(parts), checks=("exact",), seed=seed
-                )
+                result = validate("lda", kernel=kernel_for(parts), checks=("exact",), seed=seed)
             (check,) = result.checks
             # The largest |z| over every tested quantity of every problem (gated ones too).
             worst = max(

@@ -24,6 +24,7 @@ from zoo.models.lda.gibbs import (
     kernel,
     make_kernel,
     metropolis_kernel,
+    threaded_kernel,
 )
 from zoo.models.lda.invariants import label_invariants
 from zoo.models.lda.kernel_checks import KERNEL_CHECKS
@@ -52,6 +53,7 @@ __all__ = [
     "program",
     "simulate",
     "sweep",
+    "threaded_kernel",
 ]
 
 LABEL_INVARIANT = ("doc_word", "coassignment")

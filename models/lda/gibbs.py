@@ -25,7 +25,12 @@ from zoo.core.arguments import as_int
 from zoo.core.contract import Kernel
 from zoo.models.lda.counts import State, build_state
 from zoo.models.lda.invariants import label_invariants
-from zoo.models.lda.metropolis import MetropolisFault, build_word_tokens, metropolis_sweep
+from zoo.models.lda.metropolis import (
+    MetropolisFault,
+    build_partition,
+    build_word_tokens,
+    metropolis_sweep,
+)
 from zoo.models.lda.spec import Data, Hyperparameters, Prior
 from zoo.models.lda.sweeps import Fault, sweep
 from zoo.models.memo import LastResolved
@@ -38,6 +43,7 @@ __all__ = [
     "kernel",
     "make_kernel",
     "metropolis_kernel",
+    "threaded_kernel",
 ]
 
 #: The two samplers :func:`make_kernel` builds.
@@ -79,7 +85,7 @@ def counts_from_topics(data: Data, topic: np.ndarray) -> State:
 
 
 def make_kernel(
-    *, fault: str | None = None, sampler: str | None = None, cycles: int = 1
+    *, fault: str | None = None, sampler: str | None = None, cycles: int = 1, parts: int = 1
 ) -> Kernel:
     """Build the kernel, or one of the deliberately wrong ones (negative controls).
 
@@ -109,6 +115,11 @@ def make_kernel(
         the one ``fault`` belongs to, else "gibbs".
     cycles : int
         "metropolis" only: cycles of (doc proposal, word proposal) per token and sweep.
+    parts : int
+        "metropolis" only: 1 (default) for the exact serial sweep; more for the threaded
+        sweep over ``parts x parts`` blocks, which is **not exact** (each thread reads
+        topic totals that lag the other threads' moves within an epoch;
+        :func:`~zoo.models.lda.metropolis.metropolis_sweep`).
 
     Notes
     -----
@@ -134,13 +145,18 @@ def make_kernel(
     cycles = as_int("cycles", cycles, minimum=1)
     if cycles != 1 and not metropolis:
         raise ValueError("cycles: only the 'metropolis' sampler takes cycles")
+    parts = as_int("parts", parts, minimum=1)
+    if parts != 1 and not metropolis:
+        raise ValueError("parts: only the 'metropolis' sampler runs in parts")
     if metropolis and not isinstance(switch, MetropolisFault):
         switch = MetropolisFault.NONE
     point_estimate = switch == Fault.THETA_POINT_ESTIMATE
     correct = switch in (Fault.NONE, MetropolisFault.NONE)
     last = LastResolved()
-    # The word proposal's index depends on the corpus only: built once per data set.
+    # The word proposal's index and the blocks depend on the corpus only: built once per
+    # data set.
     index = LastResolved()
+    blocks = LastResolved()
 
     def resolved(data: Data, prior: Prior) -> Hyperparameters:
         return last(prior, data, prior.resolve)
@@ -155,8 +171,19 @@ def make_kernel(
         hyper = resolved(data, prior)
         if metropolis:
             words = index(prior, data, lambda data: build_word_tokens(data.corpus, data.n_words))
+            partition = blocks(
+                prior, data, lambda data: build_partition(data.corpus, data.n_words, parts)
+            )
             metropolis_sweep(
-                data.corpus, new, hyper, rng, cycles=cycles, word_tokens=words, fault=switch
+                data.corpus,
+                new,
+                hyper,
+                rng,
+                cycles=cycles,
+                word_tokens=words,
+                parts=parts,
+                partition=partition,
+                fault=switch,
             )
         else:
             sweep(data.corpus, new, hyper, rng, fault=switch)
@@ -188,6 +215,11 @@ kernel = make_kernel()
 #: The Metropolis-Hastings kernel (:mod:`zoo.models.lda.metropolis`): O(1) per token, for
 #: large K (``zoo validate lda --kernel zoo.models.lda:metropolis_kernel``).
 metropolis_kernel = make_kernel(sampler="metropolis")
+
+#: The same sampler on two threads (2 x 2 blocks of documents and words): **not exact**,
+#: since a thread's topic totals lag the other thread's moves within an epoch; how far
+#: it is from the posterior is measured in docs/scaling.md.
+threaded_kernel = make_kernel(sampler="metropolis", parts=2)
 
 
 def infer_documents(phi_draws, new_documents, alpha, *, sweeps: int = 50, seed=None) -> np.ndarray:

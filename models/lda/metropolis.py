@@ -54,6 +54,8 @@ controls for the validation battery, each fixed at compile time.
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from enum import IntEnum
 from typing import NamedTuple
 
@@ -65,7 +67,14 @@ from zoo.models.lda.corpus import Corpus
 from zoo.models.lda.counts import State
 from zoo.models.lda.sweeps import check_sweep_arrays, document_span
 
-__all__ = ["MetropolisFault", "WordTokens", "build_word_tokens", "metropolis_sweep"]
+__all__ = [
+    "MetropolisFault",
+    "Partition",
+    "WordTokens",
+    "build_partition",
+    "build_word_tokens",
+    "metropolis_sweep",
+]
 
 
 class MetropolisFault(IntEnum):
@@ -184,16 +193,55 @@ def _move(i, d, w, s, t, topic, doc_topic, word_topic, topic_total):
     topic_total[t] += 1
 
 
-def _metropolis_kernel(fault: int):
-    """The compiled range kernel for one fault value (a compile-time constant)."""
+class Partition(NamedTuple):
+    """The blocks of the threaded sweep: ``parts`` groups of documents and of words.
 
-    @numba.njit(cache=True)
-    def metropolis_range(corpus, state, hyper, words, lo, hi, sweeps, cycles, rng):
+    Document group ``p`` is documents ``doc_group_start[p] <= d < doc_group_start[p + 1]``;
+    word ``w`` is in group ``word_group[w]``. Both are contiguous ranges (of document and
+    of word ids) holding about ``N / parts`` tokens each.
+    """
+
+    doc_group_start: np.ndarray
+    word_group: np.ndarray
+
+
+def build_partition(corpus: Corpus, n_words: int, parts: int) -> Partition:
+    """Split documents and words into ``parts`` groups of about equal token counts, O(N + V)."""
+    parts = as_int("parts", parts, minimum=1)
+    n_tokens = corpus.token_word.shape[0]
+    doc_start = corpus.doc_start
+    # Cut where the running token count crosses n_tokens * p / parts.
+    cuts = np.arange(1, parts) * (n_tokens / parts)
+    doc_group_start = np.concatenate(
+        [[0], np.searchsorted(doc_start[1:], cuts, side="left") + 1, [doc_start.shape[0] - 1]]
+    ).astype(np.int64)
+    doc_group_start = np.minimum(doc_group_start, doc_start.shape[0] - 1)
+    frequency = np.bincount(corpus.token_word, minlength=n_words)
+    before = np.cumsum(frequency) - frequency  # tokens of the words before w
+    word_group = np.minimum((before * parts) // max(n_tokens, 1), parts - 1).astype(np.int64)
+    return Partition(doc_group_start, word_group)
+
+
+def _metropolis_kernel(fault: int):
+    """The compiled kernel for one fault value (a compile-time constant).
+
+    It updates, in token order, the tokens ``lo <= i < hi`` of documents
+    ``doc_first <= d < doc_stop`` whose word is in group ``group`` (every word when
+    ``group`` is -1), reading and writing the topic totals ``totals``: the state's own
+    for the serial sweep, a thread's copy for a block of the threaded one. It releases
+    the GIL, so that the threaded sweep's blocks run at once.
+    """
+
+    @numba.njit(cache=True, nogil=True)
+    def metropolis_block(
+        corpus, state, totals, hyper, words, word_group, group, doc_first, doc_stop, lo, hi,
+        sweeps, cycles, rng,
+    ):  # fmt: skip
         token_word, doc_start = corpus
-        topic, doc_topic, word_topic, topic_total = state
+        topic, doc_topic, word_topic, _ = state
         alpha, beta, beta_sum = hyper
         word_start, word_token = words
-        n_topics = topic_total.shape[0]
+        n_topics = totals.shape[0]
         alpha_sum = alpha.sum()
         keep, alias = _alias_table(alpha)
         # Token i is in topic s while its ratio is formed: its own count is taken out of
@@ -201,11 +249,13 @@ def _metropolis_kernel(fault: int):
         own = 0.0 if fault == _COUNTS_WITH_TOKEN else 1.0
         first, stop = document_span(doc_start, lo, hi)
         for _ in range(sweeps):
-            for d in range(first, stop):
+            for d in range(max(first, doc_first), min(stop, doc_stop)):
                 d_lo = doc_start[d]
                 n_d = doc_start[d + 1] - d_lo
                 for i in range(max(lo, d_lo), min(hi, d_lo + n_d)):
                     w = token_word[i]
+                    if group >= 0 and word_group[w] != group:
+                        continue
                     beta_w = beta[w]
                     w_lo = word_start[w]
                     n_w = word_start[w + 1] - w_lo
@@ -221,13 +271,13 @@ def _metropolis_kernel(fault: int):
                         else:
                             t = _alias_draw(keep, alias, (u - n_d) / alpha_sum)
                         if t != s:
-                            up = (word_topic[w, t] + beta_w) * (topic_total[s] - own + beta_sum)
-                            down = (word_topic[w, s] - own + beta_w) * (topic_total[t] + beta_sum)
+                            up = (word_topic[w, t] + beta_w) * (totals[s] - own + beta_sum)
+                            down = (word_topic[w, s] - own + beta_w) * (totals[t] + beta_sum)
                             if fault == _NO_PROPOSAL_RATIO:
                                 up *= doc_topic[d, t] + alpha[t]
                                 down *= doc_topic[d, s] - own + alpha[s]
                             if rng.random() * down < up:
-                                _move(i, d, w, s, t, topic, doc_topic, word_topic, topic_total)
+                                _move(i, d, w, s, t, topic, doc_topic, word_topic, totals)
                                 s = t
                         # Word proposal: q(k) ∝ n_kw + beta_w, token i counted.
                         u = rng.random() * (n_w + n_topics * beta_w)
@@ -236,16 +286,16 @@ def _metropolis_kernel(fault: int):
                         else:
                             t = min(int((u - n_w) / beta_w), n_topics - 1)
                         if t != s:
-                            up = (doc_topic[d, t] + alpha[t]) * (topic_total[s] - own + beta_sum)
-                            down = (doc_topic[d, s] - own + alpha[s]) * (topic_total[t] + beta_sum)
+                            up = (doc_topic[d, t] + alpha[t]) * (totals[s] - own + beta_sum)
+                            down = (doc_topic[d, s] - own + alpha[s]) * (totals[t] + beta_sum)
                             if fault == _NO_PROPOSAL_RATIO:
                                 up *= word_topic[w, t] + beta_w
                                 down *= word_topic[w, s] - own + beta_w
                             if rng.random() * down < up:
-                                _move(i, d, w, s, t, topic, doc_topic, word_topic, topic_total)
+                                _move(i, d, w, s, t, topic, doc_topic, word_topic, totals)
                                 s = t
 
-    return metropolis_range
+    return metropolis_block
 
 
 _KERNELS = {f: _metropolis_kernel(int(f)) for f in MetropolisFault}
@@ -261,6 +311,8 @@ def metropolis_sweep(
     cycles: int = 1,
     tokens: tuple[int, int] | None = None,
     word_tokens: WordTokens | None = None,
+    parts: int = 1,
+    partition: Partition | None = None,
     fault: MetropolisFault = MetropolisFault.NONE,
 ) -> None:
     """Metropolis-Hastings sweeps over the tokens, updating ``state`` in place.
@@ -276,7 +328,8 @@ def metropolis_sweep(
         As ``Prior.resolve(data)`` returns them: float64 ``alpha`` (K,), ``beta`` (V,) and
         ``beta.sum()``.
     rng : numpy.random.Generator
-        Advanced in place by numba: four uniforms per token and cycle at most.
+        Advanced in place by numba (four uniforms per token and cycle at most) with one
+        part; with several, each thread draws from its own ``rng.spawn(parts)`` child.
     sweeps : int
         Sweeps to run (default 1).
     cycles : int
@@ -286,6 +339,16 @@ def metropolis_sweep(
     word_tokens : WordTokens, optional
         The word proposal's index (:func:`build_word_tokens`); built here when not given.
         A caller running many sweeps builds it once.
+    parts : int
+        1 (default): the exact serial sweep. More: the threaded sweep over
+        ``parts x parts`` blocks of documents and words (``parts`` threads at most, as
+        many as numba has), **not exact**: a thread reads its own copy of the topic
+        totals ``n_k``, brought up to date at the end of each of the sweep's ``parts``
+        epochs, so within an epoch it does not see the other threads' moves in
+        ``n_k + B`` (docs/scaling.md measures how far this is from the posterior).
+        The draws do not depend on the threads' timing (same seed, same draws).
+    partition : Partition, optional
+        The blocks (:func:`build_partition`); built here when not given.
     fault : MetropolisFault
         :attr:`MetropolisFault.NONE` for the correct sampler; the others exist only as
         negative controls.
@@ -318,7 +381,53 @@ def metropolis_sweep(
         word_tokens = build_word_tokens(corpus, n_words)
     elif word_tokens.start.shape[0] != n_words + 1 or word_tokens.token.shape[0] != n_tokens:
         raise ValueError("word_tokens: built for another corpus")
+    parts = as_int("parts", parts, minimum=1)
+    if partition is None:
+        partition = build_partition(corpus, n_words, parts)
+    elif partition.doc_group_start.shape[0] != parts + 1:
+        raise ValueError(f"partition: built for {partition.doc_group_start.shape[0] - 1} parts")
+    elif partition.word_group.shape[0] != n_words:
+        raise ValueError("partition: built for another vocabulary")
     hyper = (alpha, beta, float(beta_sum))
-    _KERNELS[fault](
-        corpus, state, hyper, WordTokens(*word_tokens), lo, hi, int(sweeps), int(cycles), rng
-    )
+    kernel = _KERNELS[fault]
+    words, groups = WordTokens(*word_tokens), partition.word_group
+    if parts == 1:
+        # The serial sweep: every document, every word, the state's own totals, the
+        # caller's generator advanced in place (as the Gibbs sweep's).
+        kernel(corpus, state, state.topic_total, hyper, words, groups, -1, 0,
+               state.doc_topic.shape[0], lo, hi, int(sweeps), int(cycles), rng)  # fmt: skip
+        return
+    rngs = rng.spawn(parts)
+    starts = partition.doc_group_start
+    pool = _threads(parts)
+    cycles = int(cycles)
+
+    def run_block(p: int, epoch: int, totals: np.ndarray) -> None:
+        group, first, stop = (p + epoch) % parts, starts[p], starts[p + 1]
+        kernel(corpus, state, totals, hyper, words, groups, group, first, stop, lo, hi, 1,
+               cycles, rngs[p])  # fmt: skip
+
+    for _ in range(int(sweeps)):
+        for epoch in range(parts):
+            totals = np.tile(state.topic_total, (parts, 1))
+            blocks = [pool.submit(run_block, p, epoch, totals[p]) for p in range(parts)]
+            for future in blocks:
+                future.result()
+            # Each thread moved tokens between topics in its own copy: add the moves.
+            state.topic_total[:] += (totals - state.topic_total).sum(axis=0)
+
+
+#: The threaded sweep's worker threads, started on first use and kept (starting two
+#: threads per epoch cost more than a sweep of a small corpus).
+_POOL: list = []
+_POOL_LOCK = threading.Lock()
+
+
+def _threads(parts: int) -> ThreadPoolExecutor:
+    """A pool of at least ``parts`` threads (the blocks' results do not depend on timing)."""
+    with _POOL_LOCK:
+        if not _POOL or _POOL[0]._max_workers < parts:
+            if _POOL:
+                _POOL.pop().shutdown(wait=False)
+            _POOL.append(ThreadPoolExecutor(max_workers=parts, thread_name_prefix="zoo-lda"))
+        return _POOL[0]

@@ -177,3 +177,58 @@ def test_bad_arguments_are_named():
         make_kernel(fault="mh-no-proposal-ratio", sampler="gibbs")
     with pytest.raises(ValueError, match="cycles"):
         make_kernel(cycles=2)
+    with pytest.raises(ValueError, match="parts"):
+        make_kernel(parts=2)
+    with pytest.raises(ValueError, match="parts"):
+        metropolis_sweep(data.corpus, state, hyper, rng, parts=0)
+    from zoo.models.lda.metropolis import build_partition
+
+    two = build_partition(data.corpus, data.n_words, 2)
+    with pytest.raises(ValueError, match="partition: built for 2 parts"):
+        metropolis_sweep(data.corpus, state, hyper, rng, parts=3, partition=two)
+
+
+def _threaded_run(parts, seed=7, sweeps=10):
+    data, prior = SPEC.default_problem()
+    hyper = prior.resolve(data)
+    rng = np.random.default_rng(seed)
+    state = counts_from_topics(data, rng.integers(0, data.n_topics, data.n_tokens))
+    metropolis_sweep(data.corpus, state, hyper, rng, sweeps=sweeps, parts=parts)
+    return data, state
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+def test_threaded_sweep_keeps_the_counts_and_repeats_its_draws(parts):
+    # The blocks run on threads, in whatever order the threads are scheduled; the draws
+    # must not depend on it (each block has its own generator and its own totals).
+    data, state = _threaded_run(parts)
+    implied = counts_from_topics(data, state.topic)
+    for name in ("doc_topic", "word_topic", "topic_total"):
+        np.testing.assert_array_equal(getattr(state, name), getattr(implied, name))
+    for _ in range(3):
+        np.testing.assert_array_equal(_threaded_run(parts)[1].topic, state.topic)
+
+
+def test_the_partition_splits_documents_and_words_by_tokens():
+    from zoo.models.lda.metropolis import build_partition
+
+    lengths = np.array([5, 1, 1, 1, 4, 0, 4])
+    words = np.arange(lengths.sum()) % 6
+    data = Data(np.split(words, np.cumsum(lengths)[:-1]), topics=3)
+    partition = build_partition(data.corpus, data.n_words, 2)
+    starts = partition.doc_group_start
+    assert starts[0] == 0 and starts[-1] == data.n_documents
+    assert np.all(np.diff(starts) >= 0)
+    # About half the tokens on either side of each cut.
+    tokens = data.corpus.doc_start[starts]
+    assert abs(int(tokens[1]) - data.n_tokens / 2) <= lengths.max()
+    assert set(np.unique(partition.word_group)) <= {0, 1}
+    assert np.all(np.diff(partition.word_group) >= 0)  # contiguous ranges of word ids
+    # More parts than documents: empty groups, still a valid sweep.
+    many = build_partition(data.corpus, data.n_words, 10)
+    assert many.doc_group_start[-1] == data.n_documents
+    hyper = Prior(alpha=0.5, beta=0.5).resolve(data)
+    state = counts_from_topics(data, np.zeros(data.n_tokens, dtype=int))
+    metropolis_sweep(data.corpus, state, hyper, np.random.default_rng(0), parts=10)
+    implied = counts_from_topics(data, state.topic)
+    np.testing.assert_array_equal(state.topic_total, implied.topic_total)
