@@ -142,7 +142,9 @@ def _problems():
 PROBLEMS = _problems()
 
 
-@pytest.mark.parametrize("name", list(PROBLEMS))
+# The four-topic problem (asymmetric alpha: theta and phi judged too) with -m slow, to
+# keep the default run in its 10 minutes.
+@pytest.mark.parametrize("name", ["default", pytest.param("four-topics", marks=pytest.mark.slow)])
 def test_metropolis_kernel_agrees_with_exact(name):
     # A disagreement must be confirmed on an independent replicate (false-alarm rate
     # 1e-4 per test; tests/support/replicates.py says why).
