@@ -113,12 +113,14 @@ def _largest_errors(agreements) -> tuple[float, float]:
     return shift, tail
 
 
-def distance(parts_list, seeds, kernel_for=None) -> list[dict]:
+def distance(parts_list, seeds, kernel_for=None, draws=None) -> list[dict]:
     """The exact check of a partitioned kernel on LDA's validation problems.
 
     ``kernel_for(parts)`` builds the kernel (default: this module's AD-LDA kernel;
-    ``bench/lda_threaded.py`` passes the threaded Metropolis-Hastings one).
+    ``bench/lda_threaded.py`` passes the threaded Metropolis-Hastings one); ``draws``
+    per chain (default: ``zoo validate``'s).
     """
+    budget = {} if draws is None else {"draws": draws}
     kernel_for = kernel_for or partitioned_kernel
     from zoo.validation import validate
 
@@ -127,7 +129,9 @@ def distance(parts_list, seeds, kernel_for=None) -> list[dict]:
         for seed in seeds:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                result = validate("lda", kernel=kernel_for(parts), checks=("exact",), seed=seed)
+                result = validate(
+                    "lda", kernel=kernel_for(parts), checks=("exact",), seed=seed, **budget
+                )
             (check,) = result.checks
             # The largest |z| over every tested quantity of every problem (gated ones too).
             worst = max(
@@ -139,6 +143,7 @@ def distance(parts_list, seeds, kernel_for=None) -> list[dict]:
                 {
                     "parts": parts,
                     "seed": seed,
+                    "draws": draws,
                     "verdict": check.verdict,
                     "max_abs_z": worst,
                     "max_mean_shift_sd": shift,

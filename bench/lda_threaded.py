@@ -10,8 +10,9 @@ quantities, the largest mean shift in exact posterior sds and the largest tail e
 as ``bench/lda_dask.py --distance`` does for AD-LDA. One part is the exact serial
 sampler: its row is the yardstick.
 
-Run: ``python bench/lda_threaded.py [--parts 1 2 3] [--seeds 3]
-[--out bench/results/lda_threaded.jsonl]``.
+Run: ``python bench/lda_threaded.py [--parts 1 2 3] [--seeds 3] [--draws N]
+[--out bench/results/lda_threaded.jsonl]`` (``--draws``: per chain, to resolve a bias
+smaller than the default budget's noise).
 """
 
 from __future__ import annotations
@@ -34,9 +35,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--draws", type=int, default=None, help="per chain (default: validate's)")
     parser.add_argument("--out", type=Path, default=Path("bench/results/lda_threaded.jsonl"))
     args = parser.parse_args()
-    rows = distance(args.parts, range(args.seeds), kernel_for=threaded_kernel)
+    rows = distance(args.parts, range(args.seeds), kernel_for=threaded_kernel, draws=args.draws)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("a") as handle:
         for row in rows:

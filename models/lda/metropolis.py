@@ -54,6 +54,7 @@ controls for the validation battery, each fixed at compile time.
 
 from __future__ import annotations
 
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from enum import IntEnum
@@ -421,6 +422,8 @@ def metropolis_sweep(
 #: threads per epoch cost more than a sweep of a small corpus).
 _POOL: list = []
 _POOL_LOCK = threading.Lock()
+# A forked child inherits the pool object but not its threads: it starts its own.
+os.register_at_fork(after_in_child=_POOL.clear)
 
 
 def _threads(parts: int) -> ThreadPoolExecutor:
