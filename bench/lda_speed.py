@@ -58,14 +58,15 @@ lists, or plus the word index); tomotopy, tomotopy-2 and lda, the growth of VmRS
 ``--probe-sweeps`` sweeps (a fresh process because the parent's RSS keeps what earlier
 contenders freed into its allocator).
 
-Run (from the repository root; needs ``pip install -e '.[bench]'``)::
+Run (from the repository root; needs ``pip install -e '.[bench]'``), for example::
 
     python bench/lda_speed.py --corpus reuters --topics 20 100 1000 10000 \\
         --seeds 3 --burn 30 --sweeps 10
-    python bench/lda_speed.py --corpus zipf --topics 1000 10000 --seeds 1 \\
-        --burn 3 --sweeps 3 --run-on-cap 4
-    python bench/lda_speed.py --corpus zipf --topics 20 100 --seeds 2 --burn 5 \\
-        --sweeps 5 --run-on-cap 6 --append
+    python bench/lda_speed.py --corpus zipf --topics 1000 --seeds 1 --burn 3 --sweeps 3
+    python bench/lda_speed.py --corpus zipf --topics 20 100 --seeds 1 --burn 5 \\
+        --sweeps 5 --append
+
+(the exact commands behind the committed tables are in ``bench/README.md``).
 
 Results: ``bench/results/lda_speed.{jsonl,json,md}`` (Reuters) and
 ``bench/results/lda_speed_zipf.{jsonl,json,md}`` (Zipf); ``--append`` adds to the
