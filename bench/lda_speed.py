@@ -1,128 +1,322 @@
-"""LDA collapsed Gibbs: tokens per second and log joint, zoo vs tomotopy vs lda.
+"""LDA samplers: tokens per second, memory per token and log joint, zoo vs tomotopy vs lda.
 
-Corpus: the Reuters sample shipped with the ``lda`` package (``lda.datasets.load_reuters``:
-395 documents, 4,258 words, 84,010 tokens). Model: symmetric alpha = 0.1 per topic,
-beta = 0.01 per word, K = 20, 100, 500. All three run on one core:
+Corpora (``--corpus``), both held flat as ``(token_word int32, doc_start int64,
+n_words)``, never as a dense D x V matrix:
 
-- zoo: ``zoo.models.lda.sweeps.sweep`` (SparseLDA buckets or the dense loop, by K);
-  numba compilation is excluded (one untimed sweep on a throwaway copy first);
-- tomotopy: ``LDAModel(k=K, alpha=0.1, eta=0.01, seed=...)`` with ``optim_interval = 0``
-  (no hyperparameter optimisation; tomotopy's ``alpha`` is per topic: ``model.alpha`` is
-  a length-K vector of 0.1), ``burn_in = 0``, trained with ``workers=1,
-  parallel=ParallelScheme.NONE``;
-- lda: ``lda.LDA(n_topics=K, alpha=0.1, eta=0.01)``, driven through the same steps as its
-  ``fit`` (``_initialize``, then per sweep a shuffle of its recycled buffer of uniforms
-  and ``_sample_topics``) so that burn-in and measured sweeps can be timed apart and its
-  assignments ``ZS`` read before ``fit`` would delete them.
+- ``reuters``: the sample shipped with the ``lda`` package (``lda.datasets.load_reuters``:
+  395 documents, 4,258 words, 84,010 tokens), tokens of a document in word-id order;
+- ``zipf``: synthetic, deterministic from :data:`ZIPF_SEED` (:func:`zipf_corpus`):
+  10,000,000 tokens or a few more, V = 50,000, 50,000-odd documents of 1 + Poisson(199)
+  tokens, drawn from an LDA generative process with 100 true topics whose word
+  distributions are a Zipf law (exponent 1) modulated per topic by Gamma(0.1) noise.
 
-Each seed runs every contender from its own initial state (zoo: uniform random topics;
-tomotopy: its own random init; lda: its deterministic ``i % K`` init) for ``--burn``
-untimed and ``--sweeps`` timed sweeps; contenders are interleaved (rotated order per
-seed) so that machine load affects all alike; the table reports medians over seeds.
-The log joint ``log p(w, z)`` after burn + sweeps is computed by
-``zoo.models.lda.counts.log_joint`` from each package's final assignments.
+Model: symmetric alpha = 0.1 per topic, beta = 0.01 per word, K from ``--topics``.
+Contenders (``--contenders``):
 
-Run: ``python bench/lda_speed.py [--topics 20 100 500] [--seeds 5] [--burn 100]
-[--sweeps 50] [--out bench/results/lda_speed]`` (needs ``pip install -e '.[bench]'``).
+- ``zoo``: ``zoo.models.lda.sweeps.sweep``, the exact collapsed Gibbs sweep (SparseLDA
+  buckets from K = 4 up); its per-word topic lists are built once and carried;
+- ``zoo-mh``: ``zoo.models.lda.metropolis.metropolis_sweep`` with ``cycles=1`` (one doc
+  and one word proposal per token and sweep), its word index (``build_word_tokens``)
+  built once before timing;
+- ``tomotopy``: ``LDAModel(k=K, alpha=0.1, eta=0.01, seed=...)`` with
+  ``optim_interval = 0`` (no hyperparameter optimisation; its ``alpha`` is per topic),
+  ``burn_in = 0``, trained with ``workers=1, parallel=ParallelScheme.NONE``;
+- ``tomotopy-2``: the same model trained with ``workers=2,
+  parallel=ParallelScheme.PARTITION``, which is what ``ParallelScheme.DEFAULT`` resolves
+  to for ``LDAModel`` (tomotopy's ``getRealScheme``: models flagged
+  ``partitioned_multisampling``, as LDAModel is by default, get PARTITION);
+- ``lda``: ``lda.LDA(n_topics=K, alpha=0.1, eta=0.01)``; its state (``WS``, ``DS``,
+  ``ZS``, ``nzw_``, ``ndz_``, ``nz_``) is built with numpy exactly as its ``_initialize``
+  builds it (deterministic ``i % K`` topics; ``_initialize`` needs a document-term matrix
+  and loops over the tokens in Python, and ``lda.utils.matrix_to_lists`` reads a sparse
+  matrix one cell at a time), then driven as its ``fit`` drives it (per sweep a shuffle
+  of its recycled buffer of uniforms and ``_sample_topics``). Its cost is O(K) per token:
+  it is skipped where one sweep is estimated to take more than ``--lda-sweep-limit`` CPU
+  seconds, and runs fewer burn-in and timed sweeps where all of them would take more than
+  ``--lda-run-limit`` (both from a calibration on the corpus's first documents; the
+  table says where).
+
+numba compilation is excluded for both zoo samplers: before timing, one call updates the
+first 1,000 tokens of the chain itself (an exact update of a few tokens, counted as
+burn-in). Each seed runs every contender from its own initial state (zoo, zoo-mh:
+uniform random topics; tomotopy: its own random init; lda: ``i % K``) for ``--burn``
+untimed and ``--sweeps`` timed sweeps, contenders interleaved in an order rotated per
+seed so that load from other jobs falls on all of them. Throughput is tokens per CPU
+second of the whole process (``time.process_time``, all threads: steadier on a shared
+machine) and per wall second, medians over seeds. The log joint ``log p(w, z)`` after
+burn + sweeps is computed with ``zoo.models.lda.counts`` from each package's final
+assignments.
+
+zoo-mh mixes more slowly per sweep: after all seeds of a K, each zoo-mh chain runs on
+(checked every ``max(1, sweeps // 5)`` sweeps) until its log joint reaches the median of
+the zoo exact sweep's at burn + sweeps, or until ``--run-on-cap`` times ``--sweeps``
+extra sweeps; the extra sweeps and their CPU seconds are recorded.
+
+Memory per token: zoo and zoo-mh, the bytes of their arrays (``State`` plus the word
+lists, or plus the word index); tomotopy, tomotopy-2 and lda, the growth of VmRSS
+(``/proc/self/status``) of a fresh subprocess while it builds the model and runs
+``--probe-sweeps`` sweeps (a fresh process because the parent's RSS keeps what earlier
+contenders freed into its allocator).
+
+Run (from the repository root; needs ``pip install -e '.[bench]'``), for example::
+
+    python bench/lda_speed.py --corpus reuters --topics 20 100 1000 10000 \\
+        --seeds 3 --burn 30 --sweeps 10
+    python bench/lda_speed.py --corpus zipf --topics 1000 --seeds 1 --burn 3 --sweeps 3
+    python bench/lda_speed.py --corpus zipf --topics 20 100 --seeds 1 --burn 5 \\
+        --sweeps 5 --append
+
+(the exact commands behind the committed tables are in ``bench/README.md``).
+
+Results: ``bench/results/lda_speed.{jsonl,json,md}`` (Reuters) and
+``bench/results/lda_speed_zipf.{jsonl,json,md}`` (Zipf); ``--append`` adds to the
+JSONL (replacing the records of the K values run again) and rewrites the tables from it.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import gc
 import json
 import logging
+import math
+import os
 import platform
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
-from zoo.models.lda import counts, sweeps
+from zoo.models.lda import counts, metropolis, sweeps
 from zoo.models.lda.corpus import Corpus
 
 ALPHA = 0.1
 BETA = 0.01
 
+# The synthetic corpus: fixed, so that every run sees the same tokens.
+ZIPF_SEED = 17
+ZIPF_TOKENS = 10_000_000
+ZIPF_WORDS = 50_000
+ZIPF_EXPONENT = 1.0
+ZIPF_MEAN_LENGTH = 200
+ZIPF_TRUE_TOPICS = 100
+ZIPF_DOC_ALPHA = 0.1
+ZIPF_TOPIC_SHAPE = 0.1
 
-def reuters():
+# zoo's compile call: the first tokens only, so that it costs nothing on a large corpus.
+COMPILE_TOKENS = 1_000
+
+
+class BenchCorpus(NamedTuple):
+    """A corpus in the zoo's flat layout, plus its vocabulary size."""
+
+    name: str
+    token_word: np.ndarray
+    doc_start: np.ndarray
+    n_words: int
+
+    @property
+    def corpus(self) -> Corpus:
+        return Corpus(self.token_word, self.doc_start)
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.token_word.shape[0])
+
+    @property
+    def n_docs(self) -> int:
+        return int(self.doc_start.shape[0] - 1)
+
+
+def reuters() -> BenchCorpus:
+    """The ``lda`` package's Reuters sample; tokens of a document in word-id order."""
     import lda.datasets
 
     matrix = lda.datasets.load_reuters()
     n_docs, n_words = matrix.shape
     doc_start = np.zeros(n_docs + 1, dtype=np.int64)
     np.cumsum(matrix.sum(axis=1), out=doc_start[1:])
-    # Tokens of a document in word-id order, each word repeated by its count (the
-    # order lda.utils.matrix_to_lists uses too).
+    # Each word repeated by its count: the order lda.utils.matrix_to_lists uses too, so
+    # that lda sees its tokens in the order its own fit would.
     token_word = np.concatenate(
         [np.repeat(np.arange(n_words, dtype=np.int32), matrix[d]) for d in range(n_docs)]
     )
-    return matrix, token_word, doc_start
+    return BenchCorpus("reuters", token_word, doc_start, int(n_words))
+
+
+def zipf_corpus(seed: int = ZIPF_SEED) -> BenchCorpus:
+    """A synthetic corpus from an LDA generative process over a Zipfian vocabulary.
+
+    Word ``w`` (ids by rank, 0 the most frequent) has base probability proportional to
+    ``1 / (w + 1) ** ZIPF_EXPONENT``. Each of ``ZIPF_TRUE_TOPICS`` true topics weights
+    that law by independent Gamma(``ZIPF_TOPIC_SHAPE``) noise per word and renormalises:
+    a topic concentrates on a few hundred words (its heavy-noise ones) while the corpus
+    keeps a Zipfian rank-frequency curve, so words are spread over few topics, as in
+    real text, rather than over all of them as with words drawn from the Zipf law alone
+    (which gives no topic structure for the samplers to find) or with topics that are
+    random permutations of one Zipf law (which flattens the corpus' word frequencies).
+    Document lengths are 1 + Poisson(``ZIPF_MEAN_LENGTH - 1``) (no empty documents),
+    drawn until they sum to at least ``ZIPF_TOKENS``; topic proportions are
+    Dirichlet(``ZIPF_DOC_ALPHA``); tokens are shuffled within each document (text
+    order, not grouped by topic or word).
+    """
+    rng = np.random.default_rng(seed)
+    rank = np.arange(1, ZIPF_WORDS + 1, dtype=np.float64)
+    base = rank**-ZIPF_EXPONENT
+    phi = base * rng.gamma(ZIPF_TOPIC_SHAPE, size=(ZIPF_TRUE_TOPICS, ZIPF_WORDS))
+    phi /= phi.sum(axis=1, keepdims=True)
+    # Enough lengths for the target with certainty (the mean is ZIPF_MEAN_LENGTH).
+    lengths = 1 + rng.poisson(
+        ZIPF_MEAN_LENGTH - 1, size=ZIPF_TOKENS // ZIPF_MEAN_LENGTH * 11 // 10
+    )
+    n_docs = int(np.searchsorted(np.cumsum(lengths), ZIPF_TOKENS)) + 1
+    lengths = lengths[:n_docs]
+    theta = rng.dirichlet(np.full(ZIPF_TRUE_TOPICS, ZIPF_DOC_ALPHA), size=n_docs)
+    per_topic = rng.multinomial(lengths, theta)  # (D, T): tokens of each true topic
+    true_topic = np.repeat(
+        np.tile(np.arange(ZIPF_TRUE_TOPICS, dtype=np.int32), n_docs), per_topic.ravel()
+    )
+    n_tokens = true_topic.shape[0]
+    token_word = np.empty(n_tokens, dtype=np.int32)
+    order = np.argsort(true_topic, kind="stable")
+    topic_start = np.concatenate([[0], np.cumsum(per_topic.sum(axis=0))])
+    for k in range(ZIPF_TRUE_TOPICS):
+        where = order[topic_start[k] : topic_start[k + 1]]
+        token_word[where] = rng.choice(ZIPF_WORDS, size=where.shape[0], p=phi[k])
+    doc_start = np.zeros(n_docs + 1, dtype=np.int64)
+    np.cumsum(lengths, out=doc_start[1:])
+    # Shuffle within documents: sort by document plus a uniform in [0, 1).
+    doc_of = np.repeat(np.arange(n_docs, dtype=np.float64), lengths)
+    token_word = token_word[np.argsort(doc_of + rng.random(n_tokens), kind="stable")]
+    return BenchCorpus("zipf", token_word, doc_start, ZIPF_WORDS)
+
+
+def load_corpus(name: str) -> BenchCorpus:
+    if name == "reuters":
+        return reuters()
+    if name == "zipf":
+        return zipf_corpus()
+    raise ValueError(f"unknown corpus {name!r}")
+
+
+@functools.lru_cache(maxsize=2)
+def vocabulary(n_words: int) -> list[str]:
+    """Word strings for tomotopy (which takes words, not ids), built once per V."""
+    return [str(w) for w in range(n_words)]
+
+
+def hyper(n_topics: int, n_words: int):
+    beta = np.full(n_words, BETA)
+    return np.full(n_topics, ALPHA), beta, float(beta.sum())
 
 
 class Zoo:
     name = "zoo"
 
-    def __init__(self, corpus, n_topics, seed):
-        self.corpus = Corpus(corpus[1], corpus[2])
-        n_words = corpus[0].shape[1]
+    def __init__(self, corpus: BenchCorpus, n_topics, seed):
+        self.corpus = corpus.corpus
         rng = np.random.default_rng(seed)
-        topic = rng.integers(0, n_topics, self.corpus.token_word.shape[0]).astype(
+        topic = rng.integers(0, n_topics, corpus.n_tokens, dtype=np.int64).astype(
             counts.topic_dtype(n_topics)
         )
-        self.state = counts.build_state(self.corpus, topic, n_topics=n_topics, n_words=n_words)
-        beta = np.full(n_words, BETA)
-        self.hyper = (np.full(n_topics, ALPHA), beta, float(beta.sum()))
+        self.state = counts.build_state(
+            self.corpus, topic, n_topics=n_topics, n_words=corpus.n_words
+        )
+        self.hyper = hyper(n_topics, corpus.n_words)
+        self.rng = np.random.default_rng(seed + 1)
+        self._prepare()
+        # Loads (or compiles) the numba kernel outside the timing: a copy of the state
+        # would cost gigabytes at K = 10,000 on the Zipf corpus, so the chain itself
+        # takes one exact update of its first tokens (part of its burn-in).
+        self._sweep(1, (0, min(COMPILE_TOKENS, corpus.n_tokens)))
+
+    def _prepare(self):
         # Carried between sweeps (the kernel would otherwise rebuild them every call).
-        self.word_lists = (
+        self.aux = (
             sweeps.build_word_lists(self.state.word_topic)
-            if n_topics >= sweeps.SPARSE_FROM_TOPICS
+            if self.state.topic_total.shape[0] >= sweeps.SPARSE_FROM_TOPICS
             else None
         )
-        self.rng = np.random.default_rng(seed + 1)
-        self._compile()
 
-    def _compile(self):
-        # One sweep on copies: loads (or compiles) the numba kernel outside the timing.
-        state = counts.State(*(a.copy() for a in self.state))
-        lists = None if self.word_lists is None else self.word_lists.copy()
-        sweeps.sweep(self.corpus, state, self.hyper, np.random.default_rng(0), word_lists=lists)
+    def _sweep(self, n_sweeps, tokens=None):
+        sweeps.sweep(
+            self.corpus,
+            self.state,
+            self.hyper,
+            self.rng,
+            sweeps=n_sweeps,
+            tokens=tokens,
+            word_lists=self.aux,
+        )
 
     def run(self, n_sweeps):
         if n_sweeps:
-            sweeps.sweep(
-                self.corpus,
-                self.state,
-                self.hyper,
-                self.rng,
-                sweeps=n_sweeps,
-                word_lists=self.word_lists,
-            )
+            self._sweep(n_sweeps)
 
-    def assignments(self):
-        return (*self.corpus, self.state.topic)
+    def state_bytes(self) -> int:
+        arrays = list(self.state) + ([] if self.aux is None else list(self.aux))
+        return int(sum(a.nbytes for a in arrays))
+
+    def log_joint(self) -> float:
+        # The counts are consistent with the topics: the same value as
+        # counts.log_joint of the assignments, without rebuilding D x K and V x K.
+        alpha, beta, _ = self.hyper
+        return counts.log_joint_counts(*self.state[1:], alpha, beta)
+
+
+class ZooMH(Zoo):
+    name = "zoo-mh"
+
+    def _prepare(self):
+        self.aux = metropolis.build_word_tokens(self.corpus, self.state.word_topic.shape[0])
+
+    def _sweep(self, n_sweeps, tokens=None):
+        metropolis.metropolis_sweep(
+            self.corpus,
+            self.state,
+            self.hyper,
+            self.rng,
+            sweeps=n_sweeps,
+            cycles=1,
+            tokens=tokens,
+            word_tokens=self.aux,
+        )
 
 
 class Tomotopy:
     name = "tomotopy"
+    workers = 1
 
-    def __init__(self, corpus, n_topics, seed):
+    def __init__(self, corpus: BenchCorpus, n_topics, seed):
         import tomotopy
 
-        self.tp = tomotopy
-        matrix = corpus[0]
+        self.scheme = (
+            tomotopy.ParallelScheme.NONE
+            if self.workers == 1
+            else tomotopy.ParallelScheme.PARTITION
+        )
+        self.n_words = corpus.n_words
         self.model = tomotopy.LDAModel(k=n_topics, alpha=ALPHA, eta=BETA, seed=seed)
         self.model.optim_interval = 0
         self.model.burn_in = 0
-        for d in range(matrix.shape[0]):
-            self.model.add_doc([str(w) for w in np.repeat(np.arange(matrix.shape[1]), matrix[d])])
+        vocab = vocabulary(corpus.n_words)
+        doc_start = corpus.doc_start
+        for d in range(corpus.n_docs):
+            words = corpus.token_word[doc_start[d] : doc_start[d + 1]].tolist()
+            self.model.add_doc([vocab[w] for w in words])
         # train(0) initialises the assignments without sampling.
         self.run(0)
 
-    def run(self, sweeps):
-        self.model.train(sweeps, workers=1, parallel=self.tp.ParallelScheme.NONE)
+    def run(self, n_sweeps):
+        self.model.train(n_sweeps, workers=self.workers, parallel=self.scheme)
 
-    def assignments(self):
-        # tomotopy numbers words in order of first appearance: map back to our ids.
+    def log_joint(self) -> float:
+        # tomotopy numbers words in order of first appearance: map back to ours.
         to_ours = np.array([int(v) for v in self.model.used_vocabs], dtype=np.int32)
         words, topics, lengths = [], [], []
         for doc in self.model.docs:
@@ -132,71 +326,256 @@ class Tomotopy:
         doc_start = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=doc_start[1:])
         topic = np.concatenate(topics).astype(counts.topic_dtype(self.model.k))
-        return np.concatenate(words).astype(np.int32), doc_start, topic
+        corpus = Corpus(np.concatenate(words).astype(np.int32), doc_start)
+        alpha, beta, _ = hyper(self.model.k, self.n_words)
+        return counts.log_joint(corpus, topic, alpha, beta)
+
+
+class Tomotopy2(Tomotopy):
+    name = "tomotopy-2"
+    workers = 2
 
 
 class LdaPackage:
     name = "lda"
 
-    def __init__(self, corpus, n_topics, seed):
+    def __init__(self, corpus: BenchCorpus, n_topics, seed):
         import lda
         import lda.utils
 
-        logging.getLogger("lda").setLevel(logging.WARNING)
-        self.matrix = corpus[0]
-        self.model = lda.LDA(n_topics=n_topics, n_iter=1, alpha=ALPHA, eta=BETA, random_state=seed)
+        logging.getLogger("lda").setLevel(logging.ERROR)
+        self.corpus = corpus
+        model = lda.LDA(n_topics=n_topics, n_iter=1, alpha=ALPHA, eta=BETA, random_state=seed)
         # The steps of lda.LDA._fit, so that sweeps can be timed and ZS kept.
         self.random_state = lda.utils.check_random_state(seed)
-        self.rands = self.model._rands.copy()
-        self.model._initialize(self.matrix)
+        self.rands = model._rands.copy()
+        # What lda.LDA._initialize builds, built with numpy (its own loop is in Python).
+        n_tokens, n_words, n_docs = corpus.n_tokens, corpus.n_words, corpus.n_docs
+        ws = corpus.token_word.astype(np.intc)
+        ds = np.repeat(np.arange(n_docs, dtype=np.intc), np.diff(corpus.doc_start))
+        zs = (np.arange(n_tokens, dtype=np.int64) % n_topics).astype(np.intc)
+        nzw = np.bincount(zs.astype(np.int64) * n_words + ws, minlength=n_topics * n_words)
+        ndz = np.bincount(ds.astype(np.int64) * n_topics + zs, minlength=n_docs * n_topics)
+        model.nzw_ = np.asfortranarray(nzw.reshape(n_topics, n_words), dtype=np.intc)
+        model.ndz_ = np.ascontiguousarray(ndz.reshape(n_docs, n_topics), dtype=np.intc)
+        model.nz_ = np.bincount(zs, minlength=n_topics).astype(np.intc)
+        model.WS, model.DS, model.ZS = ws, ds, zs
+        model.loglikelihoods_ = []
+        self.model = model
 
-    def run(self, sweeps):
-        for _ in range(sweeps):
+    def run(self, n_sweeps):
+        for _ in range(n_sweeps):
             self.random_state.shuffle(self.rands)
             self.model._sample_topics(self.rands)
 
-    def assignments(self):
-        doc = np.asarray(self.model.DS)
-        if np.any(np.diff(doc) < 0):
-            raise RuntimeError("lda's tokens are not in document order")
-        doc_start = np.zeros(self.matrix.shape[0] + 1, dtype=np.int64)
-        np.cumsum(np.bincount(doc, minlength=self.matrix.shape[0]), out=doc_start[1:])
+    def log_joint(self) -> float:
         topic = np.asarray(self.model.ZS).astype(counts.topic_dtype(self.model.n_topics))
-        return np.asarray(self.model.WS, dtype=np.int32), doc_start, topic
+        alpha, beta, _ = hyper(self.model.n_topics, self.corpus.n_words)
+        # WS and DS are the corpus' own tokens in its own order.
+        return counts.log_joint(self.corpus.corpus, topic, alpha, beta)
 
 
-CONTENDERS = (Zoo, Tomotopy, LdaPackage)
+CONTENDERS = {cls.name: cls for cls in (Zoo, ZooMH, Tomotopy, Tomotopy2, LdaPackage)}
+PEERS = ("tomotopy", "tomotopy-2", "lda")
 
 
-def one_run(corpus, cls, n_topics, seed, burn, sweeps):
-    n_tokens = int(corpus[1].shape[0])
+def vm_status() -> dict:
+    """VmRSS and VmHWM of this process, bytes."""
+    out = {}
+    for line in Path("/proc/self/status").read_text().splitlines():
+        key = line.split(":", 1)[0]
+        if key in ("VmRSS", "VmHWM"):
+            out[key] = int(line.split()[1]) * 1024
+    return out
+
+
+def memory_plan(corpus: BenchCorpus, n_topics: int) -> dict:
+    """Bytes the contenders' state will take, computed before building anything.
+
+    zoo and zoo-mh exactly (dtypes as ``build_state`` chooses them; the word lists at
+    their capacity); tomotopy and lda from their documented layouts (int32 topic-word
+    and document-topic counts, per-token word and topic), so roughly.
+    """
+    n_tokens, n_docs, n_words = corpus.n_tokens, corpus.n_docs, corpus.n_words
+    frequency = np.bincount(corpus.token_word, minlength=n_words)
+    doc_item = counts.count_dtype(int(np.diff(corpus.doc_start).max())).itemsize
+    word_item = counts.count_dtype(int(frequency.max())).itemsize
+    state = (
+        n_tokens * counts.topic_dtype(n_topics).itemsize
+        + n_docs * n_topics * doc_item
+        + n_words * n_topics * word_item
+        + n_topics * 8
+    )
+    lists = (
+        int(np.minimum(frequency, n_topics).sum())
+        * np.min_scalar_type(max(n_topics - 1, 0)).itemsize
+        + (2 * n_words + 1) * 8
+    )
+    word_tokens = n_tokens * 4 + (n_words + 1) * 8
+    dense_int32 = (n_words + n_docs + 1) * n_topics * 4
+    return {
+        "zoo": state + lists,
+        "zoo-mh": state + word_tokens,
+        "tomotopy": dense_int32 + n_tokens * 8,
+        "tomotopy-2": dense_int32 + n_tokens * 8,
+        "lda": dense_int32 + n_tokens * 12,
+    }
+
+
+def lda_cost_model(corpus: BenchCorpus) -> tuple[float, float]:
+    """CPU seconds per token of one lda sweep as ``a + b K``, fitted on two small runs.
+
+    lda's sampler loops over all K topics for every token, so its sweep time is linear
+    in K; two sweeps on the corpus' first documents (about 40,000 tokens) at K = 50 and
+    K = 400 pin the line down well enough to decide what to skip.
+    """
+    n_docs = int(np.searchsorted(corpus.doc_start, 40_000)) + 1
+    n_docs = min(n_docs, corpus.n_docs)
+    end = int(corpus.doc_start[n_docs])
+    small = BenchCorpus(
+        corpus.name, corpus.token_word[:end], corpus.doc_start[: n_docs + 1], corpus.n_words
+    )
+    per_token = []
+    for n_topics in (50, 400):
+        model = LdaPackage(small, n_topics, 0)
+        model.run(1)  # the first sweep touches fresh pages
+        start = time.process_time()
+        model.run(2)
+        per_token.append((time.process_time() - start) / 2 / end)
+    slope = (per_token[1] - per_token[0]) / 350
+    return max(per_token[0] - 50 * slope, 0.0), max(slope, 1e-12)
+
+
+def lda_plan(args, corpus, n_topics, cost):
+    """(burn, sweeps, note) for lda at this K: as asked, fewer, or skipped (None)."""
+    per_sweep = corpus.n_tokens * (cost[0] + cost[1] * n_topics)
+    if per_sweep > args.lda_sweep_limit:
+        return (
+            None,
+            None,
+            f"lda skipped at K = {n_topics}: one sweep estimated at {per_sweep:.0f} CPU s "
+            f"(> {args.lda_sweep_limit:.0f}; O(K) per token)",
+        )
+    total = per_sweep * (args.burn + args.sweeps)
+    if total <= args.lda_run_limit:
+        return args.burn, args.sweeps, None
+    scale = args.lda_run_limit / total
+    burn = int(args.burn * scale)
+    n_sweeps = max(1, int(args.sweeps * scale))
+    return (
+        burn,
+        n_sweeps,
+        f"lda at K = {n_topics} ran burn {burn} + sweeps {n_sweeps} (not {args.burn} + "
+        f"{args.sweeps}): one sweep estimated at {per_sweep:.1f} CPU s, the full run at "
+        f"{total:.0f} (> {args.lda_run_limit:.0f}); its log joint is not comparable",
+    )
+
+
+def one_run(corpus, cls, n_topics, seed, burn, n_sweeps):
+    """Build, burn in, time ``n_sweeps`` sweeps; return the record and the contender."""
+    build_start = time.perf_counter()
     contender = cls(corpus, n_topics, seed)
+    build_seconds = time.perf_counter() - build_start
     contender.run(burn)
     start, start_cpu = time.perf_counter(), time.process_time()
-    contender.run(sweeps)
+    contender.run(n_sweeps)
     seconds = time.perf_counter() - start
     # CPU time of the whole process (all threads): on a shared machine it is steadier
-    # than wall time, and cpu_seconds / seconds <= 1 shows that one core was used.
+    # than wall time; cpu_seconds / seconds shows how many cores the contender got.
     cpu_seconds = time.process_time() - start_cpu
-    token_word, doc_start, topic = contender.assignments()
-    if token_word.shape[0] != n_tokens:
-        raise RuntimeError(f"{cls.name} holds {token_word.shape[0]} tokens, not {n_tokens}")
-    n_words = corpus[0].shape[1]
-    log_p = counts.log_joint(
-        Corpus(token_word, doc_start), topic, np.full(n_topics, ALPHA), np.full(n_words, BETA)
-    )
-    return {
+    record = {
+        "kind": "run",
+        "corpus": corpus.name,
+        "n_tokens": corpus.n_tokens,
         "contender": cls.name,
         "topics": n_topics,
         "seed": seed,
         "burn": burn,
-        "sweeps": sweeps,
+        "sweeps": n_sweeps,
+        "build_seconds": build_seconds,
         "seconds": seconds,
         "cpu_seconds": cpu_seconds,
-        "mtokens_per_second": n_tokens * sweeps / seconds / 1e6,
-        "mtokens_per_cpu_second": n_tokens * sweeps / cpu_seconds / 1e6,
-        "log_joint": log_p,
+        "mtokens_per_second": corpus.n_tokens * n_sweeps / seconds / 1e6,
+        "mtokens_per_cpu_second": corpus.n_tokens * n_sweeps / cpu_seconds / 1e6,
+        "log_joint": contender.log_joint(),
     }
+    if hasattr(contender, "state_bytes"):
+        record["state_bytes_per_token"] = contender.state_bytes() / corpus.n_tokens
+    return record, contender
+
+
+def run_on(chain, record, target, cap, stride):
+    """Sweep a zoo-mh chain on until its log joint reaches ``target`` or ``cap`` sweeps."""
+    log_p = record["log_joint"]
+    extra, seconds, cpu_seconds = 0, 0.0, 0.0
+    trajectory = [(0, log_p)]
+    while log_p < target and extra < cap:
+        step = min(stride, cap - extra)
+        start, start_cpu = time.perf_counter(), time.process_time()
+        chain.run(step)
+        seconds += time.perf_counter() - start
+        cpu_seconds += time.process_time() - start_cpu
+        extra += step
+        log_p = chain.log_joint()
+        trajectory.append((extra, log_p))
+    return {
+        "kind": "run_on",
+        "corpus": record["corpus"],
+        "contender": record["contender"],
+        "topics": record["topics"],
+        "seed": record["seed"],
+        "burn": record["burn"],
+        "sweeps": record["sweeps"],
+        "target": target,
+        "reached": bool(log_p >= target),
+        "cap": cap,
+        "stride": stride,
+        "extra_sweeps": extra,
+        "extra_seconds": seconds,
+        "extra_cpu_seconds": cpu_seconds,
+        "final_log_joint": log_p,
+        "trajectory": trajectory,
+    }
+
+
+def probe(args):
+    """Subprocess: VmRSS growth while one contender builds and runs, printed as JSON."""
+    data = np.load(args.probe_corpus)
+    corpus = BenchCorpus(
+        str(data["name"]), data["token_word"], data["doc_start"], int(data["n_words"])
+    )
+    vocabulary(corpus.n_words)  # tomotopy's word strings: input, not model state
+    cls = CONTENDERS[args.probe]
+    gc.collect()
+    before = vm_status()
+    contender = cls(corpus, args.topics[0], 0)
+    contender.run(args.probe_sweeps)
+    after = vm_status()
+    print(
+        json.dumps(
+            {
+                "rss_growth": after["VmRSS"] - before["VmRSS"],
+                "hwm_growth": after["VmHWM"] - before["VmHWM"],
+            }
+        )
+    )
+
+
+def probe_memory(corpus_file, name, n_topics, n_sweeps):
+    cmd = [
+        sys.executable,
+        __file__,
+        "--probe",
+        name,
+        "--probe-corpus",
+        corpus_file,
+        "--topics",
+        str(n_topics),
+        "--probe-sweeps",
+        str(n_sweeps),
+    ]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def environment():
@@ -215,6 +594,7 @@ def environment():
     return {
         "machine": platform.platform(),
         "cpu": cpu,
+        "cores": os.cpu_count(),
         "python": platform.python_version(),
         "numpy": np.__version__,
         "numba": numba.__version__,
@@ -225,126 +605,461 @@ def environment():
     }
 
 
-def summarise(records, env):
+def _median(values):
+    return float(np.median(values)) if len(values) else float("nan")
+
+
+def _cell(value, digits=2):
+    return "–" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
+
+
+def summarise(records, env, corpus_info):
+    """The summary dict and the markdown tables of one corpus."""
+    runs = [r for r in records if r["kind"] == "run"]
+    topics = sorted({r["topics"] for r in records if r["kind"] in ("run", "skip")})
+    names = [n for n in CONTENDERS if any(r["contender"] == n for r in records)]
+    summary = {}
+    for n_topics in topics:
+        row = {}
+        for name in names:
+            mine = [r for r in runs if r["topics"] == n_topics and r["contender"] == name]
+            memory = [
+                r
+                for r in records
+                if r["kind"] == "memory" and r["topics"] == n_topics and r["contender"] == name
+            ]
+            skip = [
+                r
+                for r in records
+                if r["kind"] == "skip" and r["topics"] == n_topics and r["contender"] == name
+            ]
+            if not mine:
+                row[name] = {"seeds": 0, "skipped": skip[0]["reason"] if skip else "not run"}
+                continue
+            log_p = np.array([r["log_joint"] for r in mine])
+            per_token = [r.get("state_bytes_per_token") for r in mine]
+            if per_token[0] is None and memory:
+                per_token = [memory[0]["rss_growth"] / memory[0]["n_tokens"]]
+            row[name] = {
+                "seeds": len(mine),
+                "burn": mine[0]["burn"],
+                "sweeps": mine[0]["sweeps"],
+                "mtokens_per_cpu_second": _median([r["mtokens_per_cpu_second"] for r in mine]),
+                "mtokens_per_second": _median([r["mtokens_per_second"] for r in mine]),
+                "cpu_seconds_per_sweep": _median([r["cpu_seconds"] / r["sweeps"] for r in mine]),
+                "max_cpu_over_wall": float(max(r["cpu_seconds"] / r["seconds"] for r in mine)),
+                "log_joint_median": float(np.median(log_p)),
+                "log_joint_min": float(log_p.min()),
+                "log_joint_max": float(log_p.max()),
+                "bytes_per_token": per_token[0],
+                "memory_measure": "arrays" if mine[0].get("state_bytes_per_token") else "rss",
+            }
+        run_on_records = [r for r in records if r["kind"] == "run_on" and r["topics"] == n_topics]
+        if run_on_records:
+            row["zoo-mh run-on"] = run_on_records
+        summary[n_topics] = row
+
+    def speed(row, name, key):
+        cell = row.get(name, {})
+        return cell.get(key) if cell.get("seeds") else None
+
+    def ratio(a, b):
+        return None if a is None or b is None else a / b
+
+    corpus_line = (
+        f"{corpus_info['n_tokens']:,} tokens, {corpus_info['n_docs']:,} documents, "
+        f"V = {corpus_info['n_words']:,}"
+    )
     lines = [
-        "# LDA sweep speed on Reuters (lda.datasets, 84,010 tokens), one core",
+        f"# LDA sampler speed on {corpus_info['title']} ({corpus_line})",
         "",
         f"alpha = {ALPHA} per topic, beta = {BETA} per word; medians over seeds; "
         f"tomotopy {env['tomotopy']} ({env['tomotopy_isa']}), lda {env['lda']}, "
-        f"numba {env['numba']}; CPU {env['cpu']}.",
+        f"numba {env['numba']}; CPU {env['cpu']}, {env['cores']} cores shared with other "
+        "jobs. zoo: exact SparseLDA Gibbs sweep; zoo-mh: exact Metropolis-Hastings sweep "
+        "(doc + word proposal, 1 cycle); tomotopy: 1 worker (ParallelScheme.NONE); "
+        "tomotopy-2: 2 workers (ParallelScheme.PARTITION, tomotopy's default for LDA); "
+        "lda: the lda package. Generated by `bench/lda_speed.py` (command in its "
+        "docstring and in bench/README.md).",
         "",
-        "Wall time (Mtokens per second):",
-        "",
-        "| K | zoo | tomotopy | lda | zoo / tomotopy | zoo / lda | seeds |",
-        "|---|---|---|---|---|---|---|",
     ]
-    cpu_lines = [
-        "",
-        "CPU time of the process (Mtokens per CPU second; steadier on a shared machine):",
-        "",
-        "| K | zoo | tomotopy | lda | zoo / tomotopy | zoo / lda | max CPU/wall |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    summary = {}
-    for n_topics in sorted({r["topics"] for r in records}):
-        row = {}
-        for name in ("zoo", "tomotopy", "lda"):
-            runs = [r for r in records if r["topics"] == n_topics and r["contender"] == name]
-            speed = np.array([r["mtokens_per_second"] for r in runs])
-            cpu_speed = np.array([r["mtokens_per_cpu_second"] for r in runs])
-            log_p = np.array([r["log_joint"] for r in runs])
-            row[name] = {
-                "median_mtokens_per_second": float(np.median(speed)),
-                "median_mtokens_per_cpu_second": float(np.median(cpu_speed)),
-                "max_cpu_over_wall": float(max(r["cpu_seconds"] / r["seconds"] for r in runs)),
-                "log_joint_mean": float(log_p.mean()),
-                "log_joint_sd": float(log_p.std(ddof=1)) if log_p.size > 1 else float("nan"),
-                "log_joint_min": float(log_p.min()),
-                "log_joint_max": float(log_p.max()),
-                "seeds": len(runs),
-            }
-        summary[n_topics] = row
-        speed = {name: row[name]["median_mtokens_per_second"] for name in row}
-        lines.append(
-            f"| {n_topics} | {speed['zoo']:.2f} | {speed['tomotopy']:.2f} | {speed['lda']:.2f} "
-            f"| {speed['zoo'] / speed['tomotopy']:.2f} | {speed['zoo'] / speed['lda']:.2f} "
-            f"| {row['zoo']['seeds']} |"
-        )
-        cpu = {name: row[name]["median_mtokens_per_cpu_second"] for name in row}
-        most = max(row[name]["max_cpu_over_wall"] for name in row)
-        cpu_lines.append(
-            f"| {n_topics} | {cpu['zoo']:.2f} | {cpu['tomotopy']:.2f} | {cpu['lda']:.2f} "
-            f"| {cpu['zoo'] / cpu['tomotopy']:.2f} | {cpu['zoo'] / cpu['lda']:.2f} "
-            f"| {most:.2f} |"
-        )
-    lines += cpu_lines
-    burn, sweeps = records[0]["burn"], records[0]["sweeps"]
+    for key, title in (
+        ("mtokens_per_cpu_second", "Mtokens per CPU second of the process (all threads)"),
+        ("mtokens_per_second", "Mtokens per wall second"),
+    ):
+        lines += [
+            f"## {title}",
+            "",
+            "| K | " + " | ".join(names) + " | zoo / tomotopy | zoo-mh / tomotopy "
+            "| zoo-mh / zoo | tomotopy-2 / tomotopy | tomotopy-2 / zoo | tomotopy-2 / zoo-mh "
+            "| seeds |",
+            "|---" * (len(names) + 7) + "|---|",
+        ]
+        for n_topics, row in summary.items():
+            values = {n: speed(row, n, key) for n in names}
+            cells = [_cell(values[n]) for n in names]
+            pairs = (
+                ("zoo", "tomotopy"),
+                ("zoo-mh", "tomotopy"),
+                ("zoo-mh", "zoo"),
+                ("tomotopy-2", "tomotopy"),
+                ("tomotopy-2", "zoo"),
+                ("tomotopy-2", "zoo-mh"),
+            )
+            cells += [_cell(ratio(values.get(a), values.get(b))) for a, b in pairs]
+            seeds = max(row[n]["seeds"] for n in names)
+            lines.append(f"| {n_topics} | " + " | ".join(cells) + f" | {seeds} |")
+        lines.append("")
+    most = {
+        n_topics: {n: speed(row, n, "max_cpu_over_wall") for n in names}
+        for n_topics, row in summary.items()
+    }
     lines += [
+        "Largest CPU / wall ratio of a timed run (1 = one core all the time; tomotopy-2 "
+        "can reach 2): "
+        + "; ".join(
+            f"K = {k}: " + ", ".join(f"{n} {_cell(v)}" for n, v in m.items() if v is not None)
+            for k, m in most.items()
+        )
+        + ".",
         "",
-        f"## Log joint log p(w, z) after {burn + sweeps} sweeps "
-        "(mean ± sd over seeds [min, max]; same function for all)",
+        "## Memory: bytes of sampler state per token",
         "",
-        "| K | zoo | tomotopy | lda | (zoo - peers) / peers' sd | zoo within peers' range |",
-        "|---|---|---|---|---|---|",
+        "zoo, zoo-mh: nbytes of their arrays (State: topic, doc_topic, word_topic, "
+        "topic_total; plus SparseLDA's word lists for zoo, the word index for zoo-mh). "
+        "tomotopy, tomotopy-2, lda: VmRSS growth of a fresh process while it builds the "
+        "model and runs one sweep (so tomotopy-2 includes what PARTITION allocates for "
+        "its workers), divided by the tokens.",
+        "",
+        "| K | " + " | ".join(names) + " |",
+        "|---" * (len(names) + 1) + "|",
     ]
     for n_topics, row in summary.items():
-        cells = [
-            f"{row[n]['log_joint_mean']:.0f} ± {row[n]['log_joint_sd']:.0f} "
-            f"[{row[n]['log_joint_min']:.0f}, {row[n]['log_joint_max']:.0f}]"
-            for n in ("zoo", "tomotopy", "lda")
+        cells = [_cell(speed(row, n, "bytes_per_token"), 1) for n in names]
+        lines.append(f"| {n_topics} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "## Log joint log p(w, z) after burn + sweeps",
+        "",
+        "Median [min, max] over seeds, computed by zoo.models.lda.counts from each "
+        "contender's final assignments. 'within peers' range': the zoo's (zoo-mh's) "
+        "median lies between the smallest and largest value of tomotopy, tomotopy-2 and "
+        "lda runs with the same number of sweeps.",
+        "",
+        "| K | sweeps | "
+        + " | ".join(names)
+        + " | zoo within peers' range | zoo-mh within peers' range |",
+        "|---" * (len(names) + 4) + "|",
+    ]
+    for n_topics, row in summary.items():
+        cells = []
+        for n in names:
+            cell = row[n]
+            if not cell["seeds"]:
+                cells.append("–")
+                continue
+            text = (
+                f"{cell['log_joint_median']:.0f} [{cell['log_joint_min']:.0f}, "
+                f"{cell['log_joint_max']:.0f}]"
+            )
+            if cell["sweeps"] != row.get("zoo", {}).get("sweeps") or cell["burn"] != row.get(
+                "zoo", {}
+            ).get("burn"):
+                text += f" (after {cell['burn']} + {cell['sweeps']})"
+            cells.append(text)
+        zoo_cell = row.get("zoo", {})
+        total = (zoo_cell.get("burn") or 0) + (zoo_cell.get("sweeps") or 0)
+        peers = [
+            r["log_joint"]
+            for r in runs
+            if r["topics"] == n_topics
+            and r["contender"] in PEERS
+            and r["burn"] + r["sweeps"] == total
+            and r["burn"] == zoo_cell.get("burn")
         ]
-        peers = np.array(
-            [
-                r["log_joint"]
-                for r in records
-                if r["topics"] == n_topics and r["contender"] in ("tomotopy", "lda")
-            ]
-        )
-        zoo_mean = row["zoo"]["log_joint_mean"]
-        standardised = (zoo_mean - peers.mean()) / peers.std(ddof=1)
-        inside = peers.min() <= zoo_mean <= peers.max()
-        row["zoo_minus_peers_in_peer_sd"] = float(standardised)
+        inside = []
+        for name in ("zoo", "zoo-mh"):
+            cell = row.get(name, {})
+            if not peers or not cell.get("seeds"):
+                inside.append("–")
+            else:
+                value = cell["log_joint_median"]
+                if min(peers) <= value <= max(peers):
+                    inside.append("yes")
+                else:
+                    inside.append("no (below)" if value < min(peers) else "no (above)")
         lines.append(
-            f"| {n_topics} | {' | '.join(cells)} | {standardised:+.2f} "
-            f"| {'yes' if inside else 'no'} |"
+            f"| {n_topics} | {zoo_cell.get('burn')} + {zoo_cell.get('sweeps')} | "
+            + " | ".join(cells)
+            + f" | {inside[0]} | {inside[1]} |"
         )
+    if any("zoo-mh run-on" in row for row in summary.values()):
+        lines += [
+            "",
+            "## zoo-mh: extra sweeps to reach the zoo exact sweep's median log joint",
+            "",
+            "After burn + sweeps each zoo-mh chain sweeps on until its log joint reaches "
+            "the median of the zoo chains' at burn + sweeps (checked every `stride` "
+            "sweeps, so counts are rounded up to a multiple of it) or the cap. Extra CPU "
+            "s: CPU seconds of those extra sweeps. Cost ratio: zoo-mh's CPU for burn + "
+            "sweeps + extra over zoo's CPU for burn + sweeps (medians of CPU per sweep); "
+            "below 1, zoo-mh reaches the same log joint for less CPU.",
+            "",
+            "| K | target (zoo median) | zoo-mh at burn + sweeps (median) | extra sweeps "
+            "per seed | extra CPU s per seed | stride, cap | cost ratio zoo-mh / zoo |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for n_topics, row in summary.items():
+            found = row.get("zoo-mh run-on")
+            if not found:
+                continue
+            extra = ", ".join(
+                f"{r['extra_sweeps']}" + ("" if r["reached"] else " (not reached)") for r in found
+            )
+            extra_cpu = ", ".join(f"{r['extra_cpu_seconds']:.1f}" for r in found)
+            mh, zoo = row["zoo-mh"], row["zoo"]
+            reached = [r["extra_sweeps"] for r in found if r["reached"]]
+            cost = None
+            if reached and len(reached) == len(found):
+                base = zoo["burn"] + zoo["sweeps"]
+                cost = (
+                    (base + float(np.median(reached)))
+                    * mh["cpu_seconds_per_sweep"]
+                    / (base * zoo["cpu_seconds_per_sweep"])
+                )
+            lines.append(
+                f"| {n_topics} | {found[0]['target']:.0f} | {mh['log_joint_median']:.0f} | "
+                f"{extra} | {extra_cpu} | {found[0]['stride']}, {found[0]['cap']} | "
+                f"{_cell(cost) if cost is not None else 'not reached by every seed'} |"
+            )
+    notes = sorted({r["reason"] for r in records if r["kind"] in ("skip", "note")})
+    if notes:
+        lines += ["", "## Skipped or shortened", ""] + [f"- {n}" for n in notes]
     return summary, "\n".join(lines) + "\n"
+
+
+def corpus_info(corpus: BenchCorpus) -> dict:
+    title = {
+        "reuters": "Reuters (lda.datasets)",
+        "zipf": (
+            f"a synthetic Zipf corpus (seed {ZIPF_SEED}; {ZIPF_TRUE_TOPICS} true topics, "
+            f"Zipf exponent {ZIPF_EXPONENT}, 1 + Poisson({ZIPF_MEAN_LENGTH - 1}) lengths)"
+        ),
+    }[corpus.name]
+    return {
+        "name": corpus.name,
+        "title": title,
+        "n_tokens": corpus.n_tokens,
+        "n_docs": corpus.n_docs,
+        "n_words": corpus.n_words,
+        "n_words_used": int(np.count_nonzero(np.bincount(corpus.token_word))),
+    }
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--topics", type=int, nargs="+", default=[20, 100, 500])
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--burn", type=int, default=100)
-    parser.add_argument("--sweeps", type=int, default=50)
-    parser.add_argument("--out", default="bench/results/lda_speed")
+    parser.add_argument("--corpus", choices=("reuters", "zipf"), default="reuters")
+    parser.add_argument("--topics", type=int, nargs="+", default=[20, 100, 1000, 10000])
+    parser.add_argument("--contenders", nargs="+", default=list(CONTENDERS), choices=CONTENDERS)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--burn", type=int, default=30)
+    parser.add_argument("--sweeps", type=int, default=10)
+    parser.add_argument(
+        "--run-on-cap",
+        type=float,
+        default=10,
+        help="zoo-mh runs on for at most this many times --sweeps extra sweeps",
+    )
+    parser.add_argument("--lda-sweep-limit", type=float, default=60.0)
+    parser.add_argument("--lda-run-limit", type=float, default=60.0)
+    parser.add_argument("--probe-sweeps", type=int, default=1)
+    parser.add_argument("--no-memory-probe", action="store_true")
+    parser.add_argument("--out", default=None)
+    parser.add_argument("--append", action="store_true")
+    parser.add_argument(
+        "--summary-only", action="store_true", help="rewrite the tables from the JSONL"
+    )
+    # Internal: the memory probe's subprocess.
+    parser.add_argument("--probe", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--probe-corpus", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.probe:
+        probe(args)
+        return
 
-    corpus = reuters()
+    start = time.perf_counter()
+    corpus = load_corpus(args.corpus)
+    info = corpus_info(corpus)
+    print(f"corpus {json.dumps(info)} ({time.perf_counter() - start:.1f} s)", flush=True)
     env = environment()
-    print(json.dumps(env))
-    records = []
-    out = Path(args.out)
+    print(json.dumps(env), flush=True)
+    out = Path(args.out or f"bench/results/lda_speed{'' if args.corpus == 'reuters' else '_zipf'}")
     out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out.with_suffix(".jsonl"), "w") as raw:
-        for seed in range(args.seeds):
+    jsonl = out.with_suffix(".jsonl")
+    records = []
+    if args.summary_only:
+        records = [json.loads(line) for line in jsonl.read_text().splitlines()]
+        write_summary(out, records, env, info, args)
+        return
+    if args.append and jsonl.exists():
+        again = set(args.topics)
+        # Records of the K values run again are replaced, except their memory probes
+        # when this run does not probe again.
+        records = [
+            r
+            for r in map(json.loads, jsonl.read_text().splitlines())
+            if r.get("topics") not in again or (args.no_memory_probe and r.get("kind") == "memory")
+        ]
+    available = (
+        int(
+            next(
+                line.split()[1]
+                for line in Path("/proc/meminfo").read_text().splitlines()
+                if line.startswith("MemAvailable")
+            )
+        )
+        * 1024
+    )
+    names = [n for n in CONTENDERS if n in args.contenders]
+    cost = lda_cost_model(corpus) if "lda" in names else None
+    if cost:
+        print(f"lda cost model: {cost[0] * 1e9:.0f} + {cost[1] * 1e9:.2f} K ns per token")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus_file = os.path.join(tmp, "corpus.npz")
+        np.savez(
+            corpus_file,
+            name=corpus.name,
+            token_word=corpus.token_word,
+            doc_start=corpus.doc_start,
+            n_words=corpus.n_words,
+        )
+        with open(jsonl, "w") as raw:
+            for r in records:
+                raw.write(json.dumps(r) + "\n")
+
+            def emit(record):
+                records.append(record)
+                raw.write(json.dumps(record) + "\n")
+                raw.flush()
+
             for n_topics in args.topics:
-                # Rotate the order per seed: no contender always runs first or last.
-                order = CONTENDERS[seed % 3 :] + CONTENDERS[: seed % 3]
-                for cls in order:
-                    record = one_run(corpus, cls, n_topics, seed, args.burn, args.sweeps)
-                    records.append(record)
-                    raw.write(json.dumps(record) + "\n")
-                    raw.flush()
-                    print(
-                        f"K={n_topics:4d} seed={seed} {cls.name:9s} "
-                        f"{record['mtokens_per_second']:7.2f} Mtok/s  "
-                        f"log p(w,z) = {record['log_joint']:.0f}",
-                        flush=True,
-                    )
-    summary, table = summarise(records, env)
+                plan = memory_plan(corpus, n_topics)
+                print(
+                    f"K={n_topics}: planned state GB "
+                    + ", ".join(f"{n} {plan[n] / 1e9:.2f}" for n in names)
+                    + f"; MemAvailable {available / 1e9:.1f} GB",
+                    flush=True,
+                )
+                # zoo-mh chains stay alive (for the run-on) while the others run.
+                need = max(plan[n] for n in names) + args.seeds * plan["zoo-mh"]
+                if need > 0.8 * available:
+                    raise SystemExit(f"K={n_topics}: needs ~{need / 1e9:.1f} GB, too much")
+                active = list(names)
+                lda_burn = lda_sweeps = None
+                if "lda" in names:
+                    lda_burn, lda_sweeps, note = lda_plan(args, corpus, n_topics, cost)
+                    if lda_burn is None:
+                        active.remove("lda")
+                        emit(
+                            {
+                                "kind": "skip",
+                                "corpus": corpus.name,
+                                "contender": "lda",
+                                "topics": n_topics,
+                                "reason": note,
+                            }
+                        )
+                    elif note:
+                        emit(
+                            {
+                                "kind": "note",
+                                "corpus": corpus.name,
+                                "contender": "lda",
+                                "topics": n_topics,
+                                "reason": note,
+                            }
+                        )
+                    if note:
+                        print(note, flush=True)
+                if not args.no_memory_probe:
+                    for name in active:
+                        if name in PEERS:
+                            grown = probe_memory(corpus_file, name, n_topics, args.probe_sweeps)
+                            emit(
+                                {
+                                    "kind": "memory",
+                                    "corpus": corpus.name,
+                                    "contender": name,
+                                    "topics": n_topics,
+                                    "n_tokens": corpus.n_tokens,
+                                    "probe_sweeps": args.probe_sweeps,
+                                    **grown,
+                                }
+                            )
+                            print(
+                                f"K={n_topics} {name:10s} RSS growth "
+                                f"{grown['rss_growth'] / corpus.n_tokens:.1f} B/token",
+                                flush=True,
+                            )
+                chains = []
+                for seed in range(args.seeds):
+                    # Rotate the order per seed: no contender always runs first or last.
+                    shift = seed % len(active)
+                    for name in active[shift:] + active[:shift]:
+                        burn, n_sweeps = args.burn, args.sweeps
+                        if name == "lda":
+                            burn, n_sweeps = lda_burn, lda_sweeps
+                        record, chain = one_run(
+                            corpus, CONTENDERS[name], n_topics, seed, burn, n_sweeps
+                        )
+                        emit(record)
+                        if name == "zoo-mh":
+                            chains.append((chain, record))
+                        del chain
+                        gc.collect()
+                        print(
+                            f"K={n_topics:5d} seed={seed} {name:10s} "
+                            f"{record['mtokens_per_cpu_second']:7.2f} Mtok/CPU s "
+                            f"{record['mtokens_per_second']:7.2f} Mtok/s  "
+                            f"log p(w,z) = {record['log_joint']:.0f}  "
+                            f"(build {record['build_seconds']:.1f} s)",
+                            flush=True,
+                        )
+                zoo_log_p = [
+                    r["log_joint"]
+                    for r in records
+                    if r["kind"] == "run" and r["topics"] == n_topics and r["contender"] == "zoo"
+                ]
+                if chains and zoo_log_p:
+                    target = float(np.median(zoo_log_p))
+                    cap = round(args.run_on_cap * args.sweeps)
+                    stride = max(1, args.sweeps // 5)
+                    for chain, record in chains:
+                        result = run_on(chain, record, target, cap, stride)
+                        emit(result)
+                        print(
+                            f"K={n_topics:5d} seed={record['seed']} zoo-mh run-on: "
+                            f"{result['extra_sweeps']} extra sweeps, "
+                            f"{result['extra_cpu_seconds']:.1f} CPU s, reached "
+                            f"{result['reached']}",
+                            flush=True,
+                        )
+                del chains
+                gc.collect()
+
+    write_summary(out, records, env, info, args)
+    print(f"total {time.perf_counter() - start:.0f} s")
+
+
+def write_summary(out, records, env, info, args):
+    summary, table = summarise(records, env, info)
     out.with_suffix(".json").write_text(
-        json.dumps({"environment": env, "args": vars(args), "summary": summary}, indent=2)
+        json.dumps(
+            {"environment": env, "corpus": info, "args": vars(args), "summary": summary},
+            indent=2,
+            default=str,
+        )
     )
     out.with_suffix(".md").write_text(table)
     print(table)
