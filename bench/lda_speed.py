@@ -18,6 +18,8 @@ Contenders (``--contenders``):
 - ``zoo-mh``: ``zoo.models.lda.metropolis.metropolis_sweep`` with ``cycles=1`` (one doc
   and one word proposal per token and sweep), its word index (``build_word_tokens``)
   built once before timing;
+- ``zoo-mh-2``: the same on two threads (``parts=2``: blocks of documents and words;
+  not exact, docs/scaling.md), its partition built once before timing;
 - ``tomotopy``: ``LDAModel(k=K, alpha=0.1, eta=0.01, seed=...)`` with
   ``optim_interval = 0`` (no hyperparameter optimisation; its ``alpha`` is per topic),
   ``burn_in = 0``, trained with ``workers=1, parallel=ParallelScheme.NONE``;
@@ -288,6 +290,30 @@ class ZooMH(Zoo):
         )
 
 
+class ZooMH2(ZooMH):
+    """The Metropolis-Hastings sweep on two threads (``parts=2``; not exact)."""
+
+    name = "zoo-mh-2"
+
+    def _prepare(self):
+        super()._prepare()
+        self.partition = metropolis.build_partition(self.corpus, self.state.word_topic.shape[0], 2)
+
+    def _sweep(self, n_sweeps, tokens=None):
+        metropolis.metropolis_sweep(
+            self.corpus,
+            self.state,
+            self.hyper,
+            self.rng,
+            sweeps=n_sweeps,
+            cycles=1,
+            tokens=tokens,
+            word_tokens=self.aux,
+            parts=2,
+            partition=self.partition,
+        )
+
+
 class Tomotopy:
     name = "tomotopy"
     workers = 1
@@ -375,7 +401,7 @@ class LdaPackage:
         return counts.log_joint(self.corpus.corpus, topic, alpha, beta)
 
 
-CONTENDERS = {cls.name: cls for cls in (Zoo, ZooMH, Tomotopy, Tomotopy2, LdaPackage)}
+CONTENDERS = {cls.name: cls for cls in (Zoo, ZooMH, ZooMH2, Tomotopy, Tomotopy2, LdaPackage)}
 PEERS = ("tomotopy", "tomotopy-2", "lda")
 
 
@@ -416,6 +442,7 @@ def memory_plan(corpus: BenchCorpus, n_topics: int) -> dict:
     return {
         "zoo": state + lists,
         "zoo-mh": state + word_tokens,
+        "zoo-mh-2": state + word_tokens,
         "tomotopy": dense_int32 + n_tokens * 8,
         "tomotopy-2": dense_int32 + n_tokens * 8,
         "lda": dense_int32 + n_tokens * 12,
@@ -692,8 +719,8 @@ def summarise(records, env, corpus_info):
             "",
             "| K | " + " | ".join(names) + " | zoo / tomotopy | zoo-mh / tomotopy "
             "| zoo-mh / zoo | tomotopy-2 / tomotopy | tomotopy-2 / zoo | tomotopy-2 / zoo-mh "
-            "| seeds |",
-            "|---" * (len(names) + 7) + "|---|",
+            "| zoo-mh-2 / tomotopy-2 | seeds |",
+            "|---" * (len(names) + 8) + "|---|",
         ]
         for n_topics, row in summary.items():
             values = {n: speed(row, n, key) for n in names}
@@ -705,6 +732,7 @@ def summarise(records, env, corpus_info):
                 ("tomotopy-2", "tomotopy"),
                 ("tomotopy-2", "zoo"),
                 ("tomotopy-2", "zoo-mh"),
+                ("zoo-mh-2", "tomotopy-2"),
             )
             cells += [_cell(ratio(values.get(a), values.get(b))) for a, b in pairs]
             seeds = max(row[n]["seeds"] for n in names)
