@@ -780,6 +780,10 @@ def summarise(records, env, corpus_info):
         "|---" * (len(names) + 4) + "|",
     ]
     for n_topics, row in summary.items():
+        # The sweeps column and the peers' runs follow the zoo's exact sweep, or the
+        # first contender that ran when it did not (a --contenders subset).
+        ran = [row[n] for n in names if row[n]["seeds"]]
+        zoo_cell = row["zoo"] if "zoo" in names and row["zoo"]["seeds"] else ran[0]
         cells = []
         for n in names:
             cell = row[n]
@@ -790,12 +794,9 @@ def summarise(records, env, corpus_info):
                 f"{cell['log_joint_median']:.0f} [{cell['log_joint_min']:.0f}, "
                 f"{cell['log_joint_max']:.0f}]"
             )
-            if cell["sweeps"] != row.get("zoo", {}).get("sweeps") or cell["burn"] != row.get(
-                "zoo", {}
-            ).get("burn"):
+            if cell["sweeps"] != zoo_cell["sweeps"] or cell["burn"] != zoo_cell["burn"]:
                 text += f" (after {cell['burn']} + {cell['sweeps']})"
             cells.append(text)
-        zoo_cell = row.get("zoo", {})
         total = (zoo_cell.get("burn") or 0) + (zoo_cell.get("sweeps") or 0)
         peers = [
             r["log_joint"]
