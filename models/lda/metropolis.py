@@ -106,20 +106,28 @@ _NO_PRIOR_BRANCH = int(MetropolisFault.NO_PRIOR_BRANCH)
 
 
 class WordTokens(NamedTuple):
-    """The tokens of each word: word ``w``'s are ``token[start[w]:start[w + 1]]``."""
+    """The tokens of each word: word ``w``'s are ``token[start[w]:start[w + 1]]``.
+
+    ``slot[i]`` is token ``i``'s position in ``token`` (the inverse permutation): the
+    sweep keeps the topics in this word order too, so that the word proposal reads one
+    entry near the word's others instead of two far apart (on 10 million tokens both
+    reads of ``topic[token[j]]`` miss the cache).
+    """
 
     start: np.ndarray
     token: np.ndarray
+    slot: np.ndarray
 
 
 @numba.njit(cache=True)
-def _fill_word_tokens(token_word, start, token):
+def _fill_word_tokens(token_word, start, token, slot):
     # A counting sort by word: tokens of a word in increasing position.
-    slot = start[:-1].copy()
+    cursor = start[:-1].copy()
     for i in range(token_word.shape[0]):
         w = token_word[i]
-        token[slot[w]] = i
-        slot[w] += 1
+        token[cursor[w]] = i
+        slot[i] = cursor[w]
+        cursor[w] += 1
 
 
 def build_word_tokens(corpus: Corpus, n_words: int) -> WordTokens:
@@ -136,8 +144,9 @@ def build_word_tokens(corpus: Corpus, n_words: int) -> WordTokens:
     np.cumsum(np.bincount(token_word, minlength=n_words), out=start[1:])
     index_dtype = np.int32 if token_word.shape[0] < 2**31 else np.int64
     token = np.empty(token_word.shape[0], dtype=index_dtype)
-    _fill_word_tokens(token_word, start, token)
-    return WordTokens(start, token)
+    slot = np.empty(token_word.shape[0], dtype=index_dtype)
+    _fill_word_tokens(token_word, start, token, slot)
+    return WordTokens(start, token, slot)
 
 
 @numba.njit(cache=True)
@@ -241,7 +250,8 @@ def _metropolis_kernel(fault: int):
         token_word, doc_start = corpus
         topic, doc_topic, word_topic, _ = state
         alpha, beta, beta_sum = hyper
-        word_start, word_token = words
+        # by_word: the topics in word order (by_word[slot[i]] is topic[i]), kept in step.
+        word_start, by_word, slot = words
         n_topics = totals.shape[0]
         alpha_sum = alpha.sum()
         keep, alias = _alias_table(alpha)
@@ -279,11 +289,12 @@ def _metropolis_kernel(fault: int):
                                 down *= doc_topic[d, s] - own + alpha[s]
                             if rng.random() * down < up:
                                 _move(i, d, w, s, t, topic, doc_topic, word_topic, totals)
+                                by_word[slot[i]] = t
                                 s = t
                         # Word proposal: q(k) ∝ n_kw + beta_w, token i counted.
                         u = rng.random() * (n_w + n_topics * beta_w)
                         if u < n_w:
-                            t = topic[word_token[w_lo + int(u)]]
+                            t = by_word[w_lo + int(u)]
                         else:
                             t = min(int((u - n_w) / beta_w), n_topics - 1)
                         if t != s:
@@ -294,6 +305,7 @@ def _metropolis_kernel(fault: int):
                                 down *= word_topic[w, s] - own + beta_w
                             if rng.random() * down < up:
                                 _move(i, d, w, s, t, topic, doc_topic, word_topic, totals)
+                                by_word[slot[i]] = t
                                 s = t
 
     return metropolis_block
@@ -382,6 +394,9 @@ def metropolis_sweep(
         word_tokens = build_word_tokens(corpus, n_words)
     elif word_tokens.start.shape[0] != n_words + 1 or word_tokens.token.shape[0] != n_tokens:
         raise ValueError("word_tokens: built for another corpus")
+    word_tokens = WordTokens(*word_tokens)
+    if word_tokens.slot.shape[0] != n_tokens:
+        raise ValueError("word_tokens: built for another corpus")
     parts = as_int("parts", parts, minimum=1)
     if partition is None:
         partition = build_partition(corpus, n_words, parts)
@@ -391,7 +406,9 @@ def metropolis_sweep(
         raise ValueError("partition: built for another vocabulary")
     hyper = (alpha, beta, float(beta_sum))
     kernel = _KERNELS[fault]
-    words, groups = WordTokens(*word_tokens), partition.word_group
+    # The word proposal's view of the topics, in word order (O(N) per call).
+    words = (word_tokens.start, state.topic[word_tokens.token], word_tokens.slot)
+    groups = partition.word_group
     if parts == 1:
         # The serial sweep: every document, every word, the state's own totals, the
         # caller's generator advanced in place (as the Gibbs sweep's).

@@ -113,6 +113,8 @@ def test_the_word_index_lists_each_words_tokens_in_order():
     for w in range(TOKEN_DATA.n_words):
         mine = words.token[words.start[w] : words.start[w + 1]]
         np.testing.assert_array_equal(mine, np.flatnonzero(token_word == w))
+    # slot is the inverse permutation: token i sits at position slot[i].
+    np.testing.assert_array_equal(words.token[words.slot], np.arange(token_word.size))
 
 
 def test_the_alias_table_draws_its_weights():
