@@ -273,9 +273,14 @@ class Zoo:
 
 class ZooMH(Zoo):
     name = "zoo-mh"
+    parts = 1
 
     def _prepare(self):
-        self.aux = metropolis.build_word_tokens(self.corpus, self.state.word_topic.shape[0])
+        n_words = self.state.word_topic.shape[0]
+        self.aux = metropolis.build_word_tokens(self.corpus, n_words)
+        self.partition = None
+        if self.parts > 1:
+            self.partition = metropolis.build_partition(self.corpus, n_words, self.parts)
 
     def _sweep(self, n_sweeps, tokens=None):
         metropolis.metropolis_sweep(
@@ -287,6 +292,8 @@ class ZooMH(Zoo):
             cycles=1,
             tokens=tokens,
             word_tokens=self.aux,
+            parts=self.parts,
+            partition=self.partition,
         )
 
 
@@ -294,24 +301,7 @@ class ZooMH2(ZooMH):
     """The Metropolis-Hastings sweep on two threads (``parts=2``; not exact)."""
 
     name = "zoo-mh-2"
-
-    def _prepare(self):
-        super()._prepare()
-        self.partition = metropolis.build_partition(self.corpus, self.state.word_topic.shape[0], 2)
-
-    def _sweep(self, n_sweeps, tokens=None):
-        metropolis.metropolis_sweep(
-            self.corpus,
-            self.state,
-            self.hyper,
-            self.rng,
-            sweeps=n_sweeps,
-            cycles=1,
-            tokens=tokens,
-            word_tokens=self.aux,
-            parts=2,
-            partition=self.partition,
-        )
+    parts = 2
 
 
 class Tomotopy:

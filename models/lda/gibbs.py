@@ -171,8 +171,12 @@ def make_kernel(
         hyper = resolved(data, prior)
         if metropolis:
             words = index(prior, data, lambda data: build_word_tokens(data.corpus, data.n_words))
-            partition = blocks(
-                prior, data, lambda data: build_partition(data.corpus, data.n_words, parts)
+            partition = (
+                None
+                if parts == 1
+                else blocks(
+                    prior, data, lambda data: build_partition(data.corpus, data.n_words, parts)
+                )
             )
             metropolis_sweep(
                 data.corpus,

@@ -361,7 +361,8 @@ def metropolis_sweep(
         ``n_k + B`` (docs/scaling.md measures how far this is from the posterior).
         The draws do not depend on the threads' timing (same seed, same draws).
     partition : Partition, optional
-        The blocks (:func:`build_partition`); built here when not given.
+        The blocks (:func:`build_partition`); built here when not given and ``parts``
+        is more than 1.
     fault : MetropolisFault
         :attr:`MetropolisFault.NONE` for the correct sampler; the others exist only as
         negative controls.
@@ -392,29 +393,33 @@ def metropolis_sweep(
     n_words = state.word_topic.shape[0]
     if word_tokens is None:
         word_tokens = build_word_tokens(corpus, n_words)
-    elif word_tokens.start.shape[0] != n_words + 1 or word_tokens.token.shape[0] != n_tokens:
-        raise ValueError("word_tokens: built for another corpus")
     word_tokens = WordTokens(*word_tokens)
-    if word_tokens.slot.shape[0] != n_tokens:
+    if word_tokens.start.shape[0] != n_words + 1 or any(
+        index.shape[0] != n_tokens for index in (word_tokens.token, word_tokens.slot)
+    ):
         raise ValueError("word_tokens: built for another corpus")
     parts = as_int("parts", parts, minimum=1)
-    if partition is None:
-        partition = build_partition(corpus, n_words, parts)
-    elif partition.doc_group_start.shape[0] != parts + 1:
-        raise ValueError(f"partition: built for {partition.doc_group_start.shape[0] - 1} parts")
-    elif partition.word_group.shape[0] != n_words:
-        raise ValueError("partition: built for another vocabulary")
+    if partition is not None:
+        if partition.doc_group_start.shape[0] != parts + 1:
+            built = partition.doc_group_start.shape[0] - 1
+            raise ValueError(f"partition: built for {built} parts")
+        if partition.word_group.shape[0] != n_words:
+            raise ValueError("partition: built for another vocabulary")
     hyper = (alpha, beta, float(beta_sum))
     kernel = _KERNELS[fault]
     # The word proposal's view of the topics, in word order (O(N) per call).
     words = (word_tokens.start, state.topic[word_tokens.token], word_tokens.slot)
-    groups = partition.word_group
     if parts == 1:
-        # The serial sweep: every document, every word, the state's own totals, the
-        # caller's generator advanced in place (as the Gibbs sweep's).
-        kernel(corpus, state, state.topic_total, hyper, words, groups, -1, 0,
+        # The serial sweep: every document, every word (group -1: the word groups are
+        # not read, so no partition is built), the state's own totals, the caller's
+        # generator advanced in place (as the Gibbs sweep's).
+        no_groups = np.zeros(0, dtype=np.int64)
+        kernel(corpus, state, state.topic_total, hyper, words, no_groups, -1, 0,
                state.doc_topic.shape[0], lo, hi, int(sweeps), int(cycles), rng)  # fmt: skip
         return
+    if partition is None:
+        partition = build_partition(corpus, n_words, parts)
+    groups = partition.word_group
     rngs = rng.spawn(parts)
     starts = partition.doc_group_start
     pool = _threads(parts)

@@ -20,6 +20,7 @@ from zoo.models.lda.metropolis import (
     MetropolisFault,
     _alias_draw,
     _alias_table,
+    build_partition,
     build_word_tokens,
     metropolis_sweep,
 )
@@ -185,8 +186,6 @@ def test_bad_arguments_are_named():
         make_kernel(parts=2)
     with pytest.raises(ValueError, match="parts"):
         metropolis_sweep(data.corpus, state, hyper, rng, parts=0)
-    from zoo.models.lda.metropolis import build_partition
-
     two = build_partition(data.corpus, data.n_words, 2)
     with pytest.raises(ValueError, match="partition: built for 2 parts"):
         metropolis_sweep(data.corpus, state, hyper, rng, parts=3, partition=two)
@@ -214,8 +213,6 @@ def test_threaded_sweep_keeps_the_counts_and_repeats_its_draws(parts):
 
 
 def test_the_partition_splits_documents_and_words_by_tokens():
-    from zoo.models.lda.metropolis import build_partition
-
     lengths = np.array([5, 1, 1, 1, 4, 0, 4])
     words = np.arange(lengths.sum()) % 6
     data = Data(np.split(words, np.cumsum(lengths)[:-1]), topics=3)
