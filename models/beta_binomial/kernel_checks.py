@@ -29,8 +29,7 @@ def latents(params, data: Data, prior: Prior, rng: np.random.Generator) -> dict:
 
 def redraw(params, latents, data: Data, prior: Prior, rng: np.random.Generator) -> Data:
     """``y_j ~ Binomial(n_j, theta_j)``, same groups and trials."""
-    successes = rng.binomial(data.trials, np.asarray(params["theta"], dtype=float))
-    return Data(successes, data.trials, groups=data.groups)
+    return data.with_successes(rng.binomial(data.trials, np.asarray(params["theta"], dtype=float)))
 
 
 def state(latents, data: Data, prior: Prior) -> State:

@@ -87,10 +87,16 @@ def likelihood_terms(successes: np.ndarray, trials: np.ndarray) -> LikelihoodTer
     trials = np.asarray(trials, dtype=np.int64)
     failures = trials - successes
     large = trials > EXACT_FACTORS
-    pairs, groups = np.unique(
-        np.stack([successes[large], trials[large]], axis=1), axis=0, return_counts=True
-    )
-    pairs = pairs.reshape(-1, 2)
+    if large.any():
+        pairs, groups = np.unique(
+            np.stack([successes[large], trials[large]], axis=1), axis=0, return_counts=True
+        )
+        pairs = pairs.reshape(-1, 2)
+    else:
+        # No factorial longer than K0. Spelled out because ``np.unique`` of an empty
+        # array cost more than the rest of this function: Geweke's test builds the terms
+        # of a new small data set at every one of its 40,000 steps.
+        pairs, groups = np.empty((0, 2), dtype=np.int64), np.empty(0, dtype=np.int64)
     return LikelihoodTerms(
         head_successes=_head_counts(successes),
         head_failures=_head_counts(failures),
@@ -104,8 +110,10 @@ def likelihood_terms(successes: np.ndarray, trials: np.ndarray) -> LikelihoodTer
 
 def _head_counts(counts: np.ndarray) -> np.ndarray:
     # T_i = number of groups with count > i, for i < min(K0, largest count).
+    # From one histogram: the groups with count > i are all but those with count <= i.
     length = min(EXACT_FACTORS, int(counts.max()) if counts.size else 0)
-    return np.array([np.count_nonzero(counts > i) for i in range(length)], dtype=np.float64)
+    at_most = np.cumsum(np.bincount(np.minimum(counts, length), minlength=length + 1))
+    return (counts.size - at_most[:length]).astype(np.float64)
 
 
 @numba.njit(cache=True)

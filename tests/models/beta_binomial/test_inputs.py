@@ -64,6 +64,21 @@ def test_data_copies_and_freezes_its_arrays():
         data.successes[0] = 3
 
 
+def test_with_successes_checks_the_new_successes_and_keeps_the_rest():
+    data = Data([1, 2], [5, 5], groups=["a", "b"])
+    new = data.with_successes([5, 0])
+    np.testing.assert_array_equal(new.successes, [5, 0])
+    assert new.trials is data.trials and new.groups is data.groups
+    np.testing.assert_array_equal(data.successes, [1, 2])
+    assert not new.successes.flags.writeable
+    with pytest.raises(ValueError, match=r"^successes:.*must not exceed trials"):
+        data.with_successes([6, 0])
+    with pytest.raises(ValueError, match=r"^successes: expected shape \(2,\)"):
+        data.with_successes([1, 2, 3])
+    with pytest.raises(ValueError, match=r"^successes:.*>= 0"):
+        data.with_successes([-1, 0])
+
+
 def test_simulate_needs_a_proper_prior():
     with pytest.raises(ValueError, match=r"^prior: .*improper"):
         SPEC.simulate(Prior(), np.random.default_rng(0))

@@ -45,9 +45,39 @@ def test_pointwise_terms_are_the_points_log_densities():
             np.testing.assert_allclose(terms["x_unlabelled"][0][c, s], expected, rtol=1e-10)
 
 
-def test_pointwise_sums_to_the_log_likelihood_of_each_draw():
+@pytest.mark.parametrize(
+    ("model", "names"),
+    [
+        ("gda", PARAMETERS),
+        ("qda", ("pi", "mu", "Sigma")),
+        ("gaussian-nb", ("pi", "mu", "variance")),
+    ],
+)
+def test_pointwise_sums_to_the_log_likelihood_of_each_draw(model, names):
+    # The one-draw sum is compiled separately from the batched terms: every covariance
+    # structure, every draw, labelled and unlabelled points.
+    spec = zoo.get(model)
+    params, data = prior_draws(spec, {**spec.simulation_setup()[1], "points": 12}, names=names)
+    assert data.unlabelled.size and data.labelled.size
+    terms = spec.pointwise_log_likelihood(data, params)
+    for c in range(2):
+        for s in range(3):
+            draw = {name: value[c, s] for name, value in params.items()}
+            total = sum(values[c, s].sum() for values, _ in terms.values())
+            assert spec.log_likelihood(data, draw) == pytest.approx(total, rel=1e-12)
+
+
+def test_a_labelled_point_in_a_class_of_weight_zero_has_likelihood_zero():
     params, data = prior_draws(SPEC, SPEC.simulation_setup()[1], names=PARAMETERS)
-    terms = SPEC.pointwise_log_likelihood(data, params)
-    draw = {name: value[1, 0] for name, value in params.items()}
-    total = sum(values[1, 0].sum() for values, _ in terms.values())
-    assert total == pytest.approx(SPEC.log_likelihood(data, draw), rel=1e-12)
+    draw = {name: value[0, 0].copy() for name, value in params.items()}
+    draw["pi"][data.labels[data.labelled[0]]] = 0.0
+    assert SPEC.log_likelihood(data, draw) == -np.inf
+
+
+@pytest.mark.parametrize(("name", "shape"), [("mu", (3, 7)), ("Sigma", (4, 4)), ("pi", (5,))])
+def test_a_draw_of_the_wrong_shape_is_named(name, shape):
+    params, data = prior_draws(SPEC, SPEC.simulation_setup()[1], names=PARAMETERS)
+    draw = {key: value[0, 0] for key, value in params.items()}
+    draw[name] = np.ones(shape)
+    with pytest.raises(ValueError, match=rf"^{name}: expected shape"):
+        SPEC.log_likelihood(data, draw)
