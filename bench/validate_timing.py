@@ -5,8 +5,11 @@ model's own kernel, all four checks, two local Dask workers), one after the othe
 subprocess of its own; the table is printed and written as Markdown. Run it on an
 otherwise idle machine with warm caches (a first run compiles the numba kernels in the
 workers; run the command once before) and say so where the numbers are quoted.
+``--rounds N`` runs every model N times, round-robin, and gives medians, the range of
+the wall time, and the CPU seconds of the zoo and its workers together (steadier than
+wall time where the host is shared).
 
-    python bench/validate_timing.py --out bench/results/validate_timing.md
+    python bench/validate_timing.py --rounds 2 --out bench/results/validate_timing.md
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import argparse
 import json
 import os
 import platform
+import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -26,6 +31,9 @@ CHECKS = ("exact", "sbc", "geweke", "invariance")
 def one(model: str) -> dict:
     """Wall seconds of one ``zoo validate``, its verdict and each check's seconds."""
     zoo = Path(sys.executable).with_name("zoo")
+    # CPU seconds of the zoo and its workers (children that ended): steadier than wall
+    # time on a shared host, where the same run's wall time varies by half.
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(
         [str(zoo), "validate", model, "--quiet", "--json"],
@@ -34,20 +42,41 @@ def one(model: str) -> dict:
         check=False,
     )
     wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - usage.ru_utime) + (after.ru_stime - usage.ru_stime)
     result = json.loads(done.stdout)
     seconds = {check["check"]: check["seconds"] for check in result["checks"]}
-    return {"model": model, "wall": wall, "verdict": result["verdict"], "seconds": seconds}
+    return {
+        "model": model,
+        "wall": wall,
+        "cpu": cpu,
+        "verdict": result["verdict"],
+        "seconds": seconds,
+    }
 
 
 def table(rows: list[dict]) -> str:
-    """Markdown: one row per model."""
+    """Markdown: one row per model, medians over its rounds (wall's range beside it)."""
     lines = [
-        "| model | verdict | wall s | " + " | ".join(f"{c} s" for c in CHECKS) + " |",
-        "|---|---|---|" + "---|" * len(CHECKS),
+        "| model | verdicts | wall s (median) | wall s (range) | CPU s | "
+        + " | ".join(f"{c} s" for c in CHECKS)
+        + " |",
+        "|---|---|---|---|---|" + "---|" * len(CHECKS),
     ]
-    for row in rows:
-        cells = " | ".join(f"{row['seconds'].get(c, float('nan')):.1f}" for c in CHECKS)
-        lines.append(f"| {row['model']} | {row['verdict']} | {row['wall']:.1f} | {cells} |")
+    models = list(dict.fromkeys(row["model"] for row in rows))
+    for model in models:
+        mine = [row for row in rows if row["model"] == model]
+        walls = [row["wall"] for row in mine]
+        cells = " | ".join(
+            f"{statistics.median(row['seconds'].get(c, float('nan')) for row in mine):.1f}"
+            for c in CHECKS
+        )
+        verdicts = ", ".join(sorted({row["verdict"] for row in mine}))
+        lines.append(
+            f"| {model} | {verdicts} | {statistics.median(walls):.1f} | "
+            f"{min(walls):.1f}-{max(walls):.1f} | "
+            f"{statistics.median(row['cpu'] for row in mine):.1f} | {cells} |"
+        )
     return "\n".join(lines)
 
 
@@ -59,16 +88,19 @@ def main() -> None:
         default=["beta-binomial", "naive-bayes", "gda", "qda", "gaussian-nb", "lda"],
     )
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="run every model this many times, round-robin"
+    )
     args = parser.parse_args()
     rows = []
-    for model in args.models:
-        rows.append(one(model))
-        print(rows[-1], flush=True)
+    for _ in range(args.rounds):
+        for model in args.models:
+            rows.append(one(model))
+            print(rows[-1], flush=True)
     text = (
         f"`zoo validate MODEL --quiet` at its defaults, {time.strftime('%Y-%m-%d')}, "
-        f"{os.cpu_count()} cores ({platform.machine()}), one model after the other.\n\n"
-        + table(rows)
-        + "\n"
+        f"{os.cpu_count()} cores ({platform.machine()}), one model after the other, "
+        f"{args.rounds} round(s); check seconds are medians.\n\n" + table(rows) + "\n"
     )
     print(text)
     if args.out is not None:
