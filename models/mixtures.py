@@ -9,7 +9,10 @@ CDFs, with moments by the law of total variance: one builder for all of them.
 from __future__ import annotations
 
 import numpy as np
+import scipy
 
+from zoo.core import reference
+from zoo.core.disk_cache import cached_arrays
 from zoo.core.reference import (
     Marginal,
     TabulatedCDF,
@@ -119,16 +122,49 @@ def mixture_marginal(
         element_cdf = cdf
     else:
         points, tail = _TABLES[scale]
-        low = quantile_by_bisection(cdf, tail, lower, upper, tol=1e-14, scale=coordinate)
-        high = quantile_by_bisection(cdf, 1.0 - tail, lower, upper, tol=1e-14, scale=coordinate)
-        # Beyond double precision (NaN): the table starts at the bracket's end.
-        low = np.where(np.isnan(low), lower, low)
-        high = np.where(np.isnan(high), upper, high)
-        if scale == "logit":
-            # The logit of 0 or 1 is infinite: keep the table's ends inside (0, 1).
-            low = np.maximum(low, np.finfo(float).tiny)
-            high = np.minimum(high, 1.0 - 1e-16)
-        element_cdf = TabulatedCDF(cdf, pdf, low, high, points=points, scale=scale)
+
+        def tabulate() -> dict[str, np.ndarray]:
+            low = quantile_by_bisection(cdf, tail, lower, upper, tol=1e-14, scale=coordinate)
+            high = quantile_by_bisection(
+                cdf, 1.0 - tail, lower, upper, tol=1e-14, scale=coordinate
+            )
+            # Beyond double precision (NaN): the table starts at the bracket's end.
+            low = np.where(np.isnan(low), lower, low)
+            high = np.where(np.isnan(high), upper, high)
+            if scale == "logit":
+                # The logit of 0 or 1 is infinite: keep the table's ends inside (0, 1).
+                low = np.maximum(low, np.finfo(float).tiny)
+                high = np.minimum(high, 1.0 - 1e-16)
+            table = TabulatedCDF(cdf, pdf, low, high, points=points, scale=scale)
+            return {"low": low, "high": high, "values": table.values, "slopes": table.slopes}
+
+        # The seconds of a large reference are here (an incomplete beta function per
+        # component, element and node): kept on disk, keyed by the mixture itself.
+        kept = cached_arrays(
+            "mixture-cdf",
+            (__file__, reference.__file__),
+            (
+                scipy.__version__,
+                scale,
+                weights,
+                components.dist.name,
+                tuple(np.asarray(arg, dtype=float) for arg in components.args),
+                tuple(
+                    (key, np.asarray(value, dtype=float))
+                    for key, value in sorted(components.kwds.items())
+                ),
+            ),
+            tabulate,
+        )
+        element_cdf = TabulatedCDF(
+            cdf,
+            pdf,
+            kept["low"],
+            kept["high"],
+            points=points,
+            scale=scale,
+            table=(kept["values"], kept["slopes"]),
+        )
     return Marginal(
         dims,
         mean,

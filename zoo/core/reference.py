@@ -223,6 +223,10 @@ class TabulatedCDF:
         Nodes per element.
     scale : {"linear", "log", "logit"}
         Coordinate in which the nodes are equally spaced.
+    table : (values, slopes), optional
+        The CDF and its slope in ``z`` at the nodes, as a table built before from the
+        same arguments holds them (``values`` and ``slopes``): ``cdf`` and ``pdf`` are
+        then not evaluated (:mod:`zoo.core.disk_cache`).
 
     Attributes
     ----------
@@ -230,7 +234,9 @@ class TabulatedCDF:
         The exact CDF it was built from (for checking the interpolation).
     """
 
-    def __init__(self, cdf, pdf, lower, upper, points: int = 129, scale: str = "linear"):
+    def __init__(
+        self, cdf, pdf, lower, upper, points: int = 129, scale: str = "linear", *, table=None
+    ):
         if scale not in _SCALES:
             raise ValueError(f"scale: must be one of {sorted(_SCALES)}, got {scale!r}")
         self._to_z, from_z, dx_dz = _SCALES[scale]
@@ -238,9 +244,14 @@ class TabulatedCDF:
         self.upper = np.asarray(self._to_z(np.asarray(upper, dtype=float)))
         self.step = (self.upper - self.lower) / (points - 1)
         z = self.lower + self.step * np.arange(points).reshape((-1,) + (1,) * self.lower.ndim)
-        x = from_z(z)
-        self.values = np.asarray(cdf(x), dtype=float)
-        self.slopes = np.asarray(pdf(x), dtype=float) * dx_dz(x)
+        if table is None:
+            x = from_z(z)
+            self.values = np.asarray(cdf(x), dtype=float)
+            self.slopes = np.asarray(pdf(x), dtype=float) * dx_dz(x)
+        else:
+            self.values, self.slopes = (np.asarray(part, dtype=float) for part in table)
+            if self.values.shape != z.shape or self.slopes.shape != z.shape:
+                raise ValueError(f"table: expected values and slopes of shape {z.shape}")
         self.points = points
         self.exact = cdf
 

@@ -8,10 +8,10 @@ store's settings, so such a file is refused rather than mixed in.
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 from pathlib import Path
 
+from zoo.core.disk_cache import file_digest
 from zoo.validation.sampler_under_test import SamplerUnderTest
 
 __all__ = ["source_digest"]
@@ -44,4 +44,4 @@ def source_digest(tested: SamplerUnderTest) -> str | None:
             path = None
     if path is None or not Path(path).exists():
         return None
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    return file_digest(path)

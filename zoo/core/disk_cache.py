@@ -1,0 +1,115 @@
+"""Arrays that are slow to compute and fixed by their inputs, kept on disk between runs.
+
+Why: the exact references of the zoo's own problems are the same in every run, and
+some take seconds (the rat data's theta marginals tabulate a mixture of some thousand
+Betas per group, 9 CPU seconds; the Naive Bayes labelings, 3 to 12), recomputed by
+every ``zoo check`` and ``zoo validate`` in every process. A result is keyed by a
+SHA-256 of its inputs (their dtypes, shapes and bytes) and of the source files of the
+code that computes it, so an edit of that code, or other inputs, gives another key:
+nothing stale is read. What is read back is the ``float64`` arrays that were written,
+bit for bit, so a run gives the same numbers cold or warm.
+
+The folder is ``$ZOO_CACHE_DIR`` when set (an empty value turns the cache off), else
+``$XDG_CACHE_HOME/bayes-zoo`` or ``~/.cache/bayes-zoo``. A folder that cannot be
+written is not an error: the arrays are computed, as without a cache.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["cache_folder", "cached_arrays", "file_digest"]
+
+#: Environment variable naming the cache folder ("" turns the cache off).
+ENVIRONMENT = "ZOO_CACHE_DIR"
+
+
+def cache_folder() -> Path | None:
+    """The folder results are kept in, or None when the cache is off."""
+    chosen = os.environ.get(ENVIRONMENT)
+    if chosen is not None:
+        return Path(chosen) if chosen else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "bayes-zoo"
+
+
+def file_digest(path: str | os.PathLike) -> str:
+    """SHA-256 of a file's bytes, the first 16 hex digits."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+@functools.cache
+def _code_digest(paths: tuple[str, ...]) -> str:
+    return "-".join(file_digest(path) for path in paths)
+
+
+def _update(hasher, value) -> None:
+    if isinstance(value, np.ndarray | np.generic):
+        array = np.ascontiguousarray(value)
+        hasher.update(f"array {array.dtype.str} {array.shape}".encode())
+        hasher.update(array.tobytes())
+    elif isinstance(value, tuple | list):
+        hasher.update(f"sequence {len(value)}".encode())
+        for item in value:
+            _update(hasher, item)
+    elif isinstance(value, str | int | float | bool) or value is None:
+        hasher.update(f"{type(value).__name__} {value!r}".encode())
+    else:
+        raise TypeError(f"inputs: cannot key a {type(value).__name__} (arrays, numbers, strings)")
+
+
+def cached_arrays(
+    name: str,
+    code: Iterable[str | os.PathLike],
+    inputs: tuple,
+    compute: Callable[[], dict[str, np.ndarray]],
+) -> dict[str, np.ndarray]:
+    """``compute()``, read from the cache when the same code saw the same inputs before.
+
+    Parameters
+    ----------
+    name : str
+        What is kept (a file-name prefix).
+    code : iterable of path
+        Source files of the code ``compute`` runs: an edit of any gives another key.
+    inputs : tuple
+        Everything ``compute``'s result depends on besides that code: arrays, numbers,
+        strings, None, and tuples of them.
+    compute : callable
+        Returns the arrays, by name.
+    """
+    folder = cache_folder()
+    if folder is None:
+        return compute()
+    hasher = hashlib.sha256(name.encode())
+    hasher.update(_code_digest(tuple(str(path) for path in code)).encode())
+    _update(hasher, inputs)
+    path = folder / f"{name}-{hasher.hexdigest()[:32]}.npz"
+    try:
+        with np.load(path) as stored:
+            return {key: stored[key] for key in stored.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile):  # absent or damaged
+        pass
+    arrays = compute()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        # Written beside it and renamed: a reader never sees half a file, and two runs
+        # that compute the same result at once both leave a whole one.
+        handle, temporary = tempfile.mkstemp(dir=folder, suffix=".npz.part")
+    except OSError:
+        return arrays
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            np.savez(stream, **arrays)
+        os.replace(temporary, path)
+    except OSError:
+        Path(temporary).unlink(missing_ok=True)
+    return arrays
