@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 import warnings
@@ -318,10 +319,20 @@ def main(argv=None) -> int:
         action="store_true",
         help="with --summary: one row per sampler, a column per check, seeds counted",
     )
+    parser.add_argument(
+        "--readme",
+        nargs=2,
+        metavar=("FILE", "MARKER"),
+        default=None,
+        help="with --summary --per-fault: write the table into FILE between "
+        "'<!-- power:MARKER ...-->' and '<!-- /power:MARKER -->'",
+    )
     args = parser.parse_args(argv)
     if args.summary is not None:
         paths = args.summary or [args.out]
-        if args.per_fault:
+        if args.readme is not None:
+            _fill(Path(args.readme[0]), args.readme[1], fault_table(*paths))
+        elif args.per_fault:
             print(fault_table(*paths))
         else:
             print(per_check(*paths) if args.per_check else summary(*paths))
@@ -343,6 +354,19 @@ def main(argv=None) -> int:
     )
     print(summary(args.out))
     return 0
+
+
+def _fill(path: Path, marker: str, table: str) -> None:
+    """Replace the text between a README's ``power:MARKER`` comments with ``table``."""
+    text = path.read_text()
+    pattern = re.compile(
+        rf"(<!-- power:{re.escape(marker)}\b[^\n]*-->\n).*?(<!-- /power:{re.escape(marker)} -->)",
+        re.S,
+    )
+    text, found = pattern.subn(lambda match: match.group(1) + table + "\n" + match.group(2), text)
+    if found != 1:
+        raise SystemExit(f"--readme: expected one power:{marker} block in {path}, found {found}")
+    path.write_text(text)
 
 
 if __name__ == "__main__":
