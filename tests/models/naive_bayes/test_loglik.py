@@ -48,9 +48,35 @@ def test_pointwise_terms_are_the_documents_log_pmfs(event_model):
                 )
 
 
-def test_pointwise_sums_to_the_log_likelihood_of_each_draw():
-    params, data = prior_draws(SPEC, SPEC.simulation_setup()[1])
+@pytest.mark.parametrize("event_model", ["multinomial", "bernoulli"])
+def test_pointwise_sums_to_the_log_likelihood_of_each_draw(event_model):
+    # The one-draw sum is compiled separately from the batched terms: both event
+    # models, every draw, labelled and unlabelled documents.
+    size = {**SPEC.simulation_setup()[1], "event_model": event_model}
+    params, data = prior_draws(SPEC, size)
+    assert data.unlabelled.size and data.labelled.size
     terms = SPEC.pointwise_log_likelihood(data, params)
-    draw = {name: value[0, 1] for name, value in params.items()}
-    total = sum(values[0, 1].sum() for values, _ in terms.values())
-    assert total == pytest.approx(SPEC.log_likelihood(data, draw), rel=1e-12)
+    for c in range(2):
+        for s in range(3):
+            draw = {name: value[c, s] for name, value in params.items()}
+            total = sum(values[c, s].sum() for values, _ in terms.values())
+            assert SPEC.log_likelihood(data, draw) == pytest.approx(total, rel=1e-12)
+
+
+def test_a_labelled_document_in_a_class_of_weight_zero_has_likelihood_zero():
+    params, data = prior_draws(SPEC, SPEC.simulation_setup()[1])
+    draw = {name: value[0, 0].copy() for name, value in params.items()}
+    draw["pi"][data.labels[data.labelled[0]]] = 0.0
+    # pi is floored at the smallest double, as in the batched terms: about -708 per
+    # such document, not -inf (a draw that underflowed still counts 0 * log 0 as 0).
+    floor = np.log(np.finfo(float).tiny)
+    assert SPEC.log_likelihood(data, draw) < floor + 10.0
+
+
+@pytest.mark.parametrize(("name", "shape"), [("pi", (5,)), ("phi", (2, 7))])
+def test_a_draw_of_the_wrong_shape_is_named(name, shape):
+    params, data = prior_draws(SPEC, SPEC.simulation_setup()[1])
+    draw = {key: value[0, 0] for key, value in params.items()}
+    draw[name] = np.full(shape, 0.2)
+    with pytest.raises(ValueError, match=rf"^{name}: expected shape"):
+        SPEC.log_likelihood(data, draw)
