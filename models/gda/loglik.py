@@ -9,7 +9,7 @@ import numba
 import numpy as np
 
 from zoo.models.gda.spec import Data
-from zoo.models.logspace import logsumexp
+from zoo.models.logspace import log_sum_exp_vector, logsumexp
 
 __all__ = ["log_likelihood", "pointwise_log_likelihood"]
 
@@ -177,14 +177,7 @@ def _one_draw_log_likelihood(x, labels, log_pi, mu, chol):
         if k >= 0:
             total += log_pi[k] + _point_log_density(x[n], mu[k], chol[k])
             continue
-        top = -np.inf
         for c in range(n_classes):
             joint[c] = log_pi[c] + _point_log_density(x[n], mu[c], chol[c])
-            top = max(top, joint[c])
-        if top == -np.inf:
-            return -np.inf
-        mass = 0.0
-        for c in range(n_classes):
-            mass += math.exp(joint[c] - top)
-        total += top + math.log(mass)
+        total += log_sum_exp_vector(joint)
     return total

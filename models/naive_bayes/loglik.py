@@ -9,7 +9,7 @@ import numba
 import numpy as np
 from scipy.special import gammaln
 
-from zoo.models.logspace import logsumexp
+from zoo.models.logspace import log_sum_exp_vector, logsumexp
 from zoo.models.naive_bayes.spec import Data
 
 __all__ = ["log_likelihood", "pointwise_log_likelihood"]
@@ -150,15 +150,8 @@ def _one_draw_log_likelihood(counts, labels, log_pi, log_phi, log_not_phi, berno
             no_phi = log_not_phi[k] if bernoulli else log_not_phi.ravel()
             total += log_pi[k] + _document_log_density(row, log_phi[k], no_phi, bernoulli)
             continue
-        top = -np.inf
         for c in range(n_classes):
             no_phi = log_not_phi[c] if bernoulli else log_not_phi.ravel()
             joint[c] = log_pi[c] + _document_log_density(row, log_phi[c], no_phi, bernoulli)
-            top = max(top, joint[c])
-        if top == -np.inf:
-            return -np.inf
-        mass = 0.0
-        for c in range(n_classes):
-            mass += math.exp(joint[c] - top)
-        total += top + math.log(mass)
+        total += log_sum_exp_vector(joint)
     return total

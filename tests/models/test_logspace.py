@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import special
 
-from zoo.models.logspace import logsumexp
+from zoo.models.logspace import log_sum_exp_vector, logsumexp
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1])
@@ -28,3 +28,14 @@ def test_minus_infinity_terms_add_nothing_and_an_empty_mixture_is_minus_infinity
 
 def test_large_terms_do_not_overflow():
     assert logsumexp(np.array([1000.0, 1000.0])) == pytest.approx(1000.0 + np.log(2.0))
+
+
+def test_the_compiled_vector_form_agrees_with_the_numpy_one():
+    rng = np.random.default_rng(0)
+    for values in (
+        rng.normal(0.0, 30.0, 7),
+        np.array([1000.0, 1000.0]),
+        np.array([-np.inf, 0.0, np.log(3.0)]),
+        np.full(3, -np.inf),
+    ):
+        assert log_sum_exp_vector(values) == pytest.approx(logsumexp(values), rel=1e-14)
