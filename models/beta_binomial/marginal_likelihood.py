@@ -109,8 +109,8 @@ def likelihood_terms(successes: np.ndarray, trials: np.ndarray) -> LikelihoodTer
 
 
 def _head_counts(counts: np.ndarray) -> np.ndarray:
-    # T_i = number of groups with count > i, for i < min(K0, largest count).
-    # From one histogram: the groups with count > i are all but those with count <= i.
+    # T_i = number of groups with count > i, for i < min(K0, largest count): all groups
+    # but those with count <= i, from one histogram.
     length = min(EXACT_FACTORS, int(counts.max()) if counts.size else 0)
     at_most = np.cumsum(np.bincount(np.minimum(counts, length), minlength=length + 1))
     return (counts.size - at_most[:length]).astype(np.float64)

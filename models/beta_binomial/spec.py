@@ -134,7 +134,7 @@ class Data:
             )
         _check_not_above(successes, self.trials)
         successes.flags.writeable = False
-        new = object.__new__(Data)
+        new = object.__new__(type(self))
         object.__setattr__(new, "successes", successes)
         object.__setattr__(new, "trials", self.trials)
         object.__setattr__(new, "groups", self.groups)

@@ -110,7 +110,8 @@ def log_likelihood(data: Data, params: Mapping[str, np.ndarray]) -> float:
     if phi.shape != expected:
         raise ValueError(f"phi: expected shape {expected}, got {phi.shape}")
     bernoulli = data.event_model == "bernoulli"
-    log_not_phi = _log(1.0 - phi) if bernoulli else np.empty((0, 0))
+    # The multinomial model never reads log(1 - phi): an empty row per class.
+    log_not_phi = _log(1.0 - phi) if bernoulli else np.empty((data.n_classes, 0))
     return float(
         _one_draw_log_likelihood(
             data.counts, data.labels, _log(pi), _log(phi), log_not_phi, bernoulli
@@ -147,11 +148,11 @@ def _one_draw_log_likelihood(counts, labels, log_pi, log_phi, log_not_phi, berno
             total += math.lgamma(length + 1.0)
         k = labels[d]
         if k >= 0:
-            no_phi = log_not_phi[k] if bernoulli else log_not_phi.ravel()
-            total += log_pi[k] + _document_log_density(row, log_phi[k], no_phi, bernoulli)
+            total += log_pi[k] + _document_log_density(row, log_phi[k], log_not_phi[k], bernoulli)
             continue
         for c in range(n_classes):
-            no_phi = log_not_phi[c] if bernoulli else log_not_phi.ravel()
-            joint[c] = log_pi[c] + _document_log_density(row, log_phi[c], no_phi, bernoulli)
+            joint[c] = log_pi[c] + _document_log_density(
+                row, log_phi[c], log_not_phi[c], bernoulli
+            )
         total += log_sum_exp_vector(joint)
     return total

@@ -29,3 +29,17 @@ def prior_draws(spec, size: dict, *, chains: int = 2, draws: int = 3, seed: int 
         for name in names or truths[0]
     }
     return params, data
+
+
+def draws_with_pointwise_totals(spec, params: dict, data):
+    """Each ``(chain, draw)`` of ``params`` as one draw, with its pointwise terms' sum.
+
+    What a model's one-draw ``log_likelihood`` must equal (its batched
+    ``pointwise_log_likelihood`` summed over observations).
+    """
+    terms = spec.pointwise_log_likelihood(data, params)
+    chains, draws = next(iter(params.values())).shape[:2]
+    for c in range(chains):
+        for s in range(draws):
+            draw = {name: value[c, s] for name, value in params.items()}
+            yield draw, sum(values[c, s].sum() for values, _ in terms.values())

@@ -6,7 +6,7 @@ from scipy import stats
 from scipy.special import logsumexp
 
 import zoo
-from tests.support.prior_draws import prior_draws
+from tests.support.prior_draws import draws_with_pointwise_totals, prior_draws
 
 SPEC = zoo.get("naive-bayes")
 
@@ -55,12 +55,8 @@ def test_pointwise_sums_to_the_log_likelihood_of_each_draw(event_model):
     size = {**SPEC.simulation_setup()[1], "event_model": event_model}
     params, data = prior_draws(SPEC, size)
     assert data.unlabelled.size and data.labelled.size
-    terms = SPEC.pointwise_log_likelihood(data, params)
-    for c in range(2):
-        for s in range(3):
-            draw = {name: value[c, s] for name, value in params.items()}
-            total = sum(values[c, s].sum() for values, _ in terms.values())
-            assert SPEC.log_likelihood(data, draw) == pytest.approx(total, rel=1e-12)
+    for draw, total in draws_with_pointwise_totals(SPEC, params, data):
+        assert SPEC.log_likelihood(data, draw) == pytest.approx(total, rel=1e-12)
 
 
 def test_a_labelled_document_in_a_class_of_weight_zero_has_likelihood_zero():
