@@ -93,6 +93,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+from host import cpu_name
 
 from zoo.models.lda import counts, metropolis, sweeps
 from zoo.models.lda.corpus import Corpus
@@ -600,17 +601,9 @@ def environment():
     import numba
     import tomotopy
 
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     return {
         "machine": platform.platform(),
-        "cpu": cpu,
+        "cpu": cpu_name(),
         "cores": os.cpu_count(),
         "python": platform.python_version(),
         "numpy": np.__version__,

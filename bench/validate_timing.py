@@ -17,13 +17,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from host import cpu_name
 
 CHECKS = ("exact", "sbc", "geweke", "invariance")
 
@@ -99,7 +100,7 @@ def main() -> None:
             print(rows[-1], flush=True)
     text = (
         f"`zoo validate MODEL --quiet` at its defaults, {time.strftime('%Y-%m-%d')}, "
-        f"{os.cpu_count()} cores ({platform.machine()}), one model after the other, "
+        f"{os.cpu_count()} cores ({cpu_name()}), one model after the other, "
         f"{args.rounds} round(s); check seconds are medians.\n\n" + table(rows) + "\n"
     )
     print(text)
