@@ -1,0 +1,78 @@
+"""Is SBC's false-alarm rate what it states? Two measurements behind the README's answer.
+
+1. ``--null``: the uniformity test alone, on truly uniform values: ``runs`` runs of
+   ``quantities`` quantities of ``simulations`` values each, Holm at ``alpha``; the
+   fraction of runs with a rejection should be at most ``alpha``.
+2. ``--pool MODEL``: the correct kernel's SBC ranks over seeds ``0 .. seeds-1``
+   (``zoo.validate(MODEL, checks=("sbc",), seed=s)``), pooled per quantity: a
+   systematic departure from uniformity (a rank bias of the sampler or of the thinning)
+   shows in a Kolmogorov-Smirnov test of thousands of ranks, where one run's 100 cannot.
+
+    python bench/sbc_calibration.py --null --runs 5000
+    python bench/sbc_calibration.py --pool naive-bayes --seeds 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+
+import numpy as np
+from scipy import stats
+
+import zoo
+from zoo.diagnostics.uniformity import uniformity_pvalue
+
+
+def null_rate(runs: int, quantities: int, simulations: int, alpha: float, seed: int) -> float:
+    """Fraction of runs of uniform values in which Holm's first step rejects."""
+    rng = np.random.default_rng(seed)
+    fails = 0
+    for _ in range(runs):
+        smallest = min(uniformity_pvalue(rng.random(simulations)) for _ in range(quantities))
+        # Holm rejects something exactly when its first, strictest step does.
+        fails += smallest < alpha / quantities
+    return fails / runs
+
+
+def pooled_ranks(model: str, seeds: int, alpha: float) -> dict[str, np.ndarray]:
+    """Each quantity's SBC ranks over seeds 0 .. seeds-1 of the correct kernel."""
+    pooled: dict[str, list[np.ndarray]] = {}
+    for seed in range(seeds):
+        result = zoo.validate(model, checks=("sbc",), seed=seed, workers=0, alpha=alpha)
+        sbc = result.checks[0].details
+        for j, quantity in enumerate(sbc.quantities):
+            pooled.setdefault(quantity, []).append(sbc.ranks[:, j])
+    return {quantity: np.concatenate(parts) for quantity, parts in pooled.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--null", action="store_true", help="the test on uniform values")
+    parser.add_argument("--runs", type=int, default=5000)
+    parser.add_argument("--quantities", type=int, default=17)
+    parser.add_argument("--simulations", type=int, default=100)
+    parser.add_argument("--pool", metavar="MODEL", help="pool this model's SBC ranks")
+    parser.add_argument("--seeds", type=int, default=40)
+    parser.add_argument("--alpha", type=float, default=0.002)
+    args = parser.parse_args()
+    if args.null:
+        rate = null_rate(args.runs, args.quantities, args.simulations, args.alpha, seed=1)
+        print(
+            f"uniform values: {args.runs} runs of {args.quantities} x {args.simulations}, "
+            f"Holm at {args.alpha}: rejection rate {rate:.4f}"
+        )
+    if args.pool:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pooled = pooled_ranks(args.pool, args.seeds, args.alpha)
+        print("| quantity | ranks | KS p | mean | sd (uniform 0.2887) |")
+        print("|---|---|---|---|---|")
+        for quantity, ranks in pooled.items():
+            p = stats.kstest(ranks, "uniform").pvalue
+            mean, sd = ranks.mean(), ranks.std()
+            print(f"| {quantity} | {ranks.size} | {p:.3g} | {mean:.4f} | {sd:.4f} |")
+
+
+if __name__ == "__main__":
+    main()
