@@ -273,6 +273,29 @@ def test_rebuilding_word_lists_gives_the_same_draws_as_carrying_them():
     assert np.array_equal(carried.topic, rebuilt.topic)
 
 
+def test_prefetching_the_words_ahead_changes_no_draw():
+    # The sweep's kernel prefetches the rows of the words ahead; the same kernel
+    # compiled without the hints must leave the same state bit for bit, also over a
+    # token range that ends mid-corpus (the hints look past token_hi's words).
+    rng = np.random.default_rng(12)
+    token_word, doc_start = make_corpus(rng, 30, 400, 40, empty=[7])
+    plain_kernel = sweeps._sparse_kernel(int(Fault.NONE), prefetch=False)
+    ahead = Chain(token_word, doc_start, 25, 400, 0.1, 0.01, seed=8)
+    plain = Chain(token_word, doc_start, 25, 400, 0.1, 0.01, seed=8)
+    rng_ahead, rng_plain = np.random.default_rng(5), np.random.default_rng(5)
+    ranges = [(0, token_word.shape[0])] * 4 + [(3, token_word.shape[0] // 2)]
+    for lo, hi in ranges:
+        ahead.resample(lo, hi, rng_ahead)
+        lists = sweeps.WordLists(*plain.word_lists)
+        plain_kernel(plain.corpus, plain.state, plain.hyper, lists, lo, hi, 1, rng_plain)
+    plain.check()
+    for name in ("topic", "doc_topic", "word_topic", "topic_total"):
+        assert np.array_equal(getattr(plain, name), getattr(ahead, name)), name
+    assert all(
+        np.array_equal(a, b) for a, b in zip(plain.word_lists, ahead.word_lists, strict=True)
+    )
+
+
 def test_the_generator_advances_one_uniform_per_token():
     # Fresh uniforms, no recycled buffer: the generator's state moves on by N draws.
     rng = np.random.default_rng(11)

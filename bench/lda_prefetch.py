@@ -1,0 +1,79 @@
+"""The exact LDA sweep with and without prefetching the words ahead, on the same states.
+
+``sweep`` prefetches the rows of the words ahead (``zoo.models.lda.sweeps``,
+"Prefetching"); ``sweeps._sparse_kernel(fault, prefetch=False)`` is the same kernel
+without the hints. This runs ``--burn`` sweeps from random topics, then times one
+sparse sweep from copies of that state with each compiled variant (``--rounds`` times,
+alternating, the same generator seed for both), checks that both leave the same state
+bit for bit, and prints the medians in million tokens per CPU second and their ratio.
+
+    python bench/lda_prefetch.py --corpus zipf --burn 30 --topics 20 100
+    python bench/lda_prefetch.py --corpus reuters --burn 30 --topics 20 100 1000 10000
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from host import cpu_name
+from lda_speed import Zoo, reuters, zipf_corpus
+
+from zoo.models.lda import counts, sweeps
+
+KERNELS = {
+    prefetch: sweeps._sparse_kernel(int(sweeps.Fault.NONE), prefetch) for prefetch in (False, True)
+}
+
+
+def timed_sweep(zoo: Zoo, prefetch: bool, seed: int) -> tuple[float, counts.State]:
+    """Million tokens per CPU second of one sparse sweep, and the state it leaves."""
+    state = counts.State(*(array.copy() for array in zoo.state))
+    lists = sweeps.WordLists(*sweeps.build_word_lists(state.word_topic))
+    kernel = KERNELS[prefetch]
+    alpha, beta, beta_sum = zoo.hyper
+    n_tokens = zoo.corpus.token_word.size
+    rng = np.random.default_rng(seed)
+    started = time.process_time()
+    kernel(zoo.corpus, state, (alpha, beta, float(beta_sum)), lists, 0, n_tokens, 1, rng)
+    return n_tokens / (time.process_time() - started) / 1e6, state
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", choices=("reuters", "zipf"), default="zipf")
+    parser.add_argument("--topics", type=int, nargs="+", default=[20, 100])
+    parser.add_argument("--burn", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    corpus = zipf_corpus() if args.corpus == "zipf" else reuters()
+    print(f"# {args.corpus}, CPU {cpu_name()}, burn {args.burn}, rounds {args.rounds}")
+    for n_topics in args.topics:
+        zoo = Zoo(corpus, n_topics, 0)
+        zoo.run(args.burn)
+        table_bytes = zoo.state.word_topic.nbytes + zoo.hyper[1].nbytes
+        table_bytes += sum(a.nbytes for a in zoo.aux)
+        for prefetch in (False, True):  # loads (or compiles) both variants untimed
+            timed_sweep(zoo, prefetch, 0)
+        speeds = {False: [], True: []}
+        for seed in range(args.rounds):
+            plain, plain_state = timed_sweep(zoo, False, seed)
+            ahead, ahead_state = timed_sweep(zoo, True, seed)
+            if not all(
+                np.array_equal(a, b) for a, b in zip(plain_state, ahead_state, strict=True)
+            ):
+                raise SystemExit(f"K={n_topics} seed {seed}: prefetching changed the draws")
+            speeds[False].append(plain)
+            speeds[True].append(ahead)
+        plain, ahead = (float(np.median(speeds[p])) for p in (False, True))
+        print(
+            f"{args.corpus} K={n_topics}: word tables {table_bytes / 2**20:.1f} MiB; "
+            f"Mtok/CPU s without {plain:.2f}, with {ahead:.2f}, ratio "
+            f"{ahead / plain:.2f}; same draws",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
