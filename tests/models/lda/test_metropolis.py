@@ -17,6 +17,7 @@ from tests.support.replicates import agreement_on_replicates
 from zoo.diagnostics import agreement
 from zoo.models.lda import Data, Prior, counts_from_topics, make_kernel, metropolis_kernel
 from zoo.models.lda.metropolis import (
+    BATCH_TOKENS,
     MetropolisFault,
     _alias_draw,
     _alias_table,
@@ -94,6 +95,27 @@ def test_counts_stay_those_of_the_assignments():
     implied = counts_from_topics(data, state.topic)
     for name in ("doc_topic", "word_topic", "topic_total"):
         np.testing.assert_array_equal(getattr(state, name), getattr(implied, name))
+
+
+@pytest.mark.parametrize("cycles", [1, 2])
+def test_each_token_takes_four_fresh_uniforms_per_cycle(cycles):
+    # The uniforms are drawn a batch ahead (BATCH_TOKENS tokens of a document), four per
+    # token and cycle whether or not a proposal is accepted: the generator moves on by
+    # exactly that, also for a document longer than a batch and a token range that
+    # starts and ends inside one.
+    rng = np.random.default_rng(8)
+    long_document = rng.integers(0, 7, size=2 * BATCH_TOKENS + 37)
+    data = Data([long_document, [1, 2, 3], long_document[:50]], topics=5)
+    hyper = Prior(alpha=0.3, beta=0.2).resolve(data)
+    state = counts_from_topics(data, rng.integers(0, data.n_topics, data.n_tokens))
+    for lo, hi in [(0, data.n_tokens), (BATCH_TOKENS - 9, 2 * BATCH_TOKENS + 45)]:
+        sweep_rng, twin = np.random.default_rng(3), np.random.default_rng(3)
+        metropolis_sweep(data.corpus, state, hyper, sweep_rng, tokens=(lo, hi), cycles=cycles)
+        twin.random(4 * cycles * (hi - lo))
+        assert sweep_rng.random() == twin.random()
+        implied = counts_from_topics(data, state.topic)
+        for name in ("doc_topic", "word_topic", "topic_total"):
+            np.testing.assert_array_equal(getattr(state, name), getattr(implied, name))
 
 
 def test_same_seed_same_draws():
