@@ -4,9 +4,11 @@ Loads ``models/lda/metropolis.py`` as it was at ``--before`` (a git commit) besi
 current one, and times each on the 10M-token Zipf corpus of ``bench/lda_speed.py``:
 ``--repeats`` rounds, the two versions interleaved, each round a fresh chain from the
 same random topics, a compile call on its first 1,000 tokens, then ``--sweeps`` timed
-sweeps. Prints Mtokens per CPU second per version and round. Written for the change
-that keeps the topics in word order as well (bench/README.md: before = the commit
-before it); the two versions draw the same topics, which this checks too.
+sweeps. Prints Mtokens per CPU second per version and round, and whether the two
+versions drew the same topics. Written for the change that keeps the topics in word
+order as well (bench/README.md: before = the commit before it), which draws the same
+topics; used again for the batch of uniforms drawn ahead (before = 41567eb), which
+consumes the generator differently and so draws other topics.
 
 Run: ``python bench/lda_mh_word_order.py --before COMMIT [--topics 100 1000]
 [--sweeps 2] [--repeats 2]`` from the repository root.
