@@ -58,8 +58,9 @@ needed (commit 41567eb), timed on the same states from the same seeds: 2.45x, 2.
 and 1.80x faster on the 10-million-token Zipf corpus at K = 20, 100 and 1,000 (after
 30, 30 and 10 Gibbs sweeps); on Reuters, whose tables sit in cache, 0.93x, 0.95x,
 1.31x and 1.15x at K = 20, 100, 1,000 and 10,000 (the extra uniforms cost more than
-the prefetches save at small K). ``bench/results/lda_speed_zipf_epyc.md`` has the
-comparison with the peers.
+the prefetches save at small K). ``bench/lda_mh_word_order.py --before 41567eb``
+repeats the comparison from random topics; ``bench/README.md`` ("LDA sampler speed")
+has the comparison with the peers.
 
 Memory: the dense ``doc_topic`` (D, K) and ``word_topic`` (V, K) of
 :class:`~zoo.models.lda.counts.State` plus the index, 4 or 8 bytes per token, and the
@@ -126,8 +127,8 @@ _NO_PRIOR_BRANCH = int(MetropolisFault.NO_PRIOR_BRANCH)
 #: a batch is part of one document, so the buffer does not grow with the documents.
 BATCH_TOKENS = 256
 
-# How many tokens ahead the sweep prefetches what a token's proposals will read; 8
-# measured best of 4, 8 and 16 for the SparseLDA sweep, where the same question arises.
+# How many tokens ahead the sweep prefetches what a token's proposals will read: 4, 8
+# and 16 measured alike for the SparseLDA sweep, where the same question arises.
 _PREFETCH_DISTANCE = 8
 
 
