@@ -86,6 +86,7 @@ from zoo.models.lda.corpus import Corpus
 from zoo.models.lda.counts import State
 from zoo.models.lda.prefetch import prefetch_cell, prefetch_item
 from zoo.models.lda.sweeps import check_sweep_arrays, document_span
+from zoo.models.lda.uniforms import fill_uniforms, uniform_source
 
 __all__ = [
     "MetropolisFault",
@@ -286,7 +287,9 @@ def _metropolis_kernel(fault: int):
         # the counts of s (not of t), unless the fault leaves it in.
         own = 0.0 if fault == _COUNTS_WITH_TOKEN else 1.0
         first, stop = document_span(doc_start, lo, hi)
-        uniforms = np.empty((BATCH_TOKENS, 4 * cycles))
+        uniforms = np.empty(BATCH_TOKENS * 4 * cycles)
+        # offset[j]: where the uniforms of the batch's token j start in `uniforms`.
+        offset = np.empty(BATCH_TOKENS, dtype=np.int64)
         for _ in range(sweeps):
             for d in range(max(first, doc_first), min(stop, doc_stop)):
                 d_lo = doc_start[d]
@@ -295,11 +298,13 @@ def _metropolis_kernel(fault: int):
                 for batch_lo in range(max(lo, d_lo), d_hi, BATCH_TOKENS):
                     batch_hi = min(batch_lo + BATCH_TOKENS, d_hi)
                     # The batch's uniforms, in token order, for the tokens this block
-                    # updates (its word group's): 4 per token and cycle.
+                    # updates (its word group's): 4 per token and cycle, in one run.
+                    drawn = 0
                     for i in range(batch_lo, batch_hi):
                         if group < 0 or word_group[token_word[i]] == group:
-                            for c in range(4 * cycles):
-                                uniforms[i - batch_lo, c] = rng.random()
+                            offset[i - batch_lo] = drawn
+                            drawn += 4 * cycles
+                    fill_uniforms(rng, uniforms, drawn)
                     # From PREFETCH_DISTANCE tokens before the batch: each pass asks for
                     # what the token that far ahead will read in its first cycle (n_sw;
                     # n_tw for its doc proposal's likely t; its word proposal's token;
@@ -314,12 +319,12 @@ def _metropolis_kernel(fault: int):
                             if group < 0 or word_group[w] == group:
                                 j = ahead - batch_lo
                                 prefetch_cell(word_topic, w, topic[ahead])
-                                u = uniforms[j, 0] * (n_d + alpha_sum)
+                                u = uniforms[offset[j]] * (n_d + alpha_sum)
                                 if u < n_d:
                                     prefetch_cell(word_topic, w, topic[d_lo + int(u)])
                                 w_lo = word_start[w]
                                 n_w = word_start[w + 1] - w_lo
-                                u = uniforms[j, 2] * (n_w + n_topics * beta[w])
+                                u = uniforms[offset[j] + 2] * (n_w + n_topics * beta[w])
                                 if u < n_w:
                                     prefetch_item(by_word, w_lo + int(u))
                                 prefetch_item(by_word, slot[ahead])
@@ -328,7 +333,7 @@ def _metropolis_kernel(fault: int):
                         w = token_word[i]
                         if group >= 0 and word_group[w] != group:
                             continue
-                        j = i - batch_lo
+                        own_uniforms = offset[i - batch_lo]
                         beta_w = beta[w]
                         w_lo = word_start[w]
                         n_w = word_start[w + 1] - w_lo
@@ -336,9 +341,9 @@ def _metropolis_kernel(fault: int):
                         for c in range(0, 4 * cycles, 4):
                             # Doc proposal: q(k) ∝ n_dk + alpha_k, token i counted.
                             if fault == _NO_PRIOR_BRANCH:
-                                u = uniforms[j, c] * n_d
+                                u = uniforms[own_uniforms + c] * n_d
                             else:
-                                u = uniforms[j, c] * (n_d + alpha_sum)
+                                u = uniforms[own_uniforms + c] * (n_d + alpha_sum)
                             if u < n_d:
                                 t = topic[d_lo + int(u)]
                             else:
@@ -349,12 +354,12 @@ def _metropolis_kernel(fault: int):
                                 if fault == _NO_PROPOSAL_RATIO:
                                     up *= doc_topic[d, t] + alpha[t]
                                     down *= doc_topic[d, s] - own + alpha[s]
-                                if uniforms[j, c + 1] * down < up:
+                                if uniforms[own_uniforms + c + 1] * down < up:
                                     _move(i, d, w, s, t, topic, doc_topic, word_topic, totals)
                                     by_word[slot[i]] = t
                                     s = t
                             # Word proposal: q(k) ∝ n_kw + beta_w, token i counted.
-                            u = uniforms[j, c + 2] * (n_w + n_topics * beta_w)
+                            u = uniforms[own_uniforms + c + 2] * (n_w + n_topics * beta_w)
                             if u < n_w:
                                 t = by_word[w_lo + int(u)]
                             else:
@@ -365,7 +370,7 @@ def _metropolis_kernel(fault: int):
                                 if fault == _NO_PROPOSAL_RATIO:
                                     up *= word_topic[w, t] + beta_w
                                     down *= word_topic[w, s] - own + beta_w
-                                if uniforms[j, c + 3] * down < up:
+                                if uniforms[own_uniforms + c + 3] * down < up:
                                     _move(i, d, w, s, t, topic, doc_topic, word_topic, totals)
                                     by_word[slot[i]] = t
                                     s = t
@@ -403,8 +408,9 @@ def metropolis_sweep(
         As ``Prior.resolve(data)`` returns them: float64 ``alpha`` (K,), ``beta`` (V,) and
         ``beta.sum()``.
     rng : numpy.random.Generator
-        Advanced in place by numba (four uniforms per token and cycle at most) with one
-        part; with several, each thread draws from its own ``rng.spawn(parts)`` child.
+        Advanced in place, four uniforms per token and cycle, exactly as that many
+        ``rng.random()`` calls would (:mod:`zoo.models.lda.uniforms`), with one part;
+        with several, each thread draws from its own ``rng.spawn(parts)`` child.
     sweeps : int
         Sweeps to run (default 1).
     cycles : int
@@ -476,8 +482,9 @@ def metropolis_sweep(
         # not read, so no partition is built), the state's own totals, the caller's
         # generator advanced in place (as the Gibbs sweep's).
         no_groups = np.zeros(0, dtype=np.int64)
-        kernel(corpus, state, state.topic_total, hyper, words, no_groups, -1, 0,
-               state.doc_topic.shape[0], lo, hi, int(sweeps), int(cycles), rng)  # fmt: skip
+        with uniform_source(rng) as source:
+            kernel(corpus, state, state.topic_total, hyper, words, no_groups, -1, 0,
+                   state.doc_topic.shape[0], lo, hi, int(sweeps), int(cycles), source)  # fmt: skip
         return
     if partition is None:
         partition = build_partition(corpus, n_words, parts)
@@ -489,8 +496,9 @@ def metropolis_sweep(
 
     def run_block(p: int, epoch: int, totals: np.ndarray) -> None:
         group, first, stop = (p + epoch) % parts, starts[p], starts[p + 1]
-        kernel(corpus, state, totals, hyper, words, groups, group, first, stop, lo, hi, 1,
-               cycles, rngs[p])  # fmt: skip
+        with uniform_source(rngs[p]) as source:
+            kernel(corpus, state, totals, hyper, words, groups, group, first, stop, lo, hi, 1,
+                   cycles, source)  # fmt: skip
 
     for _ in range(int(sweeps)):
         for epoch in range(parts):

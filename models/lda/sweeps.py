@@ -87,9 +87,11 @@ and 1.30x at K = 100 (after 30 sweeps), 1.18x at K = 1,000 (after 10); on Reuter
 4,258, the tables in cache) 0.95x to 1.04x at K = 20 to 10,000, so every sweep does it
 (``bench/lda_prefetch.py``; figures in ``bench/results/lda_prefetch.md``).
 
-Random numbers: one fresh ``rng.random()`` per token from the ``numpy.random.Generator``
-handed to the numba function (numba advances the generator's own state), never a
-recycled buffer.
+Random numbers: one fresh uniform per token from the caller's ``numpy.random.Generator``,
+never a recycled buffer: exactly the numbers ``rng.random()`` would give, drawn through
+:func:`zoo.models.lda.uniforms.uniform` (for a PCG64 generator, NumPy's default, its
+stream stepped inline and the generator's state written back; for any other,
+``rng.random()`` itself).
 
 Layout of the arguments: :mod:`zoo.models.lda.corpus` and :mod:`zoo.models.lda.counts`.
 """
@@ -106,6 +108,7 @@ from zoo.core.arguments import as_int
 from zoo.models.lda.corpus import Corpus
 from zoo.models.lda.counts import State
 from zoo.models.lda.prefetch import prefetch_cell, prefetch_item
+from zoo.models.lda.uniforms import uniform, uniform_source
 
 __all__ = [
     "SPARSE_FROM_TOPICS",
@@ -372,7 +375,7 @@ def _sparse_range(
                     q_cumulative[slot] = q
 
                 beta_w = beta[w]
-                u = rng.random() * (q + beta_w * (doc_draw + smooth_draw))
+                u = uniform(rng) * (q + beta_w * (doc_draw + smooth_draw))
                 if u < q:
                     new_k = np.int64(
                         word_list[start + _first_above(q_cumulative, n_word_topics, u)]
@@ -506,7 +509,7 @@ def _dense_range(corpus, state, hyper, token_lo, token_hi, sweeps, rng, fault):
                 for k in range(n_topics):
                     total += coef[k] * (word_topic[w, k] + beta_w)
                     cumulative[k] = total
-                new = _first_above(cumulative, n_topics, rng.random() * total)
+                new = _first_above(cumulative, n_topics, uniform(rng) * total)
                 if fault == _TOKEN_NOT_REMOVED:
                     if new != old:
                         _dense_count(d, w, old, -1, state, alpha, beta_sum, inv_denom, coef)
@@ -546,7 +549,7 @@ def _held_out_range(corpus, state, alpha, phi, token_lo, token_hi, sweeps, rng):
                 for kk in range(n_topics):
                     total += (doc_topic[d, kk] + alpha[kk]) * phi[kk, w]
                     cumulative[kk] = total
-                k = _first_above(cumulative, n_topics, rng.random() * total)
+                k = _first_above(cumulative, n_topics, uniform(rng) * total)
                 doc_topic[d, k] += 1
                 word_topic[w, k] += 1
                 topic_total[k] += 1
@@ -713,7 +716,8 @@ def sweep(
         phi = np.asarray(phi)
         if phi.shape != state.word_topic.shape[::-1] or phi.dtype != np.float64:
             raise ValueError(f"phi: must be float64 (K, V) = {state.word_topic.shape[::-1]}")
-        _held_out_range(corpus, state, alpha, phi, lo, hi, int(sweeps), rng)
+        with uniform_source(rng) as source:
+            _held_out_range(corpus, state, alpha, phi, lo, hi, int(sweeps), source)
         return
     if fault == Fault.BETA_NOT_TIMES_V:
         # A wrong hyperparameter, not a wrong kernel: the chosen kernel runs as is.
@@ -729,11 +733,13 @@ def sweep(
     if kernel == "dense":
         if word_lists is not None:
             raise ValueError("word_lists: the dense kernel does not keep them; pass None")
-        _DENSE_KERNELS[fault](corpus, state, hyper, lo, hi, int(sweeps), rng)
+        with uniform_source(rng) as source:
+            _DENSE_KERNELS[fault](corpus, state, hyper, lo, hi, int(sweeps), source)
         return
     if word_lists is None:
         word_lists = build_word_lists(state.word_topic)
     elif word_lists.word_nnz.shape[0] != state.word_topic.shape[0]:
         raise ValueError("word_lists: built for another vocabulary")
     lists = WordLists(*word_lists)
-    _SPARSE_KERNELS[fault](corpus, state, hyper, lists, lo, hi, int(sweeps), rng)
+    with uniform_source(rng) as source:
+        _SPARSE_KERNELS[fault](corpus, state, hyper, lists, lo, hi, int(sweeps), source)
