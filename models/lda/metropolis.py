@@ -236,11 +236,15 @@ class Partition(NamedTuple):
 
     Document group ``p`` is documents ``doc_group_start[p] <= d < doc_group_start[p + 1]``;
     word ``w`` is in group ``word_group[w]``. Both are contiguous ranges (of document and
-    of word ids) holding about ``N / parts`` tokens each.
+    of word ids) holding about ``N / parts`` tokens each. ``token_group[i]`` is the word
+    group of token ``i`` (narrowest unsigned type): a block walks its documents' tokens
+    and reads it in token order, where ``word_group[token_word[i]]`` would be a random
+    read per token and epoch.
     """
 
     doc_group_start: np.ndarray
     word_group: np.ndarray
+    token_group: np.ndarray
 
 
 def build_partition(corpus: Corpus, n_words: int, parts: int) -> Partition:
@@ -257,7 +261,8 @@ def build_partition(corpus: Corpus, n_words: int, parts: int) -> Partition:
     frequency = np.bincount(corpus.token_word, minlength=n_words)
     before = np.cumsum(frequency) - frequency  # tokens of the words before w
     word_group = np.minimum((before * parts) // max(n_tokens, 1), parts - 1).astype(np.int64)
-    return Partition(doc_group_start, word_group)
+    token_group = word_group.astype(np.min_scalar_type(parts - 1))[corpus.token_word]
+    return Partition(doc_group_start, word_group, token_group)
 
 
 def _metropolis_kernel(fault: int):
@@ -272,7 +277,7 @@ def _metropolis_kernel(fault: int):
 
     @numba.njit(cache=True, nogil=True)
     def metropolis_block(
-        corpus, state, totals, hyper, words, word_group, group, doc_first, doc_stop, lo, hi,
+        corpus, state, totals, hyper, words, token_group, group, doc_first, doc_stop, lo, hi,
         sweeps, cycles, rng,
     ):  # fmt: skip
         token_word, doc_start = corpus
@@ -301,7 +306,7 @@ def _metropolis_kernel(fault: int):
                     # updates (its word group's): 4 per token and cycle, in one run.
                     drawn = 0
                     for i in range(batch_lo, batch_hi):
-                        if group < 0 or word_group[token_word[i]] == group:
+                        if group < 0 or token_group[i] == group:
                             offset[i - batch_lo] = drawn
                             drawn += 4 * cycles
                     fill_uniforms(rng, uniforms, drawn)
@@ -314,25 +319,24 @@ def _metropolis_kernel(fault: int):
                     # call with array arguments costs reference-count updates per token.)
                     for i in range(batch_lo - _PREFETCH_DISTANCE, batch_hi):
                         ahead = i + _PREFETCH_DISTANCE
-                        if ahead < batch_hi:
+                        if ahead < batch_hi and (group < 0 or token_group[ahead] == group):
                             w = token_word[ahead]
-                            if group < 0 or word_group[w] == group:
-                                j = ahead - batch_lo
-                                prefetch_cell(word_topic, w, topic[ahead])
-                                u = uniforms[offset[j]] * (n_d + alpha_sum)
-                                if u < n_d:
-                                    prefetch_cell(word_topic, w, topic[d_lo + int(u)])
-                                w_lo = word_start[w]
-                                n_w = word_start[w + 1] - w_lo
-                                u = uniforms[offset[j] + 2] * (n_w + n_topics * beta[w])
-                                if u < n_w:
-                                    prefetch_item(by_word, w_lo + int(u))
-                                prefetch_item(by_word, slot[ahead])
+                            j = ahead - batch_lo
+                            prefetch_cell(word_topic, w, topic[ahead])
+                            u = uniforms[offset[j]] * (n_d + alpha_sum)
+                            if u < n_d:
+                                prefetch_cell(word_topic, w, topic[d_lo + int(u)])
+                            w_lo = word_start[w]
+                            n_w = word_start[w + 1] - w_lo
+                            u = uniforms[offset[j] + 2] * (n_w + n_topics * beta[w])
+                            if u < n_w:
+                                prefetch_item(by_word, w_lo + int(u))
+                            prefetch_item(by_word, slot[ahead])
                         if i < batch_lo:
                             continue
-                        w = token_word[i]
-                        if group >= 0 and word_group[w] != group:
+                        if group >= 0 and token_group[i] != group:
                             continue
+                        w = token_word[i]
                         own_uniforms = offset[i - batch_lo]
                         beta_w = beta[w]
                         w_lo = word_start[w]
@@ -473,6 +477,8 @@ def metropolis_sweep(
             raise ValueError(f"partition: built for {built} parts")
         if partition.word_group.shape[0] != n_words:
             raise ValueError("partition: built for another vocabulary")
+        if partition.token_group.shape[0] != n_tokens:
+            raise ValueError("partition: built for another corpus")
     hyper = (alpha, beta, float(beta_sum))
     kernel = _KERNELS[fault]
     # The word proposal's view of the topics, in word order (O(N) per call).
@@ -488,7 +494,7 @@ def metropolis_sweep(
         return
     if partition is None:
         partition = build_partition(corpus, n_words, parts)
-    groups = partition.word_group
+    groups = partition.token_group
     rngs = rng.spawn(parts)
     starts = partition.doc_group_start
     pool = _threads(parts)

@@ -247,6 +247,9 @@ def test_the_partition_splits_documents_and_words_by_tokens():
     assert abs(int(tokens[1]) - data.n_tokens / 2) <= lengths.max()
     assert set(np.unique(partition.word_group)) <= {0, 1}
     assert np.all(np.diff(partition.word_group) >= 0)  # contiguous ranges of word ids
+    np.testing.assert_array_equal(
+        partition.token_group, partition.word_group[data.corpus.token_word]
+    )
     # More parts than documents: empty groups, still a valid sweep.
     many = build_partition(data.corpus, data.n_words, 10)
     assert many.doc_group_start[-1] == data.n_documents
