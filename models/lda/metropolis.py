@@ -52,15 +52,14 @@ even when the proposal is the current topic and it goes unused). A uniform drawn
 is as fresh and as independent of the state as one drawn on the spot, and each is used
 once, so every step is the same Metropolis-Hastings kernel; but now where a token's
 proposals will read is known (it depends on the uniform and on ``n_d``, ``n_w`` only),
-and the sweep prefetches (:mod:`zoo.models.lda.prefetch`) those places
-:data:`_PREFETCH_DISTANCE` tokens ahead. Against the sweep that drew each uniform when
-needed (commit 41567eb), timed on the same states from the same seeds: 2.45x, 2.72x
-and 1.80x faster on the 10-million-token Zipf corpus at K = 20, 100 and 1,000 (after
-30, 30 and 10 Gibbs sweeps); on Reuters, whose tables sit in cache, 0.93x, 0.95x,
-1.31x and 1.15x at K = 20, 100, 1,000 and 10,000 (the extra uniforms cost more than
-the prefetches save at small K). ``bench/lda_mh_word_order.py --before 41567eb``
-repeats the comparison from random topics; ``bench/README.md`` ("LDA sampler speed")
-has the comparison with the peers.
+and the sweep prefetches those places :data:`~zoo.models.lda.prefetch.PREFETCH_DISTANCE`
+tokens ahead. Against the sweep that drew each uniform when needed (commit 41567eb),
+timed on the same states from the same seeds: 2.45x, 2.72x and 1.80x faster on the
+10-million-token Zipf corpus at K = 20, 100 and 1,000 (after 30, 30 and 10 Gibbs
+sweeps); on Reuters, whose tables sit in cache, 0.93x, 0.95x, 1.31x and 1.15x at K = 20,
+100, 1,000 and 10,000 (the extra uniforms cost more than the prefetches save at small
+K). ``bench/lda_mh_word_order.py --before 41567eb`` repeats the comparison from random
+topics; ``bench/README.md`` ("LDA sampler speed") has the comparison with the peers.
 
 Memory: the dense ``doc_topic`` (D, K) and ``word_topic`` (V, K) of
 :class:`~zoo.models.lda.counts.State` plus the index, 4 or 8 bytes per token, and the
@@ -84,7 +83,7 @@ import numpy as np
 from zoo.core.arguments import as_int
 from zoo.models.lda.corpus import Corpus
 from zoo.models.lda.counts import State
-from zoo.models.lda.prefetch import prefetch_cell, prefetch_item
+from zoo.models.lda.prefetch import PREFETCH_DISTANCE, prefetch_cell, prefetch_item
 from zoo.models.lda.sweeps import check_sweep_arrays, document_span
 from zoo.models.lda.uniforms import fill_uniforms, uniform_source
 
@@ -127,10 +126,6 @@ _NO_PRIOR_BRANCH = int(MetropolisFault.NO_PRIOR_BRANCH)
 #: Tokens whose uniforms are drawn before they are updated (see the module docstring):
 #: a batch is part of one document, so the buffer does not grow with the documents.
 BATCH_TOKENS = 256
-
-# How many tokens ahead the sweep prefetches what a token's proposals will read: 4, 8
-# and 16 measured alike for the SparseLDA sweep, where the same question arises.
-_PREFETCH_DISTANCE = 8
 
 
 class WordTokens(NamedTuple):
@@ -317,8 +312,8 @@ def _metropolis_kernel(fault: int):
                     # uniforms. A hint: a topic that changes before that token's turn
                     # only makes the hint miss. (Written out here, not in a helper: a
                     # call with array arguments costs reference-count updates per token.)
-                    for i in range(batch_lo - _PREFETCH_DISTANCE, batch_hi):
-                        ahead = i + _PREFETCH_DISTANCE
+                    for i in range(batch_lo - PREFETCH_DISTANCE, batch_hi):
+                        ahead = i + PREFETCH_DISTANCE
                         if ahead < batch_hi and (group < 0 or token_group[ahead] == group):
                             w = token_word[ahead]
                             j = ahead - batch_lo

@@ -23,7 +23,12 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-__all__ = ["prefetch_cell", "prefetch_item"]
+__all__ = ["PREFETCH_DISTANCE", "prefetch_cell", "prefetch_item"]
+
+#: How many tokens ahead the kernels ask for what a token will read (the SparseLDA sweep
+#: asks for a word's offsets twice as far ahead): 4, 8 and 16 measured alike on the Zipf
+#: corpus at K = 20.
+PREFETCH_DISTANCE = 8
 
 
 def _emit_prefetch(context, builder, array_type, array, indices):

@@ -107,7 +107,7 @@ import numpy as np
 from zoo.core.arguments import as_int
 from zoo.models.lda.corpus import Corpus
 from zoo.models.lda.counts import State
-from zoo.models.lda.prefetch import prefetch_cell, prefetch_item
+from zoo.models.lda.prefetch import PREFETCH_DISTANCE, prefetch_cell, prefetch_item
 from zoo.models.lda.uniforms import uniform, uniform_source
 
 __all__ = [
@@ -124,10 +124,6 @@ __all__ = [
 #: Smallest K at which :func:`sweep` uses the sparse buckets rather than the dense loop
 #: (on Reuters the two tie at K = 2 and the sparse one is 1.2x faster at K = 5).
 SPARSE_FROM_TOPICS = 4
-
-# How many tokens ahead the sparse kernel prefetches a word's rows (and twice as far
-# the word's offsets): 4, 8 and 16 measured alike on the Zipf corpus at K = 20.
-_PREFETCH_DISTANCE = 8
 
 
 class Fault(IntEnum):
@@ -334,13 +330,13 @@ def _sparse_range(
                     # Rows of the words ahead: the offsets of the word 2 x distance
                     # ahead, then (those offsets now cached) the rows of the word at
                     # distance. A hint only: the draws are the same without it.
-                    if i + 2 * _PREFETCH_DISTANCE < token_hi:
-                        w_far = token_word[i + 2 * _PREFETCH_DISTANCE]
+                    if i + 2 * PREFETCH_DISTANCE < token_hi:
+                        w_far = token_word[i + 2 * PREFETCH_DISTANCE]
                         prefetch_item(word_list_start, w_far)
                         prefetch_item(word_nnz, w_far)
                         prefetch_item(beta, w_far)
-                    if i + _PREFETCH_DISTANCE < token_hi:
-                        w_near = token_word[i + _PREFETCH_DISTANCE]
+                    if i + PREFETCH_DISTANCE < token_hi:
+                        w_near = token_word[i + PREFETCH_DISTANCE]
                         prefetch_cell(word_topic, w_near, 0)
                         prefetch_cell(word_topic, w_near, n_topics - 1)
                         prefetch_item(word_list, word_list_start[w_near])

@@ -296,6 +296,24 @@ def test_prefetching_the_words_ahead_changes_no_draw():
     )
 
 
+def test_a_sweep_draws_the_same_with_either_source():
+    # The sweep hands the kernel PCG64's state; the same kernel fed the Generator itself
+    # (numba's rng.random()) must leave the same topics and the generator at the same place.
+    rng = np.random.default_rng(31)
+    token_word, doc_start = make_corpus(rng, 12, 60, 30)
+    inline = Chain(token_word, doc_start, 9, 60, 0.1, 0.01, seed=2)
+    called = Chain(token_word, doc_start, 9, 60, 0.1, 0.01, seed=2)
+    rng_inline, rng_called = np.random.default_rng(4), np.random.default_rng(4)
+    kernel = sweeps._SPARSE_KERNELS[sweeps.Fault.NONE]
+    for _ in range(3):
+        inline.sweep(rng_inline)
+        lists = sweeps.WordLists(*called.word_lists)
+        kernel(called.corpus, called.state, called.hyper, lists, 0, token_word.shape[0], 1,
+               rng_called)  # fmt: skip
+    np.testing.assert_array_equal(inline.topic, called.topic)
+    assert rng_inline.bit_generator.state == rng_called.bit_generator.state
+
+
 def test_the_generator_advances_one_uniform_per_token():
     # Fresh uniforms, no recycled buffer: the generator's state moves on by N draws.
     rng = np.random.default_rng(11)

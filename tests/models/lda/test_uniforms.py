@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from zoo.models.lda import sweeps
 from zoo.models.lda.uniforms import (
     draw_uniforms,
     pcg64_state,
@@ -44,23 +43,3 @@ def test_a_state_from_another_stream_is_refused():
     words = pcg64_state(np.random.default_rng(1))
     with pytest.raises(ValueError, match="increment"):
         set_pcg64_state(np.random.default_rng(2), words)
-
-
-def test_a_sweep_draws_the_same_with_either_source():
-    # The sweep hands the kernel PCG64's state; the same kernel fed the Generator itself
-    # (numba's rng.random()) must leave the same topics and the generator at the same place.
-    from tests.models.lda.test_sparse import Chain, make_corpus
-
-    rng = np.random.default_rng(31)
-    token_word, doc_start = make_corpus(rng, 12, 60, 30)
-    inline = Chain(token_word, doc_start, 9, 60, 0.1, 0.01, seed=2)
-    called = Chain(token_word, doc_start, 9, 60, 0.1, 0.01, seed=2)
-    rng_inline, rng_called = np.random.default_rng(4), np.random.default_rng(4)
-    kernel = sweeps._SPARSE_KERNELS[sweeps.Fault.NONE]
-    for _ in range(3):
-        inline.sweep(rng_inline)
-        lists = sweeps.WordLists(*called.word_lists)
-        kernel(called.corpus, called.state, called.hyper, lists, 0, token_word.shape[0], 1,
-               rng_called)  # fmt: skip
-    np.testing.assert_array_equal(inline.topic, called.topic)
-    assert rng_inline.bit_generator.state == rng_called.bit_generator.state
