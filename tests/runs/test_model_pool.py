@@ -1,9 +1,11 @@
 """Several models sampled at once (zoo.runs.model_pool): the same draws, Ctrl-C kept."""
 
 import multiprocessing
+import signal
 import time
 
 import numpy as np
+import pytest
 
 from zoo.runs import model_pool
 from zoo.runs.model_pool import ModelPool
@@ -32,7 +34,20 @@ def test_two_at_once_draw_exactly_what_one_after_the_other_draws():
     assert not multiprocessing.active_children()  # the workers are gone
 
 
-def test_interrupt_reaches_the_workers_and_keeps_what_they_drew():
+@pytest.fixture(params=["inherited", "ignored"])
+def sigint(request):
+    """This process's SIGINT handler: Python's own, or ignored (as in a background job).
+
+    A shell without job control starts a background command with SIGINT ignored, and
+    its children inherit that; the workers must still hear the pool's interrupt.
+    """
+    handler = signal.SIG_IGN if request.param == "ignored" else signal.default_int_handler
+    previous = signal.signal(signal.SIGINT, handler)
+    yield request.param
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_interrupt_reaches_the_workers_and_keeps_what_they_drew(sigint):
     # Long runs, so that the workers are still sampling when interrupted; whatever they
     # drew comes back marked as interrupted (a run cut short in warm-up has no draws).
     settings = dict(draws=10**5, tune=100, chains=2, engines=("gibbs",))

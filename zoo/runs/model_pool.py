@@ -208,6 +208,11 @@ def _start_worker(stopping) -> None:
     global _stopping
     _stopping = stopping
     leave_terminal_group()
+    # SIGINT is how the zoo stops this worker, so the worker must hear it whatever it
+    # inherited: a zoo started in the background by a shell without job control (a
+    # script's `zoo check --jobs 2 &`, a CI runner) has SIGINT ignored, its workers too,
+    # and they then drew to the end of their runs after being told to stop.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _travels(model) -> bool:
