@@ -288,23 +288,23 @@ def _metropolis_kernel(fault: int):
         own = 0.0 if fault == _COUNTS_WITH_TOKEN else 1.0
         first, stop = document_span(doc_start, lo, hi)
         uniforms = np.empty(BATCH_TOKENS * 4 * cycles)
-        # offset[j]: where the uniforms of the batch's token j start in `uniforms`.
-        offset = np.empty(BATCH_TOKENS, dtype=np.int64)
+        # batch[:n_batch]: the tokens of the batch this block updates (its word group's),
+        # in token order; token batch[j]'s uniforms are uniforms[4 * cycles * j:][:4 * cycles].
+        batch = np.empty(BATCH_TOKENS, dtype=np.int64)
         for _ in range(sweeps):
             for d in range(max(first, doc_first), min(stop, doc_stop)):
                 d_lo = doc_start[d]
                 n_d = doc_start[d + 1] - d_lo
                 d_hi = min(hi, d_lo + n_d)
                 for batch_lo in range(max(lo, d_lo), d_hi, BATCH_TOKENS):
-                    batch_hi = min(batch_lo + BATCH_TOKENS, d_hi)
-                    # The batch's uniforms, in token order, for the tokens this block
-                    # updates (its word group's): 4 per token and cycle, in one run.
-                    drawn = 0
-                    for i in range(batch_lo, batch_hi):
-                        if group < 0 or token_group[i] == group:
-                            offset[i - batch_lo] = drawn
-                            drawn += 4 * cycles
-                    fill_uniforms(rng, uniforms, drawn)
+                    # Gathered first, without a branch per token (half the tokens of a
+                    # threaded block's documents are the other word group's, in no
+                    # predictable order), so that the loops below see only this block's.
+                    n_batch = 0
+                    for i in range(batch_lo, min(batch_lo + BATCH_TOKENS, d_hi)):
+                        batch[n_batch] = i
+                        n_batch += 1 if group < 0 else int(token_group[i] == group)
+                    fill_uniforms(rng, uniforms, 4 * cycles * n_batch)
                     # From PREFETCH_DISTANCE tokens before the batch: each pass asks for
                     # what the token that far ahead will read in its first cycle (n_sw;
                     # n_tw for its doc proposal's likely t; its word proposal's token;
@@ -312,27 +312,26 @@ def _metropolis_kernel(fault: int):
                     # uniforms. A hint: a topic that changes before that token's turn
                     # only makes the hint miss. (Written out here, not in a helper: a
                     # call with array arguments costs reference-count updates per token.)
-                    for i in range(batch_lo - PREFETCH_DISTANCE, batch_hi):
-                        ahead = i + PREFETCH_DISTANCE
-                        if ahead < batch_hi and (group < 0 or token_group[ahead] == group):
-                            w = token_word[ahead]
-                            j = ahead - batch_lo
-                            prefetch_cell(word_topic, w, topic[ahead])
-                            u = uniforms[offset[j]] * (n_d + alpha_sum)
+                    for j in range(-PREFETCH_DISTANCE, n_batch):
+                        ahead = j + PREFETCH_DISTANCE
+                        if ahead < n_batch:
+                            i = batch[ahead]
+                            w = token_word[i]
+                            prefetch_cell(word_topic, w, topic[i])
+                            u = uniforms[4 * cycles * ahead] * (n_d + alpha_sum)
                             if u < n_d:
                                 prefetch_cell(word_topic, w, topic[d_lo + int(u)])
                             w_lo = word_start[w]
                             n_w = word_start[w + 1] - w_lo
-                            u = uniforms[offset[j] + 2] * (n_w + n_topics * beta[w])
+                            u = uniforms[4 * cycles * ahead + 2] * (n_w + n_topics * beta[w])
                             if u < n_w:
                                 prefetch_item(by_word, w_lo + int(u))
-                            prefetch_item(by_word, slot[ahead])
-                        if i < batch_lo:
+                            prefetch_item(by_word, slot[i])
+                        if j < 0:
                             continue
-                        if group >= 0 and token_group[i] != group:
-                            continue
+                        i = batch[j]
                         w = token_word[i]
-                        own_uniforms = offset[i - batch_lo]
+                        own_uniforms = 4 * cycles * j
                         beta_w = beta[w]
                         w_lo = word_start[w]
                         n_w = word_start[w + 1] - w_lo
