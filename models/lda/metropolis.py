@@ -127,6 +127,9 @@ _NO_PRIOR_BRANCH = int(MetropolisFault.NO_PRIOR_BRANCH)
 #: a batch is part of one document, so the buffer does not grow with the documents.
 BATCH_TOKENS = 256
 
+#: An array index as an unsigned integer, which numba does not wrap around (see the sweep).
+_u = np.uintp
+
 
 class WordTokens(NamedTuple):
     """The tokens of each word: word ``w``'s are ``token[start[w]:start[w + 1]]``.
@@ -312,65 +315,74 @@ def _metropolis_kernel(fault: int):
                     # uniforms. A hint: a topic that changes before that token's turn
                     # only makes the hint miss. (Written out here, not in a helper: a
                     # call with array arguments costs reference-count updates per token.)
+                    # Indices as unsigned integers (`_u`): numba wraps a negative signed
+                    # index around (a compare, an add and a select per access, with the
+                    # array's shape kept in a register or reloaded); these are never
+                    # negative, and skipping it made the sweep 21% faster (Zipf, K = 20;
+                    # 34 to 45 million tokens per CPU second on Reuters, K = 20).
                     for j in range(-PREFETCH_DISTANCE, n_batch):
                         ahead = j + PREFETCH_DISTANCE
                         if ahead < n_batch:
-                            i = batch[ahead]
-                            w = token_word[i]
+                            i = _u(batch[_u(ahead)])
+                            w = _u(token_word[i])
                             prefetch_cell(word_topic, w, topic[i])
-                            u = uniforms[4 * cycles * ahead] * (n_d + alpha_sum)
+                            u = uniforms[_u(4 * cycles * ahead)] * (n_d + alpha_sum)
                             if u < n_d:
-                                prefetch_cell(word_topic, w, topic[d_lo + int(u)])
+                                prefetch_cell(word_topic, w, topic[_u(d_lo + int(u))])
                             w_lo = word_start[w]
-                            n_w = word_start[w + 1] - w_lo
-                            u = uniforms[4 * cycles * ahead + 2] * (n_w + n_topics * beta[w])
+                            n_w = word_start[w + _u(1)] - w_lo
+                            u = uniforms[_u(4 * cycles * ahead + 2)] * (n_w + n_topics * beta[w])
                             if u < n_w:
                                 prefetch_item(by_word, w_lo + int(u))
                             prefetch_item(by_word, slot[i])
                         if j < 0:
                             continue
-                        i = batch[j]
-                        w = token_word[i]
+                        i = _u(batch[_u(j)])
+                        w = _u(token_word[i])
                         own_uniforms = 4 * cycles * j
                         beta_w = beta[w]
                         w_lo = word_start[w]
-                        n_w = word_start[w + 1] - w_lo
-                        s = topic[i]
+                        n_w = word_start[w + _u(1)] - w_lo
+                        s = _u(topic[i])
                         for c in range(0, 4 * cycles, 4):
                             # Doc proposal: q(k) ∝ n_dk + alpha_k, token i counted.
                             if fault == _NO_PRIOR_BRANCH:
-                                u = uniforms[own_uniforms + c] * n_d
+                                u = uniforms[_u(own_uniforms + c)] * n_d
                             else:
-                                u = uniforms[own_uniforms + c] * (n_d + alpha_sum)
+                                u = uniforms[_u(own_uniforms + c)] * (n_d + alpha_sum)
                             if u < n_d:
-                                t = topic[d_lo + int(u)]
+                                t = _u(topic[_u(d_lo + int(u))])
                             else:
-                                t = _alias_draw(keep, alias, (u - n_d) / alpha_sum)
+                                t = _u(_alias_draw(keep, alias, (u - n_d) / alpha_sum))
                             if t != s:
                                 up = (word_topic[w, t] + beta_w) * (totals[s] - own + beta_sum)
                                 down = (word_topic[w, s] - own + beta_w) * (totals[t] + beta_sum)
                                 if fault == _NO_PROPOSAL_RATIO:
-                                    up *= doc_topic[d, t] + alpha[t]
-                                    down *= doc_topic[d, s] - own + alpha[s]
-                                if uniforms[own_uniforms + c + 1] * down < up:
-                                    _move(i, d, w, s, t, topic, doc_topic, word_topic, totals)
-                                    by_word[slot[i]] = t
+                                    up *= doc_topic[_u(d), t] + alpha[t]
+                                    down *= doc_topic[_u(d), s] - own + alpha[s]
+                                if uniforms[_u(own_uniforms + c + 1)] * down < up:
+                                    _move(i, _u(d), w, s, t, topic, doc_topic, word_topic, totals)
+                                    by_word[_u(slot[i])] = t
                                     s = t
                             # Word proposal: q(k) ∝ n_kw + beta_w, token i counted.
-                            u = uniforms[own_uniforms + c + 2] * (n_w + n_topics * beta_w)
+                            u = uniforms[_u(own_uniforms + c + 2)] * (n_w + n_topics * beta_w)
                             if u < n_w:
-                                t = by_word[w_lo + int(u)]
+                                t = _u(by_word[_u(w_lo + int(u))])
                             else:
-                                t = min(int((u - n_w) / beta_w), n_topics - 1)
+                                t = _u(min(int((u - n_w) / beta_w), n_topics - 1))
                             if t != s:
-                                up = (doc_topic[d, t] + alpha[t]) * (totals[s] - own + beta_sum)
-                                down = (doc_topic[d, s] - own + alpha[s]) * (totals[t] + beta_sum)
+                                up = (doc_topic[_u(d), t] + alpha[t]) * (
+                                    totals[s] - own + beta_sum
+                                )
+                                down = (doc_topic[_u(d), s] - own + alpha[s]) * (
+                                    totals[t] + beta_sum
+                                )
                                 if fault == _NO_PROPOSAL_RATIO:
                                     up *= word_topic[w, t] + beta_w
                                     down *= word_topic[w, s] - own + beta_w
-                                if uniforms[own_uniforms + c + 3] * down < up:
-                                    _move(i, d, w, s, t, topic, doc_topic, word_topic, totals)
-                                    by_word[slot[i]] = t
+                                if uniforms[_u(own_uniforms + c + 3)] * down < up:
+                                    _move(i, _u(d), w, s, t, topic, doc_topic, word_topic, totals)
+                                    by_word[_u(slot[i])] = t
                                     s = t
 
     return metropolis_block
