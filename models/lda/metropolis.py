@@ -299,6 +299,7 @@ def _metropolis_kernel(fault: int):
                 d_lo = doc_start[d]
                 n_d = doc_start[d + 1] - d_lo
                 d_hi = min(hi, d_lo + n_d)
+                row = _u(d)  # d as an index, once per document (see `_u` below)
                 for batch_lo in range(max(lo, d_lo), d_hi, BATCH_TOKENS):
                     # Gathered first, without a branch per token (half the tokens of a
                     # threaded block's documents are the other word group's, in no
@@ -358,10 +359,10 @@ def _metropolis_kernel(fault: int):
                                 up = (word_topic[w, t] + beta_w) * (totals[s] - own + beta_sum)
                                 down = (word_topic[w, s] - own + beta_w) * (totals[t] + beta_sum)
                                 if fault == _NO_PROPOSAL_RATIO:
-                                    up *= doc_topic[_u(d), t] + alpha[t]
-                                    down *= doc_topic[_u(d), s] - own + alpha[s]
+                                    up *= doc_topic[row, t] + alpha[t]
+                                    down *= doc_topic[row, s] - own + alpha[s]
                                 if uniforms[_u(own_uniforms + c + 1)] * down < up:
-                                    _move(i, _u(d), w, s, t, topic, doc_topic, word_topic, totals)
+                                    _move(i, row, w, s, t, topic, doc_topic, word_topic, totals)
                                     by_word[_u(slot[i])] = t
                                     s = t
                             # Word proposal: q(k) ∝ n_kw + beta_w, token i counted.
@@ -371,17 +372,15 @@ def _metropolis_kernel(fault: int):
                             else:
                                 t = _u(min(int((u - n_w) / beta_w), n_topics - 1))
                             if t != s:
-                                up = (doc_topic[_u(d), t] + alpha[t]) * (
-                                    totals[s] - own + beta_sum
-                                )
-                                down = (doc_topic[_u(d), s] - own + alpha[s]) * (
+                                up = (doc_topic[row, t] + alpha[t]) * (totals[s] - own + beta_sum)
+                                down = (doc_topic[row, s] - own + alpha[s]) * (
                                     totals[t] + beta_sum
                                 )
                                 if fault == _NO_PROPOSAL_RATIO:
                                     up *= word_topic[w, t] + beta_w
                                     down *= word_topic[w, s] - own + beta_w
                                 if uniforms[_u(own_uniforms + c + 3)] * down < up:
-                                    _move(i, _u(d), w, s, t, topic, doc_topic, word_topic, totals)
+                                    _move(i, row, w, s, t, topic, doc_topic, word_topic, totals)
                                     by_word[_u(slot[i])] = t
                                     s = t
 

@@ -70,6 +70,11 @@ class Chain:
     def sweep(self, rng, method="sparse"):
         self.resample(0, self.token_word.shape[0], rng, method)
 
+    def run_kernel(self, kernel, lo, hi, rng):
+        """One pass of a compiled sparse ``kernel`` itself over tokens [lo, hi)."""
+        lists = sweeps.WordLists(*self.word_lists)
+        kernel(self.corpus, self.state, self.hyper, lists, lo, hi, 1, rng)
+
     def check(self):
         counts.check_counts(self.corpus, self.state)
         if not self.lists_are_stale:
@@ -286,8 +291,7 @@ def test_prefetching_the_words_ahead_changes_no_draw():
     ranges = [(0, token_word.shape[0])] * 4 + [(3, token_word.shape[0] // 2)]
     for lo, hi in ranges:
         ahead.resample(lo, hi, rng_ahead)
-        lists = sweeps.WordLists(*plain.word_lists)
-        plain_kernel(plain.corpus, plain.state, plain.hyper, lists, lo, hi, 1, rng_plain)
+        plain.run_kernel(plain_kernel, lo, hi, rng_plain)
     plain.check()
     for name in ("topic", "doc_topic", "word_topic", "topic_total"):
         assert np.array_equal(getattr(plain, name), getattr(ahead, name)), name
@@ -307,9 +311,7 @@ def test_a_sweep_draws_the_same_with_either_source():
     kernel = sweeps._SPARSE_KERNELS[sweeps.Fault.NONE]
     for _ in range(3):
         inline.sweep(rng_inline)
-        lists = sweeps.WordLists(*called.word_lists)
-        kernel(called.corpus, called.state, called.hyper, lists, 0, token_word.shape[0], 1,
-               rng_called)  # fmt: skip
+        called.run_kernel(kernel, 0, token_word.shape[0], rng_called)
     np.testing.assert_array_equal(inline.topic, called.topic)
     assert rng_inline.bit_generator.state == rng_called.bit_generator.state
 
