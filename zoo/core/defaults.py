@@ -34,7 +34,7 @@ CHAINS = 4
 #: The engines of every model: the hand-written Gibbs kernel and PyMC's NUTS.
 ENGINES = ("gibbs", "pymc")
 
-# zoo validate's budget (README, "Measured power": the power records were taken at these).
+# zoo validate's budget (docs/power.md: the power records were taken at these).
 #: Simulations of simulation-based calibration.
 SIMULATIONS = 100
 #: Draws per chain, and chains, of each SBC fit (ranks are thinned to the fit's ESS).
