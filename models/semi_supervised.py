@@ -59,9 +59,11 @@ PROBE_LABELINGS = 2048
 
 def _duration(seconds: float) -> str:
     """``seconds`` in the unit a reader grasps: seconds, minutes, hours, days or years."""
-    for unit, size in (("years", 365.25 * 86400.0), ("days", 86400.0), ("hours", 3600.0)):
+    for unit, size in (("years", 365.25 * 86400.0), ("days", 86400.0)):
         if seconds >= 2.0 * size:
             return f"about {seconds / size:,.0f} {unit}"
+    if seconds >= 3600.0:
+        return f"about {seconds / 3600.0:.1f} hours"
     if seconds >= 120.0:
         return f"about {seconds / 60.0:.0f} minutes"
     return f"about {seconds:.0f} seconds"

@@ -87,7 +87,7 @@ def test_an_enumeration_past_the_cap_is_refused_with_its_size_and_time():
         ValueError,
         match=(
             r"^max_labelings: 2\^30 = 1,073,741,824 labelings of the 30 unlabelled rows .* "
-            r"would be enumerated: about [\d,]+ (seconds|minutes|hours|days|years) at the "
+            r"would be enumerated: about [\d.,]+ (seconds|minutes|hours|days|years) at the "
             r"[\d.]+ microseconds per labeling measured here, and 25\.8 GB .*at most 2\^24 = "
             r"16,777,216 labelings .*set max_labelings below 1,073,741,824"
         ),

@@ -160,7 +160,7 @@ def test_an_enumeration_that_cannot_finish_is_refused_at_fit(wine, estimator):
         ValueError,
         match=(
             r"^max_labelings: 2\^30 = 1,073,741,824 labelings of the 30 unlabelled rows .*"
-            r"about [\d,]+ (seconds|minutes|hours|days|years) .*at most 2\^24"
+            r"about [\d.,]+ (seconds|minutes|hours|days|years) .*at most 2\^24"
         ),
     ):
         fitted.fit(x, y)
