@@ -34,7 +34,6 @@ from zoo.models.labelings import MISSING, Labelings
 
 __all__ = [
     "MAX_ENUMERATED",
-    "PROBE_LABELINGS",
     "check_enumeration",
     "checked_weights",
     "distinct_labelings",
@@ -53,9 +52,6 @@ __all__ = [
 #: the way.
 MAX_ENUMERATED = 2**24
 
-#: Labelings whose weights are computed to time a refused enumeration (a few ms).
-PROBE_LABELINGS = 2048
-
 
 def _duration(seconds: float) -> str:
     """``seconds`` in the unit a reader grasps: seconds, minutes, hours, days or years."""
@@ -69,7 +65,9 @@ def _duration(seconds: float) -> str:
     return f"about {seconds:.0f} seconds"
 
 
-def check_enumeration(space: Labelings, log_weights: Callable[[np.ndarray], object]) -> None:
+def check_enumeration(
+    space: Labelings, log_weights: Callable[[np.ndarray], object], per_labeling: int
+) -> None:
     """Refuse an enumeration of more than :data:`MAX_ENUMERATED` labelings, before it starts.
 
     ``max_labelings`` promises an exact mixture up to that many labelings; a user who
@@ -86,8 +84,11 @@ def check_enumeration(space: Labelings, log_weights: Callable[[np.ndarray], obje
         ``max_labelings``).
     log_weights : callable
         ``log_weights(index)`` computes the log weights of the labelings numbered
-        ``index``, as the enumeration would; it is timed on the first
-        :data:`PROBE_LABELINGS` (CPU time of this process) to state the total.
+        ``index``, as the enumeration would; it is timed (CPU time of this process) on
+        the enumeration's first chunk, a tenth of a second or so, to state the total.
+    per_labeling : int
+        Numbers held per labeling, which sets the chunks' size
+        (:meth:`~zoo.models.labelings.Labelings.chunks`), as in the enumeration.
 
     Raises
     ------
@@ -97,16 +98,18 @@ def check_enumeration(space: Labelings, log_weights: Callable[[np.ndarray], obje
     """
     if not space.enumerable or space.count <= MAX_ENUMERATED:
         return
-    probe = np.arange(min(PROBE_LABELINGS, space.count))
+    probe = next(space.chunks(per_labeling))
     start = time.process_time()
     log_weights(probe)
-    per_labeling = max(time.process_time() - start, 1e-9) / probe.size
+    seconds = max(time.process_time() - start, 1e-9) / probe.size
+    # The weights alone: normalising, pruning and building the kept components come on
+    # top (at 2^22 labelings the whole fit took about twice as long as its weights).
     raise ValueError(
         f"max_labelings: {space.n_classes}^{space.n_items} = {space.count:,} labelings of "
         f"the {space.n_items} unlabelled rows (each counted by its weight) would be "
-        f"enumerated: {_duration(per_labeling * space.count)} at the "
-        f"{per_labeling * 1e6:.1f} microseconds per labeling measured here, and "
-        f"{24 * space.count / 1e9:,.1f} GB for their weights. The estimators enumerate at "
+        f"enumerated: {_duration(seconds * space.count)} for their weights alone, at the "
+        f"{seconds * 1e6:.1f} microseconds per labeling measured here, and "
+        f"{24 * space.count / 1e9:,.1f} GB to hold them. The estimators enumerate at "
         f"most 2^24 = {MAX_ENUMERATED:,} labelings whatever max_labelings allows: set "
         f"max_labelings below {space.count:,} to average over Gibbs draws of the labelings "
         "(n_draws sweeps), or label more rows"

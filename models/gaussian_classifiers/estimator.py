@@ -200,10 +200,12 @@ class BayesianGaussianClassifier(ClassifierMixin, BaseEstimator):
 
         space = Labelings(k, x_hidden.shape[0], limit=limit)
         if space.enumerable:
-            check_enumeration(space, labeling_log_weights)
+            # Numbers per labeling: its one-hot labels and K scatter matrices.
+            per_labeling = x_hidden.shape[0] * k + k * X.shape[1] ** 2
+            check_enumeration(space, labeling_log_weights, per_labeling)
             # p(z | D) ∝ p(X | y, z) p(y, z), chunk by chunk (memory of the scatters).
             log_weights = np.empty(space.count)
-            for index in space.chunks(x_hidden.shape[0] * k + k * X.shape[1] ** 2):
+            for index in space.chunks(per_labeling):
                 log_weights[index] = labeling_log_weights(index)
             exact = np.exp(log_weights - logsumexp(log_weights))
             kept, _ = heaviest(exact)

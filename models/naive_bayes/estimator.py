@@ -383,7 +383,7 @@ default=1.0
                 a + n, b + counts, None if b0 is None else b0 + n[:, :, None] - counts
             )
 
-        check_enumeration(space, labeling_log_weights)
+        check_enumeration(space, labeling_log_weights, b.size)
         log_weights = np.empty(space.count)
         for index in space.chunks(b.size):
             log_weights[index] = labeling_log_weights(index)

@@ -8,7 +8,6 @@ from zoo.models.naive_bayes import Data, Prior
 from zoo.models.naive_bayes.gibbs import kernel
 from zoo.models.semi_supervised import (
     MAX_ENUMERATED,
-    PROBE_LABELINGS,
     check_enumeration,
     checked_weights,
     distinct_labelings,
@@ -87,19 +86,20 @@ def test_an_enumeration_past_the_cap_is_refused_with_its_size_and_time():
         ValueError,
         match=(
             r"^max_labelings: 2\^30 = 1,073,741,824 labelings of the 30 unlabelled rows .* "
-            r"would be enumerated: about [\d.,]+ (seconds|minutes|hours|days|years) at the "
-            r"[\d.]+ microseconds per labeling measured here, and 25\.8 GB .*at most 2\^24 = "
+            r"would be enumerated: about [\d.,]+ (seconds|minutes|hours|days|years) for their "
+            r"weights alone, at the [\d.]+ microseconds per labeling measured here, and 25\.8 "
+            r"GB to hold them\. .*at most 2\^24 = "
             r"16,777,216 labelings .*set max_labelings below 1,073,741,824"
         ),
     ):
-        check_enumeration(space, _timed_weights(calls))
-    # Only the probe was computed, not the enumeration.
+        check_enumeration(space, _timed_weights(calls), 100)
+    # Only the first chunk was computed (2e6 numbers at 100 a labeling), not the rest.
     assert len(calls) == 1
-    np.testing.assert_array_equal(calls[0], np.arange(PROBE_LABELINGS))
+    np.testing.assert_array_equal(calls[0], np.arange(20_000))
 
 
 def test_an_enumeration_within_the_cap_is_left_alone():
     calls = []
-    check_enumeration(Labelings(2, 24, limit=MAX_ENUMERATED), _timed_weights(calls))
-    check_enumeration(Labelings(2, 30), _timed_weights(calls))  # sampled, not enumerated
+    check_enumeration(Labelings(2, 24, limit=MAX_ENUMERATED), _timed_weights(calls), 100)
+    check_enumeration(Labelings(2, 30), _timed_weights(calls), 100)  # sampled, not enumerated
     assert calls == []

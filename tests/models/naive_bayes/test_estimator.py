@@ -406,7 +406,7 @@ def test_an_enumeration_that_cannot_finish_is_refused_at_fit():
     fitted = DirichletNaiveBayes(max_labelings=10**12)
     with pytest.raises(
         ValueError,
-        match=r"^max_labelings: 2\^30 = 1,073,741,824 labelings .*about [\d.,]+ \w+ at the",
+        match=r"^max_labelings: 2\^30 = 1,073,741,824 labelings .*about [\d.,]+ \w+ for their",
     ):
         fitted.fit(x, y)
     # The twin: at the default the same rows are averaged over Gibbs draws.
