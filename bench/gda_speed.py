@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 
 import zoo
-from zoo.models.gda import Data
+from zoo.models.gaussian_classifiers import Data
 
 PARAMETERS = ("pi", "mu", "Sigma", "variance")
 

@@ -22,8 +22,10 @@ from pathlib import Path
 import numpy as np
 
 import zoo
-from zoo.models import beta_binomial, gda, lda, naive_bayes
-from zoo.models.gda.per_class_spec import DiagonalPrior, PerClassPrior
+from zoo.models import beta_binomial, lda, naive_bayes
+from zoo.models.gaussian_classifiers import linear as gda
+from zoo.models.gaussian_classifiers.diagonal import DiagonalPrior
+from zoo.models.gaussian_classifiers.quadratic import PerClassPrior
 
 
 def problems() -> dict[str, list[tuple[str, object, object]]]:

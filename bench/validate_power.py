@@ -262,11 +262,12 @@ def fault_table(*paths: Path) -> str:
     return "\n".join(lines)
 
 
-#: Where a model's KINDS live when it is not a package of its own (the per-class
-#: Gaussian classifiers share zoo.models.gda).
+#: Where a model's KINDS live when its package is not named after it (the Gaussian
+#: classifiers are members of zoo.models.gaussian_classifiers).
 _FAULT_MODULES = {
-    "qda": "zoo.models.gda.per_class_faults",
-    "gaussian-nb": "zoo.models.gda.per_class_faults",
+    "gda": "zoo.models.gaussian_classifiers.linear.faults",
+    "qda": "zoo.models.gaussian_classifiers.quadratic.faults",
+    "gaussian-nb": "zoo.models.gaussian_classifiers.diagonal.faults",
 }
 
 

@@ -17,7 +17,7 @@ from sklearn.datasets import load_iris
 
 import zoo
 from zoo.diagnostics import agreement, compare
-from zoo.models.gda import MISSING, Data, Prior
+from zoo.models.gaussian_classifiers import MISSING, Data, Prior
 
 
 def settings():

@@ -4,8 +4,9 @@ import numpy as np
 from sklearn.base import clone, is_classifier
 
 import zoo.sklearn
-from zoo.models.gda.estimator import BayesianGDAClassifier
-from zoo.models.gda.per_class_estimator import BayesianGaussianNB, BayesianQDAClassifier
+from zoo.models.gaussian_classifiers.diagonal.estimator import BayesianGaussianNB
+from zoo.models.gaussian_classifiers.linear.estimator import BayesianGDAClassifier
+from zoo.models.gaussian_classifiers.quadratic.estimator import BayesianQDAClassifier
 from zoo.models.naive_bayes.estimator import DirichletNaiveBayes
 
 

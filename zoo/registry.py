@@ -18,9 +18,9 @@ __all__ = ["BUILT_IN", "get", "names", "register"]
 BUILT_IN = {
     "beta-binomial": "zoo.models.beta_binomial:MODEL",
     "naive-bayes": "zoo.models.naive_bayes:MODEL",
-    "gda": "zoo.models.gda:MODEL",
-    "qda": "zoo.models.gda:QDA",
-    "gaussian-nb": "zoo.models.gda:GAUSSIAN_NB",
+    "gda": "zoo.models.gaussian_classifiers.linear:MODEL",
+    "qda": "zoo.models.gaussian_classifiers.quadratic:MODEL",
+    "gaussian-nb": "zoo.models.gaussian_classifiers.diagonal:MODEL",
     "lda": "zoo.models.lda:MODEL",
 }
 _registered: dict[str, Model] = {}

@@ -8,14 +8,15 @@ the labelings of those rows: exact by enumeration, or averaged over draws of the
 model's collapsed Gibbs kernel). :class:`DirichletNaiveBayes` takes ``scipy.sparse``
 input (bag-of-words counts).
 
-The estimators live with their models (``zoo.models.naive_bayes.estimator``,
-``zoo.models.gda.estimator``, ``zoo.models.gda.per_class_estimator``), where those
-paths keep working; this module is on the layer above the models (``docs/design.md``,
-"Layers").
+The estimators live with their models (``zoo.models.naive_bayes.estimator``, and
+``zoo.models.gaussian_classifiers.linear.estimator``, ``.quadratic.estimator`` and
+``.diagonal.estimator``), where those paths keep working; this module is on the layer
+above the models (``docs/design.md``, "Layers").
 """
 
-from zoo.models.gda.estimator import BayesianGDAClassifier
-from zoo.models.gda.per_class_estimator import BayesianGaussianNB, BayesianQDAClassifier
+from zoo.models.gaussian_classifiers.diagonal.estimator import BayesianGaussianNB
+from zoo.models.gaussian_classifiers.linear.estimator import BayesianGDAClassifier
+from zoo.models.gaussian_classifiers.quadratic.estimator import BayesianQDAClassifier
 from zoo.models.naive_bayes.estimator import DirichletNaiveBayes
 
 __all__ = [

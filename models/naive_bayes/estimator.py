@@ -31,6 +31,7 @@ from zoo.models.naive_bayes.gibbs import kernel
 from zoo.models.naive_bayes.posterior import log_labeling_weight
 from zoo.models.naive_bayes.spec import Data, Prior
 from zoo.models.semi_supervised import (
+    check_enumeration,
     checked_weights,
     distinct_labelings,
     generator,
@@ -68,7 +69,9 @@ default=1.0
     max_labelings : int, default=1024
         With ``U`` unlabelled rows (``y == -1``) and ``K`` classes, the posterior is a
         mixture over ``K^U`` labelings: enumerated exactly up to this many, otherwise
-        sampled by the collapsed Gibbs kernel.
+        sampled by the collapsed Gibbs kernel. An enumeration of more than 2^24
+        labelings (:data:`zoo.models.semi_supervised.MAX_ENUMERATED`) is refused at fit
+        with its size and the time it would take.
     n_draws : int, default=500
         Gibbs sweeps kept when the labelings are sampled; the Monte Carlo error of the
         predictive probabilities shrinks as ``1 / sqrt(effective draws)``.
@@ -371,14 +374,19 @@ default=1.0
         a, b, b0 = self._posterior_given_labels()
         # K^U <= max_labelings keeps U small (U <= log2(max_labelings)): dense is cheap.
         dense = rows.toarray()
-        log_weights = np.empty(space.count)
-        for index in space.chunks(b.size):
+
+        def labeling_log_weights(index):
             onehot = space.onehot(index)  # (C, U, K)
             n = onehot.sum(axis=1)
             counts = np.einsum("cuk,uv->ckv", onehot, dense)
-            log_weights[index] = log_labeling_weight(
+            return log_labeling_weight(
                 a + n, b + counts, None if b0 is None else b0 + n[:, :, None] - counts
             )
+
+        check_enumeration(space, labeling_log_weights, b.size)
+        log_weights = np.empty(space.count)
+        for index in space.chunks(b.size):
+            log_weights[index] = labeling_log_weights(index)
         weights = np.exp(log_weights - special.logsumexp(log_weights))
         kept, _ = heaviest(weights)
         return space.classes(kept), weights[kept] / weights[kept].sum()

@@ -10,7 +10,7 @@ import zoo
 
 def test_a_built_in_model_pickles_as_a_reference_to_itself():
     model = zoo.get("gda")
-    assert model.location == "zoo.models.gda:MODEL"
+    assert model.location == "zoo.models.gaussian_classifiers.linear:MODEL"
     assert pickle.loads(pickle.dumps(model)) is model
     # Its faults are closures pickle cannot carry by value; by reference they arrive.
     assert set(pickle.loads(pickle.dumps(model)).faults) == set(model.faults)

@@ -5,7 +5,7 @@ import weakref
 
 import numpy as np
 
-from zoo.models import gda, lda
+from zoo.models import gaussian_classifiers, lda
 from zoo.models.memo import LastResolved
 
 
@@ -28,8 +28,10 @@ def test_the_same_pair_is_resolved_once_and_an_equal_one_again():
 
 def test_what_was_resolved_is_not_kept_alive():
     last = LastResolved()
-    data = gda.Data(np.array([[0.0, 1.0], [1.0, 0.5], [2.0, 2.5], [3.0, 1.0]]), [0, 1, 0, 1])
-    prior = gda.Prior()
+    data = gaussian_classifiers.Data(
+        np.array([[0.0, 1.0], [1.0, 0.5], [2.0, 2.5], [3.0, 1.0]]), [0, 1, 0, 1]
+    )
+    prior = gaussian_classifiers.Prior()
     last(prior, data, prior.resolve)
     gone = weakref.ref(data)
     del data
@@ -39,8 +41,8 @@ def test_what_was_resolved_is_not_kept_alive():
 
 def test_gda_prior_resolve_hands_back_its_last_result():
     x = np.array([[0.0, 1.0], [1.0, 0.5], [2.0, 2.5], [3.0, 1.0], [0.5, 0.2]])
-    data, prior = gda.Data(x, [0, 1, 0, 1, -1]), gda.Prior()
+    data, prior = gaussian_classifiers.Data(x, [0, 1, 0, 1, -1]), gaussian_classifiers.Prior()
     first = prior.resolve(data)
     assert prior.resolve(data) is first
     assert not first.psi0.flags.writeable  # shared, so read-only
-    assert gda.Prior(kappa0=2.0).resolve(data).kappa0 == 2.0
+    assert gaussian_classifiers.Prior(kappa0=2.0).resolve(data).kappa0 == 2.0

@@ -3,9 +3,12 @@
 import numpy as np
 import pytest
 
+from zoo.models.labelings import Labelings
 from zoo.models.naive_bayes import Data, Prior
 from zoo.models.naive_bayes.gibbs import kernel
 from zoo.models.semi_supervised import (
+    MAX_ENUMERATED,
+    check_enumeration,
     checked_weights,
     distinct_labelings,
     generator,
@@ -66,3 +69,37 @@ def test_labeling_draws_and_distinct_labelings():
     np.testing.assert_array_equal(labelings[index], draws)
     np.testing.assert_allclose(weights, np.bincount(index) / 300)
     assert len(np.unique(labelings, axis=0)) == len(labelings)
+
+
+def _timed_weights(calls):
+    def log_weights(index):
+        calls.append(index.copy())
+        return np.zeros(index.size)
+
+    return log_weights
+
+
+def test_an_enumeration_past_the_cap_is_refused_with_its_size_and_time():
+    calls = []
+    space = Labelings(2, 30, limit=10**12)
+    with pytest.raises(
+        ValueError,
+        match=(
+            r"^max_labelings: 2\^30 = 1,073,741,824 labelings of the 30 unlabelled rows .* "
+            r"would be enumerated: about [\d.,]+ (seconds|minutes|hours|days|years) for their "
+            r"weights alone, at the [\d.]+ microseconds per labeling measured here, and 25\.8 "
+            r"GB to hold them\. .*at most 2\^24 = "
+            r"16,777,216 labelings .*set max_labelings below 1,073,741,824"
+        ),
+    ):
+        check_enumeration(space, _timed_weights(calls), 100)
+    # Only the first chunk was computed (2e6 numbers at 100 a labeling), not the rest.
+    assert len(calls) == 1
+    np.testing.assert_array_equal(calls[0], np.arange(20_000))
+
+
+def test_an_enumeration_within_the_cap_is_left_alone():
+    calls = []
+    check_enumeration(Labelings(2, 24, limit=MAX_ENUMERATED), _timed_weights(calls), 100)
+    check_enumeration(Labelings(2, 30), _timed_weights(calls), 100)  # sampled, not enumerated
+    assert calls == []

@@ -397,3 +397,18 @@ def test_words_no_unlabelled_row_uses_are_merged_exactly():
     prior = Prior(alpha=1.0 + fitted.class_count_, beta=0.5 + fitted.feature_count_)
     draws = labeling_draws(kernel, data, prior, n_draws=200, n_tune=100, rng=generator(4))
     np.testing.assert_array_equal(fitted.labelings_[fitted.draw_labeling_], draws)
+
+
+def test_an_enumeration_that_cannot_finish_is_refused_at_fit():
+    rng = np.random.default_rng(0)
+    x = rng.poisson(2.0, size=(40, 6))
+    y = np.r_[np.zeros(5, int), np.ones(5, int), np.full(30, -1)]
+    fitted = DirichletNaiveBayes(max_labelings=10**12)
+    with pytest.raises(
+        ValueError,
+        match=r"^max_labelings: 2\^30 = 1,073,741,824 labelings .*about [\d.,]+ \w+ for their",
+    ):
+        fitted.fit(x, y)
+    # The twin: at the default the same rows are averaged over Gibbs draws.
+    sampled = DirichletNaiveBayes(n_draws=5, n_tune=0, random_state=0).fit(x, y)
+    assert not sampled.exact_ and sampled.n_unlabelled_ == 30
