@@ -1,6 +1,6 @@
 """The report of ``zoo validate --report DIR``: the battery, what each check found, why.
 
-Built with :class:`zoo.diagnostics.report.Report`: a summary of the checks (what ran and
+Built with :class:`zoo.reports.html.Report`: a summary of the checks (what ran and
 how many quantities failed per data set); per check, every finding (statistic, estimate
 against the reference value, MCSE, z, Holm p; or the gate not passed and the draws that
 would clear it); for the exact and nuts checks, the sampler's posterior of the failing
@@ -11,8 +11,8 @@ simultaneous band.
 
 from __future__ import annotations
 
-from zoo.diagnostics.figures import posterior_figure, quantities
-from zoo.diagnostics.report import Report, ReportFigure, Table
+from zoo.reports.figures import posterior_figure, quantities
+from zoo.reports.html import Report, ReportFigure, Table
 from zoo.validation.results import finding_cells
 
 __all__ = ["validation_report"]
