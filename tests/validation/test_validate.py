@@ -134,7 +134,24 @@ def test_store_resumes_without_refitting(tmp_path):
     ("kwargs", "message"),
     [
         ({"alpha": 0.0}, "alpha"),
-        ({"draws": 0}, "draws"),
+        (
+            {"budgets": {"exact": {"draws": 0}}},
+            r"budgets\['exact'\]\['draws'\]: must be an integer >= 1",
+        ),
+        ({"budgets": {"psis": {"draws": 10}}}, "budgets: unknown check 'psis'; choose from"),
+        (
+            {"budgets": {"sbc": {"iterations": 10}}},
+            r"budgets\['sbc'\]\['iterations'\]: sbc has no budget setting 'iterations'; its "
+            "settings: simulations, draws, chains",
+        ),
+        ({"budgets": {"sbc": {"draws": 2.5}}}, r"budgets\['sbc'\]\['draws'\]: must be an integer"),
+        (
+            {"budgets": {"sbc": {"draws": True}}},
+            r"budgets\['sbc'\]\['draws'\]: must be an integer",
+        ),
+        ({"budgets": {"sbc": 100}}, r"budgets\['sbc'\]: must map setting names to values"),
+        ({"budgets": [("sbc", 100)]}, "budgets: must map check names to their settings"),
+        ({"budgets": {"sbc": {"draws": 10**10}}}, r"budgets\['sbc'\]\['draws'\]: 2 chain\(s\)"),
         ({"seed": -1}, "seed"),
         ({"engine": "stan"}, "engine"),
         ({"fault": "nope"}, "fault: beta-binomial has no fault 'nope'"),
@@ -240,6 +257,66 @@ def test_cli_bad_samplers_get_clear_messages(sampler, message, capsys):
     report = json.loads(capsys.readouterr().out)
     assert status == 1
     assert message in report["checks"][0]["summary"]
+
+
+def test_budgets_set_each_check_and_are_recorded():
+    result = validate(
+        "beta-binomial",
+        checks=("exact",),
+        problems=["informative-fixed"],
+        budgets={"exact": {"draws": 300, "chains": 2}, "sbc": {"simulations": 7}},
+        workers=0,
+    )
+    assert "2 x 300 draws each" in result.checks[0].head
+    # Only the checks that ran are recorded; the others' budgets are accepted unused.
+    assert result.settings["budgets"] == {"exact": {"draws": 300, "chains": 2}}
+
+
+@pytest.mark.parametrize(
+    ("keyword", "value", "budgets"),
+    [
+        ("draws", 300, {"exact": {"draws": 300}, "nuts": {"draws": 300}}),
+        ("chains", 2, {"exact": {"chains": 2}, "nuts": {"chains": 2}}),
+        ("simulations", 30, {"sbc": {"simulations": 30}}),
+        ("sbc_draws", 60, {"sbc": {"draws": 60}}),
+        ("sbc_chains", 3, {"sbc": {"chains": 3}}),
+        ("geweke_iterations", 400, {"geweke": {"iterations": 400}}),
+    ],
+)
+def test_the_old_budget_keywords_warn_and_name_their_replacement(keyword, value, budgets):
+    # A bad seed stops the run after the keywords are read, before any fit.
+    with pytest.warns(DeprecationWarning, match=rf"validate\({keyword}=...\) is deprecated"):
+        with pytest.raises(ValueError, match="seed"):
+            validate("beta-binomial", seed=-1, **{keyword: value})
+    with pytest.warns(DeprecationWarning) as warned:
+        with pytest.raises(ValueError, match="seed"):
+            validate("beta-binomial", seed=-1, **{keyword: value})
+    assert f"use budgets={budgets!r}" in str(warned[0].message)
+    # The warning points at the caller's line, not into the zoo.
+    assert warned[0].filename == __file__
+
+
+def test_an_old_keyword_sets_what_budgets_would():
+    with pytest.warns(DeprecationWarning):
+        old = validate("beta-binomial", checks=("exact",), draws=300, chains=2, workers=0)
+    new = validate(
+        "beta-binomial",
+        checks=("exact",),
+        budgets={"exact": {"draws": 300, "chains": 2}},
+        workers=0,
+    )
+    assert old.settings == new.settings
+    (before,), (after,) = old.checks, new.checks
+    assert before.details.keys() == after.details.keys()
+    for problem, result in before.details.items():
+        assert result.table.identical(after.details[problem].table)
+
+
+def test_an_old_keyword_and_budgets_for_the_same_setting_are_refused():
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="give budgets= only"):
+        validate("beta-binomial", draws=300, budgets={"exact": {"draws": 400}})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'drawz'"):
+        validate("beta-binomial", drawz=300)
 
 
 def test_cli_refuses_bad_arguments(capsys):
