@@ -29,7 +29,7 @@ WORST = {
     "gda": "nu-off-by-one",
 }
 # Enough simulations for SBC to judge (>= 20), few enough for the default test run.
-FAST = {"simulations": 40, "sbc_draws": 100, "workers": 0}
+FAST = {"budgets": {"sbc": {"simulations": 40, "draws": 100}}, "workers": 0}
 
 
 @pytest.mark.parametrize(
@@ -118,14 +118,22 @@ def test_sbc_summary_drops_quantities_missing_from_some_simulations():
 
 def test_store_resumes_without_refitting(tmp_path):
     store = tmp_path / "sbc.jsonl"
-    options = {"checks": ("sbc",), "simulations": 24, "sbc_draws": 60, "workers": 0}
+    options = {
+        "checks": ("sbc",),
+        "budgets": {"sbc": {"simulations": 24, "draws": 60}},
+        "workers": 0,
+    }
     first = validate("beta-binomial", store=store, **options)
     lines = store.read_text().splitlines()
     assert len(lines) == 1 + 24
     again = validate("beta-binomial", store=store, **options)
     assert store.read_text().splitlines() == lines, "nothing was refitted"
     np.testing.assert_array_equal(first.checks[0].details.ranks, again.checks[0].details.ranks)
-    more = validate("beta-binomial", store=store, **{**options, "simulations": 26})
+    more = validate(
+        "beta-binomial",
+        store=store,
+        **{**options, "budgets": {"sbc": {"simulations": 26, "draws": 60}}},
+    )
     assert len(store.read_text().splitlines()) == 1 + 26
     assert more.checks[0].details.n_simulations == 26
 
@@ -338,7 +346,7 @@ def test_python_api_takes_a_function():
         checks=("exact", "sbc"),
         problems=["informative-fixed", ("mine", mine, spec.Prior(a=0.5, b=3.0))],
         sbc_setup=(spec.Prior(a=0.5, b=3.0), {"groups": 4, "trials": 20}),
-        simulations=30,
+        budgets={"sbc": {"simulations": 30}},
         workers=0,
     )
     assert result.verdict == "pass"
