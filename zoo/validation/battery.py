@@ -369,11 +369,13 @@ def validate(
         model only, ``exact`` there only when a reference exists).
     budgets : dict, optional
         Per check, the budget settings to change from their defaults:
-        ``budgets={"sbc": {"simulations": 200}, "exact": {"draws": 2000}}``. The
-        settings: ``exact`` and ``nuts``: ``draws``, ``chains`` (per fit, default 1000
-        and 4); ``sbc``: ``simulations`` (100), ``draws`` (200) and ``chains`` (2) per
-        fit; ``geweke``: ``iterations`` (steps per chain, 10,000: raise it when a test
-        function is not judged for want of ESS; the finding says how many would do).
+        ``budgets={"sbc": {"simulations": 200}, "exact": {"draws": 2000}}``. Each
+        check's settings and their defaults are in its entry of :data:`CHECKS`
+        (``Check.budget``; ``zoo validate --help`` lists them): today ``exact`` and
+        ``nuts``: ``draws``, ``chains`` per fit (1000, 4); ``sbc``: ``simulations``
+        (100), ``draws`` (200), ``chains`` (2) per fit; ``geweke``: ``iterations``
+        (10,000 steps per chain: raise it when a test function is not judged for want
+        of ESS; the finding says how many would do).
     sbc_setup : (prior, size), optional
         The proper prior and ``simulate`` sizes for SBC and the kernel checks.
     sbc_prior : str or Prior, optional
