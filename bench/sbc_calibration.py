@@ -1,4 +1,4 @@
-"""Is SBC's false-alarm rate what it states? Two measurements behind the README's answer.
+"""Is SBC's false-alarm rate what it states? Two measurements behind docs/power.md's answer.
 
 1. ``--null``: the uniformity test alone, on truly uniform values: ``runs`` runs of
    ``quantities`` quantities of ``simulations`` values each, Holm at ``alpha``; the

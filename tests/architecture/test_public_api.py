@@ -1,9 +1,9 @@
-"""The public API is what the README documents, and ``dir(zoo)`` lists it.
+"""The public API is what the README and the docs document, and ``dir(zoo)`` lists it.
 
-Every dotted name the README mentions in code (``zoo.sample``, ``zoo.diagnostics.agreement``,
-``from zoo.diagnostics import compare``) must resolve; every name the README's "Python
-API" section lists for ``zoo`` and ``zoo.diagnostics`` must be exported there and listed
-by ``dir``.
+Every dotted name the README or a page of ``docs/`` mentions in code (``zoo.sample``,
+``zoo.diagnostics.agreement``, ``from zoo.diagnostics import compare``) must resolve;
+every name the README's "Python API" section lists for ``zoo`` and ``zoo.diagnostics``
+must be exported there and listed by ``dir``.
 """
 
 from __future__ import annotations
@@ -16,10 +16,12 @@ import pytest
 
 import zoo
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text()
+DOCUMENTED = README + "".join(page.read_text() for page in sorted((ROOT / "docs").glob("*.md")))
 # Dotted names in inline code or code blocks, e.g. `zoo.sample(...)`, zoo.models.lda.
-DOTTED = sorted(set(re.findall(r"\bzoo(?:\.[A-Za-z_][A-Za-z0-9_]*)+", README)))
-FROM_IMPORTS = re.findall(r"^\s*from (zoo[\w.]*) import ([\w, ]+)$", README, flags=re.M)
+DOTTED = sorted(set(re.findall(r"\bzoo(?:\.[A-Za-z_][A-Za-z0-9_]*)+", DOCUMENTED)))
+FROM_IMPORTS = re.findall(r"^\s*from (zoo[\w.]*) import ([\w, ]+)$", DOCUMENTED, flags=re.M)
 
 
 def _resolve(dotted: str):
@@ -36,13 +38,13 @@ def _resolve(dotted: str):
 
 
 @pytest.mark.parametrize("dotted", DOTTED)
-def test_every_dotted_name_in_the_readme_resolves(dotted):
+def test_every_dotted_name_in_the_docs_resolves(dotted):
     # A trailing file suffix (`zoo.models.lda.spec.py`) is not an attribute.
     _resolve(re.sub(r"\.(py|md|nc|zarr|csv|jsonl)$", "", dotted))
 
 
 @pytest.mark.parametrize(("module", "names"), FROM_IMPORTS)
-def test_every_from_import_in_the_readme_works(module, names):
+def test_every_from_import_in_the_docs_works(module, names):
     imported = importlib.import_module(module)
     for name in (n.strip() for n in names.split(",")):
         assert hasattr(imported, name), f"from {module} import {name}"

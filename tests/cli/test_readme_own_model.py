@@ -1,4 +1,4 @@
-"""The README's worked example of "Validate a sampler for your own model" runs as printed.
+"""The README's worked example, "Validate your sampler", runs as printed.
 
 The code block is read from README.md, written where a user would put it, and validated
 from the command line; its twin plants the classic bug (the exposure left out of the
@@ -14,7 +14,7 @@ import pytest
 from zoo.cli import main
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-SECTION = "## Validate a sampler for your own model"
+SECTION = "## Validate your sampler"
 FAST = ["--workers", "0", "--simulations", "30", "--sbc-draws", "100", "--json"]
 
 

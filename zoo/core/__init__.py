@@ -8,7 +8,7 @@ them, and the command line on top (``docs/design.md``, "Layers").
 from zoo.core.contract import DerivedVariables, Kernel, KernelChecks, Model
 from zoo.core.reference import Marginal, NoReference, Reference, TabulatedCDF
 
-__version__ = "0.2.0.dev0"
+__version__ = "0.3.0.dev0"
 
 __all__ = [
     "DerivedVariables",

@@ -3,7 +3,7 @@
 A sampler is any callable ``sampler(data, prior, *, draws, chains, seed)`` returning an
 ``xarray.DataTree`` (with a ``posterior`` group), an ``xarray.Dataset`` or a dict of
 arrays whose leading axes are ``(chain, draw)``, holding the model's variables under
-their names (``zoo list`` and the README give them per model). ``seed`` is an integer;
+their names (``zoo list`` and docs/models.md give them per model). ``seed`` is an integer;
 the same seed must give the same draws. Variables the model derives from others
 (:class:`zoo.core.contract.DerivedVariables`: LDA's ``doc_word`` and ``coassignment``)
 may be left out; they are computed here from the draws.

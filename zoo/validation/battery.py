@@ -355,7 +355,7 @@ def validate(
     reference : callable, optional
         For a PyMC model: ``reference(data) -> zoo.Reference`` (one ``zoo.Marginal`` per
         free variable), the exact posterior when the zoo cannot derive it from the graph
-        (it does for conjugate pairs: README, "Validate a sampler for your own model").
+        (it does for conjugate pairs: docs/validating.md, "For a model of your own").
     engine : {"gibbs", "pymc"}
         The zoo engine used when ``sampler`` is not given.
     fault : str, optional
