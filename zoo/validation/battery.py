@@ -66,7 +66,7 @@ CHECK_NAMES = tuple(check.name for check in CHECKS)
 #: Checks run by default on a zoo model.
 ZOO_DEFAULT_CHECKS = tuple(check.name for check in CHECKS if "zoo" in check.default_on)
 
-#: :func:`validate`'s budget keywords before ``budgets=`` (0.1), kept for one release:
+#: :func:`validate`'s budget keywords of 0.2, before ``budgets=``, kept for one release:
 #: each sets the settings whose command-line option it names (``draws``: ``--draws``, the
 #: exact and nuts checks' draws).
 DEPRECATED_BUDGET_KEYWORDS = (
@@ -101,7 +101,7 @@ def _budgets_with_deprecated(budgets, given: dict):
         ]
         replacement = {check: {setting: value} for check, setting in targets}
         warnings.warn(
-            f"validate({keyword}=...) is deprecated and will be removed in 0.3; use "
+            f"validate({keyword}=...) is deprecated since 0.3 and will be removed in 0.4; use "
             f"budgets={replacement!r}",
             DeprecationWarning,
             stacklevel=3,
@@ -403,7 +403,7 @@ def validate(
     status : callable, optional
         Called with a short message as each check starts.
     draws, chains, simulations, sbc_draws, sbc_chains, geweke_iterations : int
-        Deprecated (0.2), removed in 0.3: the budget keywords before ``budgets=``, each
+        Deprecated in 0.3, removed in 0.4: the budget keywords before ``budgets=``, each
         setting what its command-line option sets (``draws``: the exact and nuts
         checks' draws; ``sbc_draws``: SBC's). A DeprecationWarning names the
         replacement.

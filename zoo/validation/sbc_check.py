@@ -183,7 +183,7 @@ SBC = Check(
     "Simulation-based calibration",
     run,
     PURPOSE,
-    # The power records (README, "Measured power") were taken at these.
+    # The power records (docs/power.md) were taken at these.
     budget=(
         Setting("simulations", 100, "simulated data sets", option="simulations"),
         # Ranks are thinned to each fit's ESS.
