@@ -83,18 +83,20 @@ ZOO_DEFAULT_CHECKS = ("exact", "sbc", "geweke", "invariance")
 def _default_checks(tested: SamplerUnderTest, specified: bool, references) -> tuple[Check, ...]:
     """The checks that apply to ``tested``.
 
-    Kernel checks need a kernel; for a user's PyMC model, exact needs a conjugate (or
-    given) reference and nuts a sampler other than NUTS itself.
+    Kernel checks need a kernel; for a user's PyMC model, exact runs when every data
+    set has a conjugate (or given) reference, and nuts (with a sampler other than NUTS
+    itself) when one does not: NUTS could only approximate an exact reference.
     """
     model = tested.model
     kernel_checkable = tested.kernel_under_test is not None and model.kernel_checks is not None
+    exact = bool(references) and len(_available(references)) == len(references)
     chosen = []
     for check in CHECKS:
         if check.needs_kernel and not kernel_checkable:
             continue
         if not specified and check.name not in ZOO_DEFAULT_CHECKS:
             continue
-        if specified and check.name == "exact" and not _available(references):
+        if specified and check.name == ("nuts" if exact else "exact"):
             continue
         if check.name == "nuts" and tested.sampler is None and tested.engine == "pymc":
             continue
@@ -281,8 +283,8 @@ def validate(
         negative controls behind the measured power.
     checks : tuple of str, optional
         Subset of ``exact``, ``nuts``, ``sbc``, ``geweke``, ``invariance`` (default: all
-        that apply: the last two need a kernel; ``nuts`` runs by default on a PyMC model
-        only, ``exact`` there only when a reference exists).
+        that apply: the last two need a kernel; on a PyMC model ``exact`` when every data
+        set has a reference, else ``nuts``; on a zoo model ``nuts`` only on request).
     draws, chains : int
         Per fit of the exact check.
     simulations, sbc_draws, sbc_chains : int

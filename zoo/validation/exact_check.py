@@ -22,7 +22,7 @@ import numpy as np
 
 from zoo.core import streams
 from zoo.diagnostics.agreement import agreement
-from zoo.diagnostics.findings import Finding
+from zoo.diagnostics.findings import COULD_NOT_JUDGE, Finding
 from zoo.sampling.parallel import FitPool, Task
 from zoo.validation.plan import Check, Plan
 from zoo.validation.reference_cache import exact_reference
@@ -80,7 +80,16 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
             continue
         reference = exact_reference(model, problem)
         if not reference.available:
-            notes.append(f"{name}: no exact reference ({reference.reason})")
+            verdicts.append(COULD_NOT_JUDGE)
+            findings.append(
+                Finding(
+                    "exact reference",
+                    COULD_NOT_JUDGE,
+                    problem=name,
+                    gate=f"no exact reference ({reference.reason})",
+                    cure="give the exact posterior (reference=, --reference), or rely on sbc",
+                )
+            )
             continue
         # Identified variables only: with exchangeable labels a correct sampler may sit
         # near any one labeling.
@@ -102,7 +111,7 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
                 "sampler does not draw from seed alone, so its results cannot be "
                 "reproduced"
             )
-    verdict = worst_verdict(verdicts) if verdicts else "inconclusive"
+    verdict = worst_verdict(verdicts) if verdicts else COULD_NOT_JUDGE
     head = (
         f"{len(plan.problems)} data set(s) ({', '.join(p.name for p in plan.problems)}), "
         f"{plan.chains} x {plan.draws} draws each"
