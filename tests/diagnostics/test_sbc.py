@@ -13,6 +13,7 @@ import dataclasses
 
 import pytest
 import xarray as xr
+from scipy import stats
 
 import zoo
 from tests.support.user_samplers import beta_binomial_conjugate
@@ -21,6 +22,7 @@ from zoo.diagnostics.findings import COULD_NOT_JUDGE
 from zoo.diagnostics.sbc import (
     MAX_REDRAW_SHARE,
     MAX_REDRAWS,
+    REDRAW_LEVEL,
     SIMULATION_ERROR,
     UNSIMULABLE,
     sbc_result,
@@ -117,17 +119,20 @@ def _ok(index: int, redraws: int, simulations: int = 40) -> dict:
 
 @pytest.mark.parametrize(
     ("redraws", "verdict"),
-    # 40 data sets kept: 4 redraws are 9% of 44 draws, 5 are 10.2%.
-    [(0, "pass"), (4, "pass"), (5, COULD_NOT_JUDGE)],
+    # 40 data sets kept: beyond 10% redrawn at level 1% (negative binomial NB(40, 0.9))
+    # from 11 redraws (P(R >= 11) = 0.0094), not at 10 (0.0208).
+    [(0, "pass"), (10, "pass"), (11, COULD_NOT_JUDGE)],
 )
 def test_beyond_the_stated_share_redrawn_the_prior_is_not_simulable(redraws, verdict):
     records = [_ok(i, redraws if i == 7 else 0) for i in range(40)]
     result = sbc_result(records, alpha=0.01)
-    assert MAX_REDRAW_SHARE == 0.10
+    assert (MAX_REDRAW_SHARE, REDRAW_LEVEL) == (0.10, 0.01)
+    tail = stats.nbinom(40, 0.9).sf(redraws - 1)
+    assert result.prior_not_simulable == (tail < REDRAW_LEVEL)
     assert result.redraws == redraws and result.verdict == verdict
     if verdict == COULD_NOT_JUDGE:
         (finding,) = result.findings()
-        assert finding.gate.startswith("the prior is not simulable: 5 of 45 prior-predictive")
+        assert finding.gate.startswith("the prior is not simulable: 11 of 51 prior-predictive")
         assert "integer overflow" in finding.gate and "more informative" in finding.cure
 
 
