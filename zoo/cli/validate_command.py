@@ -79,8 +79,10 @@ def _validate(args: argparse.Namespace, refuse) -> int:
                 options["reference"] = load_object(args.reference, field="--reference")
             if args.sampler:
                 options["sampler"] = load_object(args.sampler, field="--sampler")
+                options["label"] = args.sampler
             elif args.kernel:
                 options["kernel"] = load_object(args.kernel, field="--kernel")
+                options["label"] = args.kernel
             elif args.fault:
                 options["fault"] = args.fault
             elif args.engine:
@@ -134,6 +136,10 @@ def _validate(args: argparse.Namespace, refuse) -> int:
         print(json.dumps(result.to_dict(), indent=2, default=_jsonable))
     else:
         _print(result)
+    # Standard error, not the table or the JSON: each warning of the fits once, counted.
+    if not args.quiet:
+        for line in result.warning_lines():
+            err.print(escape(line), style="yellow", highlight=False, soft_wrap=True)
     if args.report:
         say(f"writing the report to {args.report}")
         validation_report(result).write(args.report)

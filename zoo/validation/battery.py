@@ -63,7 +63,7 @@ from zoo.validation.plan import Check, Plan
 from zoo.validation.problem_selection import Problem, choose_problems, model_problems
 from zoo.validation.reference_cache import exact_reference
 from zoo.validation.results import ValidationResult
-from zoo.validation.sampler_under_test import SamplerUnderTest
+from zoo.validation.sampler_under_test import SamplerUnderTest, describe
 from zoo.validation.sbc_check import SBC, open_store
 
 __all__ = ["CHECKS", "CHECK_NAMES", "ZOO_DEFAULT_CHECKS", "validate"]
@@ -250,6 +250,7 @@ def validate(
     store=None,
     on_simulation: Callable[[int, int], None] | None = None,
     status: Callable[[str], None] | None = None,
+    label: str | None = None,
 ) -> ValidationResult:
     """Validate a sampler for a zoo model or for a model of your own written in PyMC.
 
@@ -318,6 +319,10 @@ def validate(
         ``on_simulation(done, total)`` after each SBC simulation (progress display).
     status : callable, optional
         Called with a short message as each check starts.
+    label : str, optional
+        How reports name ``sampler`` or ``kernel`` (``zoo validate`` passes the
+        ``--sampler`` or ``--kernel`` location). Default: ``module:name`` where it is
+        bound at its module's top level.
 
     Returns
     -------
@@ -328,6 +333,11 @@ def validate(
     ValueError
         Naming the argument, for any bad argument, before any fit.
     """
+    if label is not None and not isinstance(label, str):
+        raise ValueError(f"label: must be a str, got {type(label).__name__}")
+    # Named before a PyMC model's adapters wrap the user's objects.
+    users = sampler if sampler is not None else kernel
+    name = label if label is not None or users is None else describe(users)
     specified = _is_specified(model)
     if specified:
         if fault is not None:
@@ -368,7 +378,7 @@ def validate(
     geweke_iterations = as_int(
         "geweke_iterations", geweke_iterations, minimum=200, allow_none=True
     )
-    tested = SamplerUnderTest(model, engine, kernel, fault, sampler)
+    tested = SamplerUnderTest(model, engine, kernel, fault, sampler, name)
     chosen_problems = problems
     problems = tuple(choose_problems(model, problems))
     setup, sbc_source = _sbc_setup(
@@ -408,6 +418,7 @@ def validate(
         for check in chosen:
             say(f"{model.name}: {check.name}")
             result.checks.append(check.run(plan, pool, share))
+        result.warnings = dict(pool.warnings)
     return result
 
 

@@ -277,6 +277,9 @@ class ValidationResult:
         In the order run.
     settings : dict
         The budget and seed, JSON-ready.
+    warnings : dict of str to int
+        Each warning the fits raised (PyMC, PyTensor, numba, the user's code), one line,
+        with how many times: said once each rather than once per fit.
     """
 
     model: str
@@ -284,6 +287,7 @@ class ValidationResult:
     alpha: float
     checks: list[CheckOutcome] = field(default_factory=list)
     settings: dict = field(default_factory=dict)
+    warnings: dict[str, int] = field(default_factory=dict)
 
     @property
     def verdict(self) -> str:
@@ -315,7 +319,15 @@ class ValidationResult:
             "alpha": self.alpha,
             "settings": self.settings,
             "checks": [check.to_dict() for check in self.checks],
+            "warnings": [{"warning": w, "count": n} for w, n in self.warnings.items()],
         }
+
+    def warning_lines(self) -> list[str]:
+        """``warning (100 times): NumbaWarning: ...``: each warning of the fits, once."""
+        return [
+            f"warning ({count} time{'s' if count > 1 else ''}): {line}"
+            for line, count in sorted(self.warnings.items(), key=lambda item: -item[1])
+        ]
 
     def __str__(self) -> str:
         lines = [
