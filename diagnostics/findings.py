@@ -18,7 +18,20 @@ from typing import NamedTuple
 
 from zoo.diagnostics.gates import rhat_beyond_noise
 
-__all__ = ["Finding", "draws_to_clear", "finding_order", "findings_html", "gate_failures"]
+__all__ = [
+    "COULD_NOT_JUDGE",
+    "Finding",
+    "draws_to_clear",
+    "finding_order",
+    "findings_html",
+    "gate_failures",
+]
+
+#: The verdict of a quantity, data set or check that cannot serve as evidence about the
+#: sampler for a reason outside it (an unhealthy reference, a prior that cannot be
+#: simulated): said with its reason and its cure, and never held against the sampler
+#: (``docs/design.md``, "The verdict policy").
+COULD_NOT_JUDGE = "could not judge"
 
 
 def _fmt(value: float) -> str:
@@ -35,7 +48,9 @@ class Finding(NamedTuple):
     quantity : str
         The scalar quantity (``theta[group=3]``), test function or simulation.
     verdict : str
-        ``fail`` or ``inconclusive``.
+        ``fail``; ``inconclusive`` (the sampler's own draws did not pass a gate); or
+        :data:`COULD_NOT_JUDGE` (the check cannot serve as evidence here, for a reason
+        outside the sampler: ``gate`` says why and ``cure`` what would let it judge).
     statistic : str
         The test that decided (``mean``, ``sd``, ``P(x<=q0.05)``, ``ks``, ``rank
         uniformity``, a Geweke part); empty for a fit that raised.
@@ -51,7 +66,8 @@ class Finding(NamedTuple):
     against : str
         What ``reference`` is: ``exact``, ``NUTS``, ``uniform``, ``expected``.
     gate : str
-        For ``inconclusive``: the gate not passed (``bulk ESS 212 < 400``).
+        For ``inconclusive``: the gate not passed (``bulk ESS 212 < 400``); for
+        :data:`COULD_NOT_JUDGE`: why the check could not judge.
     draws_per_chain : int or None
         For ``inconclusive``: draws per chain that would clear the gate at the ESS per
         draw measured here (None when more draws would not: chains that disagree).
@@ -59,6 +75,9 @@ class Finding(NamedTuple):
         The data set, when the check runs on several.
     message : str
         A fit that raised, timed out or returned bad output: what it said.
+    cure : str
+        For :data:`COULD_NOT_JUDGE`: what would let the check judge (a reparameterised
+        model, a more informative prior, more simulations).
     """
 
     quantity: str
@@ -75,12 +94,16 @@ class Finding(NamedTuple):
     draws_per_chain: int | None = None
     problem: str = ""
     message: str = ""
+    cure: str = ""
 
     def describe(self) -> str:
         """One line: the quantity, the statistic, estimate against reference, MCSE, z."""
         where = f"{self.problem}: " if self.problem else ""
         if self.message:
             return f"{where}{self.quantity}: {self.message}"
+        if self.verdict == COULD_NOT_JUDGE:
+            cure = f"; cure: {self.cure}" if self.cure else ""
+            return f"{where}{self.quantity}: could not judge ({self.gate}){cure}"
         if self.verdict == "inconclusive":
             clear = (
                 f"; about {self.draws_per_chain} draws per chain would clear it"

@@ -23,6 +23,13 @@ Choices, and why:
   different factors and still be pooled.
 - Uniformity: :mod:`zoo.diagnostics.uniformity` (simultaneous ECDF bands, Säilynoja,
   Bürkner & Vehtari 2022), one p-value per quantity, Holm over quantities.
+- Data outside their support or type (a count that overflows int64; NaN): redrawn
+  from the simulation's own generator and counted. The event depends on the data
+  alone, and ``p(theta | y, y in A) = p(theta | y)`` for ``y`` in ``A``, so every data
+  set kept has the posterior it would have had, and the ranks stay uniform
+  (``docs/design.md``, "The verdict policy"). Beyond :data:`MAX_REDRAW_SHARE` of the
+  draws, or when ``simulate`` raises anything else, the check could not judge: the
+  model's simulation is at fault, not the sampler.
 - Seeds: simulation ``i`` draws from item ``i`` of the ``sbc-simulations`` stream of
   :mod:`zoo.core.streams` (split three ways: simulation, fit, ties), so a result depends
   on ``(seed, i)`` only, not on which worker ran it or in which order.
@@ -42,17 +49,24 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import xarray as xr
+from scipy import stats
 
 from zoo.core import streams
 from zoo.core.arguments import as_int, as_probability
+from zoo.core.contract import OutsideSupport
 from zoo.core.log_likelihood import log_likelihood_per_draw
 from zoo.diagnostics.agreement import holm
 from zoo.diagnostics.draws import element_labels
-from zoo.diagnostics.findings import Finding, finding_order, findings_html
+from zoo.diagnostics.findings import COULD_NOT_JUDGE, Finding, finding_order, findings_html
 from zoo.diagnostics.uniformity import EcdfBand, ecdf_band, uniformity_pvalue
 
 __all__ = [
+    "MAX_REDRAWS",
+    "MAX_REDRAW_SHARE",
     "PURPOSE",
+    "REDRAW_LEVEL",
+    "SIMULATION_ERROR",
+    "UNSIMULABLE",
     "SBCResult",
     "quantity_labels",
     "sbc_result",
@@ -67,6 +81,21 @@ PURPOSE = "sbc-simulations"
 LOG_LIKELIHOOD = "log_likelihood"
 # Fewer usable simulations than this and the ECDF test has almost no power: say so.
 _MIN_SIMULATIONS = 20
+#: The largest share of prior-predictive draws that may be redrawn (data outside their
+#: support or type) before SBC says the prior is not simulable: beyond it the data sets
+#: ranked stand for too little of the prior predictive to speak for it. Judged by a
+#: one-sided test at :data:`REDRAW_LEVEL` (:attr:`SBCResult.prior_not_simulable`).
+MAX_REDRAW_SHARE = 0.10
+#: The level of that test: how often a prior exactly at the stated share is called not
+#: simulable.
+REDRAW_LEVEL = 0.01
+#: Redraws in a row after which one simulation gives up (at a 10% share, a chance of
+#: 1e-100).
+MAX_REDRAWS = 99
+#: Record statuses of a simulation whose data could not be drawn: the model's, never the
+#: sampler's (the fit did not run).
+UNSIMULABLE = "unsimulable"
+SIMULATION_ERROR = "simulation-error"
 #: The sd of a uniform variable on (0, 1): what the normalised ranks' sd should be.
 _UNIFORM_SD = 1.0 / math.sqrt(12.0)
 
@@ -124,6 +153,13 @@ def simulation_ranks(
     draws, chains : int
         Per fit.
 
+    A data set outside the data's support or type
+    (:class:`zoo.core.contract.OutsideSupport`) is drawn again from the simulation's own
+    generator, and counted in the record's ``redraws``; when the data cannot be drawn
+    (``simulate`` raised anything else, or :data:`MAX_REDRAWS` redraws did not help)
+    the record says so (status ``simulation-error`` or ``unsimulable``) and nothing is
+    fitted: the model's failure, never the sampler's.
+
     Raises whatever ``fit`` raises; the caller records it as a failed fit.
     """
     # deferred: arviz_stats takes about 0.5 s to import; `zoo list` needs none of it
@@ -134,7 +170,10 @@ def simulation_ranks(
     chains = as_int("chains", chains, minimum=1)
     started = time.perf_counter()
     simulate_rng, fit_seed, ties_rng = _seeds(seed, index)
-    truth, data = model.simulate(prior, simulate_rng, **size)
+    drawn = _simulated(model, prior, simulate_rng, size)
+    if drawn["status"] != "ok":
+        return {"index": index, **drawn, "seconds": time.perf_counter() - started}
+    truth, data = drawn.pop("draw")
     posterior = fit(data, prior, draws=draws, chains=chains, seed=fit_seed)
 
     variables = tested_variables(model, prior)
@@ -174,7 +213,39 @@ def simulation_ranks(
         "ranks": {label: float(u) for label, u in zip(labels, normalised, strict=True)},
         "thinned": int(n_kept),
         "min_ess": min_ess,
+        "redraws": drawn["redraws"],
+        **({"outside": drawn["outside"]} if drawn["outside"] else {}),
         "seconds": time.perf_counter() - started,
+    }
+
+
+def _simulated(model, prior, rng: np.random.Generator, size: Mapping) -> dict:
+    """One prior-predictive draw, data outside their support or type drawn again.
+
+    Returns ``{"status": "ok", "draw": (truth, data), "redraws": k, "outside": why}``
+    (``why`` the last redrawn data set's reason, or ""); or, when
+    :data:`MAX_REDRAWS` draws in a row fell outside (status ``unsimulable``) or
+    ``simulate`` raised anything else (status ``simulation-error``), the status, its
+    message and the redraws. The redraws come from the simulation's own generator
+    ``rng``, so the same seed gives the same data. Never a verdict on the sampler: the
+    fit has not run.
+    """
+    last = ""
+    for redraws in range(MAX_REDRAWS + 1):
+        try:
+            draw = model.simulate(prior, rng, **size)
+        except OutsideSupport as error:
+            last = str(error)
+            continue
+        except Exception as error:  # the model's own simulation: reported, never the sampler's
+            message = f"{type(error).__name__}: {error}"
+            return {"status": SIMULATION_ERROR, "message": message, "redraws": redraws}
+        return {"status": "ok", "draw": draw, "redraws": redraws, "outside": last}
+    return {
+        "status": UNSIMULABLE,
+        "message": f"{MAX_REDRAWS + 1} draws in a row outside the data's support; the last: "
+        f"{last}",
+        "redraws": MAX_REDRAWS + 1,
     }
 
 
@@ -199,6 +270,16 @@ class SBCResult:
     thinned : ndarray
         Draws kept per simulation after thinning.
     settings : dict
+    unsimulated : list of dict
+        Simulations whose data could not be drawn (status ``simulation-error``: the
+        model's ``simulate`` raised; ``unsimulable``: :data:`MAX_REDRAWS` redraws in a
+        row were outside the data's support or type): the model's failures, never the
+        sampler's.
+    redraws : int
+        Prior-predictive data sets drawn again because they were outside the data's
+        support or type, over every simulation.
+    outside : str
+        Why one of them was (the simulator's message), for the findings.
     """
 
     quantities: list[str]
@@ -211,6 +292,9 @@ class SBCResult:
     settings: dict = field(default_factory=dict)
     seconds: float = 0.0
     dropped: list[str] = field(default_factory=list)
+    unsimulated: list[dict] = field(default_factory=list)
+    redraws: int = 0
+    outside: str = ""
 
     @property
     def n_simulations(self) -> int:
@@ -218,20 +302,71 @@ class SBCResult:
         return int(self.ranks.shape[0])
 
     @property
-    def verdict(self) -> str:
-        """``fail``, ``inconclusive`` or ``pass``.
+    def redraw_share(self) -> float:
+        """The share of prior-predictive draws redrawn: ``redraws / all draws``.
 
-        ``fail`` on any failed fit or non-uniform quantity; ``inconclusive`` when too few
-        simulations ran to judge.
+        All draws are the redrawn ones and those kept (one per simulation whose data
+        were drawn): the maximum-likelihood estimate of the probability that a draw
+        falls outside the data's support or type.
         """
-        if self.failures or (self.p_adjusted.size and np.any(self.p_adjusted < self.alpha)):
+        kept = self.n_simulations + len(self.failures)
+        total = self.redraws + kept
+        return self.redraws / total if total else 0.0
+
+    @property
+    def prior_not_simulable(self) -> bool:
+        """Whether more than :data:`MAX_REDRAW_SHARE` of prior-predictive draws fall outside.
+
+        Each simulation draws until its data are inside, so with ``k`` data sets kept
+        the redraws are negative binomial, ``NB(k, 1 - p)``, ``p`` the probability that
+        a draw falls outside. The prior is not simulable when ``P(R >= redraws | p =``
+        :data:`MAX_REDRAW_SHARE` ``)`` is below :data:`REDRAW_LEVEL` (scipy.stats.nbinom):
+        a prior at the stated share is so called in 1% of runs, one at half of it (the
+        BUGS pumps' 5%, at 100 simulations) in about 1 in 2 million.
+        """
+        kept = self.n_simulations + len(self.failures)
+        if not self.redraws:
+            return False
+        if not kept:
+            return True
+        tail = stats.nbinom(kept, 1.0 - MAX_REDRAW_SHARE).sf(self.redraws - 1)
+        return bool(tail < REDRAW_LEVEL)
+
+    @property
+    def simulation_errors(self) -> list[dict]:
+        """Simulations in which the model's ``simulate`` raised (not a redraw)."""
+        return [u for u in self.unsimulated if u["status"] == SIMULATION_ERROR]
+
+    @property
+    def verdict(self) -> str:
+        """``fail``, ``could not judge`` or ``pass``.
+
+        ``fail`` on any failed fit or non-uniform quantity. ``could not judge`` when the
+        model's simulation raised (the data sets kept are then selected by an event
+        that may depend on the parameters, and their ranks are not judged), when more
+        than :data:`MAX_REDRAW_SHARE` of the prior-predictive draws were redrawn (the
+        prior is not simulable: :attr:`prior_not_simulable`), or when too few
+        simulations ran to judge. A redrawn
+        data set leaves the ranks uniform and the uniformity test in force.
+        """
+        if self.failures or self.failing():
             return "fail"
-        if self.n_simulations < _MIN_SIMULATIONS:
-            return "inconclusive"
+        if (
+            self.simulation_errors
+            or self.prior_not_simulable
+            or self.n_simulations < _MIN_SIMULATIONS
+        ):
+            return COULD_NOT_JUDGE
         return "pass"
 
     def failing(self) -> list[str]:
-        """Quantities whose ranks are not uniform, most significant first."""
+        """Quantities whose ranks are not uniform, most significant first.
+
+        None while the model's simulation raised in some simulation: the data sets kept
+        may then be selected by the parameters, and their ranks are not judged.
+        """
+        if self.simulation_errors:
+            return []
         order = np.argsort(self.p_adjusted)
         return [self.quantities[i] for i in order if self.p_adjusted[i] < self.alpha]
 
@@ -288,12 +423,53 @@ class SBCResult:
             )
         # The ECDF test's p has the resolution of its null table: |z| breaks the ties.
         found.sort(key=finding_order)
-        if not found and self.verdict == "inconclusive":
+        if self.verdict == COULD_NOT_JUDGE:
+            found.extend(self._unjudged())
+        return found
+
+    def _unjudged(self) -> list[Finding]:
+        """Why the ranks could not be judged, each with its cure."""
+        found = []
+        errors = self.simulation_errors
+        if errors:
+            first = errors[0]
+            which = (
+                f"simulation {first['index']}"
+                if len(errors) == 1
+                else (f"{len(errors)} simulations ({first['index']}, ...)")
+            )
+            found.append(
+                Finding(
+                    which,
+                    COULD_NOT_JUDGE,
+                    gate=f"the model's simulate raised ({first['message']})",
+                    cure="an error in the model's simulation, not in the sampler: draw "
+                    "from the prior predictive by hand (model.simulate, or "
+                    "pm.sample_prior_predictive) to see why",
+                )
+            )
+        if self.prior_not_simulable:
+            total = self.redraws + self.n_simulations + len(self.failures)
+            found.append(
+                Finding(
+                    "prior",
+                    COULD_NOT_JUDGE,
+                    gate=f"the prior is not simulable: {self.redraws} of {total} "
+                    f"prior-predictive draws ({self.redraw_share:.0%}; more than "
+                    f"{MAX_REDRAW_SHARE:.0%} at level {REDRAW_LEVEL:g}) had data outside "
+                    f"their support or type ({self.outside})",
+                    cure="a more informative (lighter-tailed) prior, under which the data "
+                    "it simulates stay within their type",
+                )
+            )
+        if not found and self.n_simulations < _MIN_SIMULATIONS:
             found.append(
                 Finding(
                     "simulations",
-                    "inconclusive",
-                    gate=f"{n} simulations < {_MIN_SIMULATIONS}",
+                    COULD_NOT_JUDGE,
+                    gate=f"{self.n_simulations} simulations < {_MIN_SIMULATIONS}",
+                    cure=f"run at least {_MIN_SIMULATIONS} simulations (simulations=, "
+                    "--simulations)",
                 )
             )
         return found
@@ -361,9 +537,18 @@ class SBCResult:
             parts.append(f"ranks not uniform: {shown}{more}")
         if self.dropped:
             parts.append(f"{len(self.dropped)} quantities not in every simulation, left out")
-        if self.n_simulations < _MIN_SIMULATIONS and not self.failures:
-            parts.append(f"fewer than {_MIN_SIMULATIONS} simulations: cannot judge")
+        if self.redraws:
+            parts.append(self.redraw_note())
+        if self.verdict == COULD_NOT_JUDGE:
+            parts.extend(f"could not judge: {f.gate}" for f in self._unjudged())
         return "; ".join(parts)
+
+    def redraw_note(self) -> str:
+        """``3 data sets redrawn (2.9% of draws outside their support or type)``."""
+        return (
+            f"{self.redraws} data set(s) redrawn ({self.redraw_share:.1%} of prior-predictive "
+            "draws outside their support or type)"
+        )
 
     def to_dict(self) -> dict:
         """JSON-ready form."""
@@ -372,6 +557,9 @@ class SBCResult:
             "alpha": self.alpha,
             "simulations": self.n_simulations,
             "failures": self.failures,
+            "unsimulated": self.unsimulated,
+            "redraws": self.redraws,
+            "redraw_share": self.redraw_share,
             "failing": self.failing(),
             "quantities": {
                 q: {"p": float(p), "p_adjusted": float(pa)}
@@ -389,14 +577,18 @@ def sbc_result(records: Sequence[Mapping], *, alpha: float, settings=None) -> SB
     """Pool simulation records into an :class:`SBCResult`."""
     alpha = as_probability("alpha", alpha)
     good = sorted((r for r in records if r["status"] == "ok"), key=lambda r: r["index"])
-    failures = sorted(
-        (
-            {"index": r["index"], "status": r["status"], "message": r.get("message", "")}
-            for r in records
-            if r["status"] != "ok"
-        ),
-        key=lambda r: r["index"],
-    )
+    drawn_by_model = (UNSIMULABLE, SIMULATION_ERROR)
+    failures, unsimulated = [], []
+    for r in sorted(records, key=lambda r: r["index"]):
+        if r["status"] == "ok":
+            continue
+        entry = {"index": r["index"], "status": r["status"], "message": r.get("message", "")}
+        if r["status"] in drawn_by_model:
+            unsimulated.append({**entry, "redraws": int(r.get("redraws", 0))})
+        else:
+            failures.append(entry)
+    outside = next((r["outside"] for r in good if r.get("outside")), "")
+    outside = outside or next((r["message"] for r in records if r["status"] == UNSIMULABLE), "")
     seen: dict[str, int] = {}
     for record in good:
         for label in record["ranks"]:
@@ -422,4 +614,7 @@ def sbc_result(records: Sequence[Mapping], *, alpha: float, settings=None) -> SB
         settings=dict(settings or {}),
         seconds=float(sum(r.get("seconds", 0.0) for r in records)),
         dropped=dropped,
+        unsimulated=unsimulated,
+        redraws=int(sum(r.get("redraws", 0) for r in records)),
+        outside=outside,
     )

@@ -14,8 +14,9 @@ import pytest
 
 from zoo.cli import main
 from zoo.cli.output_paths import unusable_output
+from zoo.validation.sbc_check import STORE_KIND
 
-HEADER = json.dumps({"header": {"kind": "zoo-sbc/2", "model": "beta-binomial"}})
+HEADER = json.dumps({"header": {"kind": STORE_KIND, "model": "beta-binomial"}})
 OK = {"key": "sbc-0", "index": 0, "status": "ok", "ranks": {"theta[0]": 0.4}, "thinned": 50}
 
 
@@ -36,6 +37,7 @@ BAD_STORES = [
     ("ranks-a-list", _lines({**OK, "ranks": [0.4]}) + "\n", "line 2: ranks"),
     ("thinned-missing", _lines({k: v for k, v in OK.items() if k != "thinned"}) + "\n", "thinned"),
     ("seconds-negative", _lines({**OK, "seconds": -1}) + "\n", "line 2: seconds"),
+    ("redraws-negative", _lines({**OK, "redraws": -1}) + "\n", "line 2: redraws"),
     ("failure-without-status", _lines({"key": "sbc-0", "index": 0, "status": 3}) + "\n", "status"),
 ]
 

@@ -7,7 +7,8 @@ import pytest
 from scipy import stats
 
 from tests.support import pymc_models
-from zoo.specification.forward import Specification
+from zoo.core.contract import OutsideSupport
+from zoo.specification.forward import Specification, outside_type
 
 # Each moment test below is a two-sided z-test at this rate.
 ALPHA = 1e-4
@@ -99,9 +100,28 @@ def test_a_draw_that_overflows_the_datas_type_is_named_not_passed_on():
         pm.Poisson("y", scale, observed=np.array([1, 2]))
     specification = Specification(model)
     rng = np.random.default_rng(0)
-    with pytest.raises(ValueError, match="outside the support of the observed variables"):
+    # OutsideSupport, which SBC redraws: the event is the data's alone.
+    with pytest.raises(OutsideSupport, match=r"outside the data's type .*y holds counts"):
         for _ in range(20):
             specification.simulate(rng)
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        (np.array([1, 2, -(2**63)]), "y holds counts beyond 2**53"),
+        (np.array([1, 2**53 + 1]), "y holds counts beyond 2**53"),
+        (np.array([0.5, np.nan]), "y holds NaN or infinite values"),
+        (np.array([0.5, -np.inf]), "y holds NaN or infinite values"),
+        (np.array([3, 2**53, -(2**53)]), ""),
+        (np.array([0.5, -1e300]), ""),
+        (np.array([True, False]), ""),
+        (np.array([], dtype=np.int64), ""),
+    ],
+)
+def test_data_outside_their_type_are_told_by_the_data_alone(value, said):
+    found = outside_type({"x": np.zeros(2), "y": value})
+    assert found.startswith(said) and bool(found) == bool(said), found
 
 
 def test_redraw_needs_no_free_variable_in_the_likelihood_directly():

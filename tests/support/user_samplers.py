@@ -5,6 +5,7 @@ function with the sampler protocol ``(data, prior, *, draws, chains, seed)``.
 """
 
 import time
+import warnings
 
 import numpy as np
 
@@ -17,6 +18,12 @@ def beta_binomial_conjugate(data, prior, *, draws, chains, seed):
     a = prior.a + data.successes
     b = prior.b + data.trials - data.successes
     return {"theta": rng.beta(a, b, size=(chains, draws, a.size))}
+
+
+def beta_binomial_warns(data, prior, *, draws, chains, seed):
+    """Right draws, with the warning a numba fallback to object mode gives on every fit."""
+    warnings.warn("Compilation is falling back to object mode", UserWarning, stacklevel=1)
+    return beta_binomial_conjugate(data, prior, draws=draws, chains=chains, seed=seed)
 
 
 def beta_binomial_unseeded(data, prior, *, draws, chains, seed):

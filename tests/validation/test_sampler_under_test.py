@@ -90,6 +90,41 @@ def test_a_users_kernel_is_named_by_its_step():
     assert "tests.support.user_samplers:_theta_step" in tested.label
 
 
+def _factory(scale):
+    """Builds a sampler: its qualified name is ``_factory.<locals>.sampler``."""
+
+    def sampler(data, prior, *, draws, chains, seed):
+        return {"theta": scale * np.ones((chains, draws, len(data.trials)))}
+
+    return sampler
+
+
+built = _factory(0.5)
+
+
+def test_labels_name_the_sampler_as_the_user_passed_it():
+    # A factory-built sampler by the name it is bound to, not _factory.<locals>.sampler.
+    assert SamplerUnderTest(SPEC, sampler=built).label == f"{__name__}:built"
+    # A kernel by its own name and its step's; the driver runs Gibbs and
+    # Metropolis-Hastings kernels alike, so the label does not say "gibbs".
+    kernel = _forms()["kernel by location"].label
+    assert kernel == (
+        "kernel tests.support.user_samplers:own_state_kernel "
+        "(step tests.support.user_samplers:_theta_step), run by the zoo's driver"
+    )
+    # The location given on the command line wins.
+    named = SamplerUnderTest(SPEC, sampler=built, name="my_pkg.samplers:fast")
+    assert named.label == "my_pkg.samplers:fast"
+
+
+def test_validate_names_the_sampler_by_its_label():
+    options = {"checks": ("exact",), "problems": ["informative-fixed"], "draws": 200}
+    result = validate(SPEC, built, label="mine:built", workers=0, **options)
+    assert result.sampler == "mine:built"
+    with pytest.raises(ValueError, match="label: must be a str"):
+        validate(SPEC, built, label=3, workers=0, **options)
+
+
 def test_validate_refuses_the_same_combinations_before_any_fit():
     with pytest.raises(ValueError, match="engine: a kernel or fault runs on"):
         validate(SPEC, fault="swapped-a-b", engine="pymc", workers=0)

@@ -16,6 +16,7 @@ from zoo.cli import main
 from zoo.diagnostics import geweke
 from zoo.specification.adapter import specified_model
 from zoo.validation import validate
+from zoo.validation.results import COULD_NOT_JUDGE
 
 MODEL = "tests.support.pymc_models:beta_binomial"
 FAST = {
@@ -35,7 +36,9 @@ def test_right_sampler_passes_nuts_and_sbc_and_the_swapped_one_fails():
 
 def test_kernel_checks_run_on_a_users_kernel():
     right = validate(MODEL, kernel=pymc_models.KERNEL, checks=("invariance",), seed=1)
-    assert right.verdict == "pass", str(right)
+    assert [c.verdict for c in right.checks] == ["pass"], str(right)
+    # A kernel check alone tests the kernel's parts, not its target: never a PASS.
+    assert right.verdict == "inconclusive", str(right)
     wrong = validate(MODEL, kernel=pymc_models.KERNEL_SWAPPED, checks=("invariance",), seed=1)
     assert wrong.verdict == "fail", str(wrong)
     assert "_step_swapped" in wrong.sampler
@@ -52,7 +55,7 @@ def test_gewekes_chain_alternates_the_users_kernel_with_compiled_redraws(kernel,
 
 
 @pytest.mark.pymc
-def test_an_unhealthy_nuts_reference_is_inconclusive_never_a_verdict():
+def test_an_unhealthy_nuts_reference_could_not_judge_never_a_verdict():
     result = validate(
         "tests.support.pymc_models:funnel",
         pymc_models.funnel_prior,
@@ -61,8 +64,13 @@ def test_an_unhealthy_nuts_reference_is_inconclusive_never_a_verdict():
         budgets={"nuts": {"draws": 300}},
     )
     (check,) = result.checks
-    assert check.verdict == "inconclusive", str(result)
-    assert "NUTS is not a reference here" in check.summary
+    assert check.verdict == COULD_NOT_JUDGE, str(result)
+    (finding,) = check.findings
+    assert finding.gate.startswith("NUTS unhealthy (") and "divergent" in finding.gate
+    assert finding.cure.startswith("reparameterise the PyMC model")
+    # No evidence either way, and neither exact nor SBC judged: inconclusive, not fail.
+    assert result.verdict == "inconclusive"
+    assert result.reason == "neither exact nor sbc judged; nuts could not judge"
 
 
 @pytest.mark.parametrize(
@@ -110,7 +118,10 @@ def test_cli_validates_a_users_model(capsys, tmp_path):
         ]
     )
     report = json.loads(capsys.readouterr().out)
-    assert status == 0, report
+    # nuts passed, but without exact or SBC the battery is not a PASS (exit 1).
+    assert [c["verdict"] for c in report["checks"]] == ["pass"], report
+    assert status == 1 and report["verdict"] == "inconclusive"
+    assert report["reason"] == "neither exact nor sbc judged (nuts passed)"
     assert report["model"] == MODEL
     assert "Agreement with PyMC&#x27;s NUTS" in (tmp_path / "index.html").read_text()
     status = main(

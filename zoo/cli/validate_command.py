@@ -23,15 +23,15 @@ from zoo.registry import get, names
 from zoo.reports.validation_report import validation_report
 from zoo.sampling.progress import TaskProgress
 from zoo.validation import CHECKS, validate
-from zoo.validation.results import by_data_set, finding_cells
+from zoo.validation.results import COULD_NOT_JUDGE, by_data_set, finding_cells
 
 __all__ = ["budgets_from_options", "run"]
 
-_STYLE = {"pass": "green", "fail": "bold red", "inconclusive": "yellow"}
+_STYLE = {"pass": "green", "fail": "bold red", "inconclusive": "yellow", COULD_NOT_JUDGE: "cyan"}
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``zoo validate``; exit status 0 only when every check passes."""
+    """Run ``zoo validate``; exit status 0 only on PASS (``ValidationResult.verdict``)."""
 
     def refuse(message: str) -> int:
         print(f"zoo validate: {message}", file=sys.stderr)
@@ -103,8 +103,10 @@ def _validate(args: argparse.Namespace, refuse) -> int:
                 options["reference"] = load_object(args.reference, field="--reference")
             if args.sampler:
                 options["sampler"] = load_object(args.sampler, field="--sampler")
+                options["label"] = args.sampler
             elif args.kernel:
                 options["kernel"] = load_object(args.kernel, field="--kernel")
+                options["label"] = args.kernel
             elif args.fault:
                 options["fault"] = args.fault
             elif args.engine:
@@ -152,6 +154,10 @@ def _validate(args: argparse.Namespace, refuse) -> int:
         print(json.dumps(result.to_dict(), indent=2, default=_jsonable))
     else:
         _print(result)
+    # Standard error, not the table or the JSON: each warning of the fits once, counted.
+    if not args.quiet:
+        for line in result.warning_lines():
+            err.print(escape(line), style="yellow", highlight=False, soft_wrap=True)
     if args.report:
         say(f"writing the report to {args.report}")
         validation_report(result).write(args.report)
@@ -191,7 +197,7 @@ def _print(result) -> None:
         if check.findings:
             out.print(_findings_table(check))
     style = _STYLE.get(result.verdict, "")
-    out.print(f"verdict: [{style}]{result.verdict.upper()}[/]")
+    out.print(f"verdict: [{style}]{result.verdict.upper()}[/]: {escape(result.reason)}")
 
 
 def _findings_table(check) -> Table:
@@ -204,7 +210,8 @@ def _findings_table(check) -> Table:
     findings = check.findings
     per_problem = any(f.problem for f in findings)
     judged = any(f.verdict == "fail" and not f.message for f in findings)
-    unjudged = any(f.verdict == "inconclusive" for f in findings)
+    unjudged = any(f.verdict in ("inconclusive", COULD_NOT_JUDGE) for f in findings)
+    cured = any(f.cure for f in findings)
     table = Table(title=f"{check.name}: {check.verdict}", title_justify="left")
     if per_problem:
         table.add_column("data set", overflow="fold")
@@ -218,28 +225,35 @@ def _findings_table(check) -> Table:
     noted = unjudged or any(f.message for f in findings)
     if noted:
         table.add_column("why not judged" if unjudged else "what happened", overflow="fold")
+    if cured:
+        table.add_column("cure", overflow="fold")
     groups = by_data_set(findings)
     for problem, group in groups.items():
-        rows = [_finding_row(f, judged, stated) for f in group[:_SHOWN]]
+        rows = [_finding_row(f, judged, stated, noted, cured) for f in group[:_SHOWN]]
         if len(group) > _SHOWN:
             more = f"[dim]and {len(group) - _SHOWN} more (--json or --report lists all)[/]"
             rows.append([more] + [""] * (len(rows[0]) - 1))
         for row in rows:
-            table.add_row(
-                *([escape(problem)] if per_problem else []), *row[: len(row) - (not noted)]
-            )
+            table.add_row(*([escape(problem)] if per_problem else []), *row)
     return table
 
 
-def _finding_row(f, judged: bool, stated: bool) -> list[str]:
-    """One finding's cells after the data set: quantity, statistic, numbers, note."""
+def _finding_row(f, judged: bool, stated: bool, noted: bool, cured: bool) -> list[str]:
+    """One finding's cells after the data set: quantity, statistic, numbers, note, cure."""
     cells = finding_cells(f)
     numbers = [escape(cells[key]) for key in ("estimate", "reference", "mcse", "z", "p_adjusted")]
     note = escape(cells["note"])
     if note:
-        note = f"[{'red' if f.message else 'yellow'}]{note}[/]"
+        colour = "red" if f.message else _STYLE.get(f.verdict, "yellow")
+        note = f"[{colour}]{note}[/]"
     statistic = [escape(f.statistic)] if stated else []
-    return [escape(f.quantity), *statistic, *(numbers if judged else []), note]
+    return [
+        escape(f.quantity),
+        *statistic,
+        *(numbers if judged else []),
+        *([note] if noted else []),
+        *([escape(cells["cure"])] if cured else []),
+    ]
 
 
 class _SimulationProgress:

@@ -19,7 +19,18 @@ import numpy as np
 
 from zoo.core.loading import load_object
 
-__all__ = ["DerivedVariables", "Kernel", "KernelChecks", "Model"]
+__all__ = ["DerivedVariables", "Kernel", "KernelChecks", "Model", "OutsideSupport"]
+
+
+class OutsideSupport(ValueError):
+    """A simulated data set outside the data's support or type, decided by the data alone.
+
+    Raised by a model's ``simulate`` when the data it drew cannot be data of the model
+    as a sampler receives it: counts that overflow their integer type or lie beyond
+    what a double holds exactly, NaN or infinite values. The event depends on the data
+    only, so simulation-based calibration may redraw such a data set without changing
+    any other data set's posterior (``docs/design.md``, "The verdict policy").
+    """
 
 
 class Kernel(NamedTuple):
@@ -120,7 +131,8 @@ class Model:
         Validated hyperparameters and observed data.
     simulate : callable
         ``simulate(prior, rng, **size) -> (truth, data)``: one draw from the prior
-        predictive distribution.
+        predictive distribution; raises :class:`OutsideSupport` for data that lie
+        outside the data's support or type (SBC then draws again from ``rng``).
     posterior : callable
         ``posterior(data, prior) -> Reference | NoReference``: the exact answer.
     program : callable

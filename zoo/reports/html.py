@@ -31,19 +31,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from zoo.diagnostics.findings import COULD_NOT_JUDGE
 from zoo.reports.figures import sbc_ecdf_figure, sbc_outside
 
 __all__ = ["VERDICTS", "Report", "ReportFigure", "Section", "Table", "numeric_columns"]
 
 #: Verdict words coloured wherever they start a table cell (``zoo check`` says agree or
 #: disagree, ``zoo validate`` pass or fail), and the colour class each takes.
-VERDICTS = ("agree", "disagree", "inconclusive", "pass", "fail")
+VERDICTS = ("agree", "disagree", "inconclusive", "pass", "fail", COULD_NOT_JUDGE)
 _CLASS = {
     "agree": "agree",
     "pass": "agree",
     "disagree": "disagree",
     "fail": "disagree",
     "inconclusive": "inconclusive",
+    COULD_NOT_JUDGE: "unjudged",
 }
 
 # Dots per inch of every PNG: with no tight bounding box the pixel size is exactly
@@ -492,7 +494,8 @@ tr.row-disagree td{background:#fde2e2}tr.row-inconclusive td{background:#fff6d6}
 .v{font-weight:600}.v.agree{color:#1a7f37}.v.disagree{color:#c62828}.v.inconclusive{color:#a66b00}
 .badge{font-size:.6em;vertical-align:middle;padding:.15em .5em;border-radius:.8em;color:#fff}
 .badge.agree{background:#1a7f37}.badge.disagree{background:#c62828}
-.badge.inconclusive{background:#c98a00}
+.badge.inconclusive{background:#c98a00}.badge.unjudged{background:#6e7781}
+tr.row-unjudged td{background:#f0f1f3}
 figure{margin:1em 0}img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{color:#555;font-size:.9em}
 details summary{cursor:pointer;margin:.5em 0}

@@ -24,6 +24,7 @@ import and keeps its cluster.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import logging
 import os
@@ -34,6 +35,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,9 +90,67 @@ class Outcome:
     value: Any = None
     message: str = ""
     seconds: float = 0.0
+    warnings: tuple[str, ...] = ()
+
+
+#: Loggers whose warnings during a fit are collected with the fit's Python warnings: PyMC
+#: reports divergences and R-hat there, PyTensor and numba their compilation troubles.
+_LOGGERS = ("pymc", "pytensor", "numba")
+
+
+class _Collector(logging.Handler):
+    """Keeps WARNING records as lines; hands lower ones to the logger's own handlers."""
+
+    def __init__(self, lines: list[str], handlers: list[logging.Handler]):
+        super().__init__()
+        self.lines, self.handlers = lines, handlers
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.WARNING:
+            self.lines.append(_one_line(f"{record.name}: {record.getMessage()}"))
+            return
+        for handler in self.handlers:
+            if record.levelno >= handler.level:
+                handler.handle(record)
+
+
+def _one_line(text: str) -> str:
+    """A warning's first line, at most 300 characters: the key it is counted under."""
+    first = text.strip().splitlines()[0] if text.strip() else text
+    return first[:300]
+
+
+@contextmanager
+def _collected_warnings() -> Iterator[list[str]]:
+    """The warnings raised inside, one line each, instead of printed.
+
+    Python warnings that pass the filters in force (so "once per location" and the
+    caller's ignores still hold) and WARNING records of :data:`_LOGGERS`. A battery
+    runs hundreds of fits; the caller counts the lines and says each once
+    (:attr:`FitPool.warnings`), rather than a hundred copies on standard error.
+    """
+    lines: list[str] = []
+    loggers = [logging.getLogger(name) for name in _LOGGERS]
+    saved = [(logger.handlers, logger.propagate) for logger in loggers]
+    for logger, (handlers, _) in zip(loggers, saved, strict=True):
+        logger.handlers, logger.propagate = [_Collector(lines, list(handlers))], False
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            yield lines
+        lines.extend(_one_line(f"{w.category.__name__}: {w.message}") for w in caught)
+    finally:
+        for logger, (handlers, propagate) in zip(loggers, saved, strict=True):
+            logger.handlers, logger.propagate = handlers, propagate
 
 
 def _call(task: Task) -> Outcome:
+    """``task.function(*task.args)`` as an Outcome, with the warnings it raised."""
+    with _collected_warnings() as lines:
+        outcome = _call_quietly(task)
+    return dataclasses.replace(outcome, warnings=tuple(lines))
+
+
+def _call_quietly(task: Task) -> Outcome:
     started = time.perf_counter()
     try:
         value = task.function(*task.args)
@@ -133,6 +193,14 @@ class FitPool:
     timeout : float, optional
         Seconds a single task may run before its worker is restarted and the task is
         reported with status ``timeout``.
+
+    Attributes
+    ----------
+    warnings : dict of str to int
+        Each warning raised during the fits run so far (one line: a Python warning's
+        category and message, or a PyMC, PyTensor or numba logger's WARNING record)
+        and how many times the fits raised it (each fit shows a warning once per
+        location, as Python's default filter does).
     """
 
     def __init__(
@@ -151,6 +219,7 @@ class FitPool:
         self._cluster = None
         self._notices = None
         self._child_stderr = ChildStderr()
+        self.warnings: dict[str, int] = {}
 
     @property
     def in_process(self) -> bool:
@@ -239,8 +308,16 @@ class FitPool:
         self._client = self._cluster = self._notices = None
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
-        """Run ``tasks``; yield their outcomes as they complete (not in order)."""
-        tasks = list(tasks)
+        """Run ``tasks``; yield their outcomes as they complete (not in order).
+
+        The warnings each fit raised are counted in :attr:`warnings`.
+        """
+        for outcome in self._outcomes(list(tasks)):
+            for line in outcome.warnings:
+                self.warnings[line] = self.warnings.get(line, 0) + 1
+            yield outcome
+
+    def _outcomes(self, tasks: list[Task]) -> Iterator[Outcome]:
         if self.in_process:
             for task in tasks:
                 yield _call(task)

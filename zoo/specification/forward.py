@@ -15,13 +15,46 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from zoo.core.contract import OutsideSupport
 from zoo.core.reproducible import ieee_arithmetic
 from zoo.specification.graph import ModelParts, model_parts, observed_values
 
-__all__ = ["Specification"]
+__all__ = ["EXACT_INTEGER", "Specification", "outside_type"]
 
 #: Distributions whose prior cannot be drawn from (improper): simulation refuses them.
 _IMPROPER = ("Flat", "HalfFlat")
+
+#: The largest integer a double holds exactly (2**53): a sampler computes in doubles,
+#: and a count beyond it is not the count drawn (IEEE 754 binary64's 53-bit
+#: significand). An int64 count that overflowed lands at -2**63, beyond it too.
+EXACT_INTEGER = 2**53
+
+
+def outside_type(data: Mapping[str, np.ndarray]) -> str:
+    """Why simulated ``data`` are not data of their type, by the data alone ("" if they are).
+
+    Floating-point values must be finite; integer values (counts) within
+    ``+-``:data:`EXACT_INTEGER`. The event depends on the data only, never on the
+    parameters that drew them, so rejecting it leaves the posterior of every data set
+    kept unchanged (``docs/design.md``, "The verdict policy").
+    """
+    for name, value in data.items():
+        value = np.asarray(value)
+        if value.dtype.kind == "f" and not np.isfinite(value).all():
+            return f"{name} holds NaN or infinite values"
+        if value.dtype.kind in "iu" and value.size:
+            # Compared as Python integers: abs(-2**63) overflows int64 itself.
+            if int(value.max()) > EXACT_INTEGER or int(value.min()) < -EXACT_INTEGER:
+                return f"{name} holds counts beyond 2**53 (an integer overflow)"
+    return ""
+
+
+def _largest(params) -> str:
+    """``beta 2.1e-17, theta 3.2e+22``: each parameter's largest magnitude."""
+    return ", ".join(
+        f"{name} {float(np.max(np.abs(np.asarray(value, dtype=float)))):.3g}"
+        for name, value in params.items()
+    )
 
 
 def _op_name(variable) -> str:
@@ -107,24 +140,31 @@ class Specification:
         return float(function(*inputs))
 
     def _check_support(self, data, params, source: str) -> None:
-        """Raise when a forward draw left the support (an integer overflow, an infinity).
+        """Raise when a forward draw left the data's type or support.
 
-        A prior with heavy tails can draw rates so large that a Poisson or Binomial count
-        overflows its integer type: the draw is then not from the model at all, and a
-        sampler given it fails for the simulator's reason. Said here, with the cause.
+        First the data alone (:func:`outside_type`): a prior with heavy tails can draw
+        rates so large that a Poisson count overflows its 64-bit integer (it comes back
+        as ``-2**63``) or exceeds what a double holds exactly, and such data are not
+        data of the model at all. That event depends on the data only, so
+        :class:`zoo.core.contract.OutsideSupport` is raised and a caller may draw again
+        (SBC does). Then the draw as a whole: data of the right type whose
+        log-likelihood under the parameters that drew them is not finite mean the
+        model's own simulation went wrong, a ValueError with the cause.
         """
+        why = outside_type(data)
+        if why:
+            raise OutsideSupport(
+                f"model: a draw from {source} is outside the data's type ({why}; largest "
+                f"|parameter|: {_largest(params)}): the prior's tails reach values that "
+                "overflow it; a lighter-tailed (more informative) prior makes the model "
+                "simulable"
+            )
         if np.isfinite(self.log_likelihood(data, params)):
             return
-        extreme = {
-            name: float(np.max(np.abs(np.asarray(value, dtype=float))))
-            for name, value in params.items()
-        }
         raise ValueError(
             f"model: a draw from {source} is outside the support of the observed "
             f"variables (log-likelihood not finite; largest |parameter|: "
-            f"{', '.join(f'{k} {v:.3g}' for k, v in extreme.items())}): the prior's tails "
-            "reach values that overflow the data's type; a lighter-tailed (more "
-            "informative) prior makes the model simulable"
+            f"{_largest(params)}): the model's simulation does not draw its own data"
         )
 
     # -- compiled functions -------------------------------------------------------------

@@ -54,7 +54,7 @@ from zoo.validation.plan import Check, Plan, resolve_budgets
 from zoo.validation.problem_selection import Problem, choose_problems, model_problems
 from zoo.validation.reference_cache import exact_reference
 from zoo.validation.results import ValidationResult
-from zoo.validation.sampler_under_test import SamplerUnderTest
+from zoo.validation.sampler_under_test import SamplerUnderTest, describe
 from zoo.validation.sbc_check import SBC
 
 __all__ = ["CHECKS", "CHECK_NAMES", "DEPRECATED_BUDGET_KEYWORDS", "ZOO_DEFAULT_CHECKS", "validate"]
@@ -171,20 +171,25 @@ def _default_checks(tested: SamplerUnderTest, specified: bool, references) -> tu
     """The checks of the table that apply to ``tested``, read from their entries.
 
     A check runs on the kinds of model its entry names; one that needs a kernel only
-    with a kernel under test; one that judges against the exact posterior, on a user's
-    PyMC model, only where a reference exists; one that compares with an engine not
-    when that engine is what is under test.
+    with a kernel under test. On a user's PyMC model a check that judges against the
+    exact posterior runs when every data set has a reference (conjugate or given), and
+    a check against an engine (nuts) when one does not: NUTS could only approximate an
+    exact reference, so it then runs only on request. A check against an engine never
+    runs by default when that engine is what is under test.
     """
     model = tested.model
     kernel_checkable = tested.kernel_under_test is not None and model.kernel_checks is not None
     kind = "pymc" if specified else "zoo"
+    exact = bool(references) and len(_available(references)) == len(references)
     chosen = []
     for check in CHECKS:
         if kind not in check.default_on:
             continue
         if check.needs_kernel and not kernel_checkable:
             continue
-        if specified and check.needs_reference and not _available(references):
+        if specified and check.needs_reference and not exact:
+            continue
+        if specified and check.against_engine is not None and exact:
             continue
         if (
             check.against_engine is not None
@@ -329,6 +334,7 @@ def validate(
     store=None,
     on_simulation: Callable[[int, int], None] | None = None,
     status: Callable[[str], None] | None = None,
+    label: str | None = None,
     **deprecated,
 ) -> ValidationResult:
     """Validate a sampler for a zoo model or for a model of your own written in PyMC.
@@ -365,8 +371,8 @@ def validate(
         Names of the battery's checks (:data:`CHECKS`: ``exact``, ``nuts``, ``sbc``,
         ``geweke``, ``invariance``), or :class:`~zoo.validation.plan.Check` objects of
         your own (default: every check of the table that applies, as its entry says:
-        ``geweke`` and ``invariance`` need a kernel; ``nuts`` runs by default on a PyMC
-        model only, ``exact`` there only when a reference exists).
+        ``geweke`` and ``invariance`` need a kernel; on a PyMC model ``exact`` when every
+        data set has a reference, else ``nuts``; on a zoo model ``nuts`` only on request).
     budgets : dict, optional
         Per check, the budget settings to change from their defaults:
         ``budgets={"sbc": {"simulations": 200}, "exact": {"draws": 2000}}``. Each
@@ -402,6 +408,10 @@ def validate(
         ``on_simulation(done, total)`` after each SBC simulation (progress display).
     status : callable, optional
         Called with a short message as each check starts.
+    label : str, optional
+        How reports name ``sampler`` or ``kernel`` (``zoo validate`` passes the
+        ``--sampler`` or ``--kernel`` location). Default: ``module:name`` where it is
+        bound at its module's top level.
     draws, chains, simulations, sbc_draws, sbc_chains, geweke_iterations : int
         Deprecated in 0.3, removed in 0.4: the budget keywords before ``budgets=``, each
         setting what its command-line option sets (``draws``: the exact and nuts
@@ -418,6 +428,11 @@ def validate(
         Naming the argument, for any bad argument, before any fit.
     """
     budgets = _budgets_with_deprecated(budgets, deprecated)
+    if label is not None and not isinstance(label, str):
+        raise ValueError(f"label: must be a str, got {type(label).__name__}")
+    # Named before a PyMC model's adapters wrap the user's objects.
+    users = sampler if sampler is not None else kernel
+    name = label if label is not None or users is None else describe(users)
     specified = _is_specified(model)
     if specified:
         if fault is not None:
@@ -445,7 +460,7 @@ def validate(
     named = _named_checks(checks, table)
     resolved = resolve_budgets(table, budgets)
     seed = as_seed("seed", seed)
-    tested = SamplerUnderTest(model, engine, kernel, fault, sampler)
+    tested = SamplerUnderTest(model, engine, kernel, fault, sampler, name)
     chosen_problems = problems
     problems = tuple(choose_problems(model, problems))
     setup, sbc_source = _sbc_setup(
@@ -488,6 +503,7 @@ def validate(
         for check in chosen:
             say(f"{model.name}: {check.name}")
             result.checks.append(check.run(plans[check.name], pool, share))
+        result.warnings = dict(pool.warnings)
     return result
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from zoo.core import streams
 from zoo.diagnostics.agreement import agreement
-from zoo.diagnostics.findings import Finding
+from zoo.diagnostics.findings import COULD_NOT_JUDGE, Finding
 from zoo.sampling.parallel import FitPool, Task
 from zoo.validation.plan import FIT_BUDGET, Check, Plan, draws_fit_memory
 from zoo.validation.reference_cache import exact_reference
@@ -83,7 +83,16 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
             continue
         reference = exact_reference(model, problem)
         if not reference.available:
-            notes.append(f"{name}: no exact reference ({reference.reason})")
+            verdicts.append(COULD_NOT_JUDGE)
+            findings.append(
+                Finding(
+                    "exact reference",
+                    COULD_NOT_JUDGE,
+                    problem=name,
+                    gate=f"no exact reference ({reference.reason})",
+                    cure="give the exact posterior (reference=, --reference), or rely on sbc",
+                )
+            )
             continue
         # Identified variables only: with exchangeable labels a correct sampler may sit
         # near any one labeling.
@@ -105,7 +114,7 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
                 "sampler does not draw from seed alone, so its results cannot be "
                 "reproduced"
             )
-    verdict = worst_verdict(verdicts) if verdicts else "inconclusive"
+    verdict = worst_verdict(verdicts) if verdicts else COULD_NOT_JUDGE
     head = (
         f"{len(plan.problems)} data set(s) ({', '.join(p.name for p in plan.problems)}), "
         f"{plan.budget['chains']} x {plan.budget['draws']} draws each"

@@ -12,8 +12,10 @@ NUTS is a reference only when it is healthy (Vehtari et al. 2021, "Rank-normaliz
 folding, and localization: an improved R-hat", sections 4-5; Betancourt 2017, "A
 conceptual introduction to Hamiltonian Monte Carlo", section 6.2): no divergent
 transition, rank-normalised R-hat below :data:`RHAT_MAX` and bulk ESS above
-:data:`ESS_MIN` for every element of every variable. An unhealthy NUTS fit makes its
-data set inconclusive, with the reason, never a verdict on the sampler. Fits draw
+:data:`ESS_MIN` for every element of every variable. An unhealthy NUTS fit (or one that
+raised) leaves its data set unjudged (``could not judge``, with the reason and its
+cure), never a verdict on the sampler; when no data set can be judged, neither can the
+check (``docs/design.md``, "The verdict policy"). Fits draw
 their seeds from the ``nuts-fits`` stream (:mod:`zoo.core.streams`): item ``2 i`` for
 the sampler under test on data set ``i``, item ``2 i + 1`` for NUTS.
 """
@@ -27,7 +29,7 @@ import numpy as np
 
 from zoo.core import streams
 from zoo.diagnostics.agreement import compare
-from zoo.diagnostics.findings import Finding
+from zoo.diagnostics.findings import COULD_NOT_JUDGE, Finding
 from zoo.sampling.driver import sample
 from zoo.sampling.parallel import FitPool, Task
 from zoo.validation.plan import FIT_BUDGET, Check, Plan, draws_fit_memory
@@ -40,7 +42,7 @@ from zoo.validation.results import (
 )
 from zoo.validation.sampler_under_test import SamplerUnderTest, fit_task
 
-__all__ = ["ESS_MIN", "NUTS", "PURPOSE", "RHAT_MAX", "nuts_health"]
+__all__ = ["ESS_MIN", "NUTS", "PURPOSE", "RHAT_MAX", "nuts_health", "unhealthy_cure"]
 
 #: The stream the fits draw from: item ``2 i`` the sampler on data set ``i``, ``2 i + 1`` NUTS.
 PURPOSE = "nuts-fits"
@@ -116,6 +118,27 @@ def nuts_health(posterior, diverging) -> list[str]:
     return problems
 
 
+def unhealthy_cure(posterior, diverging) -> str:
+    """What would make an unhealthy NUTS fit a reference, or what to rely on instead.
+
+    Divergences mean the step size cannot follow the posterior's geometry (a centred
+    hierarchy's funnel: Betancourt & Girolami 2015, "Hamiltonian Monte Carlo for
+    hierarchical models"), which more draws do not cure. A discrete variable is sampled
+    by PyMC's compound step with Metropolis, whose slow mixing spoils the R-hat and ESS
+    of everything tied to it.
+    """
+    instead = "or rely on exact and sbc, which judge the sampler without NUTS"
+    if np.count_nonzero(diverging):
+        return f"reparameterise the PyMC model (a non-centred hierarchy, say), {instead}"
+    discrete = [str(name) for name in posterior.data_vars if posterior[name].dtype.kind in "biu"]
+    if discrete:
+        return (
+            f"PyMC samples the discrete {', '.join(discrete)} by Metropolis, which mixes "
+            f"too slowly for a reference: marginalise it out of the model, {instead}"
+        )
+    return f"raise --draws (NUTS draws and tunes as many), {instead}"
+
+
 def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
     """Fit every data set with the sampler and with NUTS, then compare the draws."""
     started = time.perf_counter()
@@ -140,13 +163,15 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
             results[name] = f"{tested.status}: {tested.message}"
             continue
         if nuts.status != "ok":
-            verdicts.append("inconclusive")
+            verdicts.append(COULD_NOT_JUDGE)
             findings.append(
                 Finding(
                     "NUTS fit",
-                    "inconclusive",
+                    COULD_NOT_JUDGE,
                     problem=name,
                     gate=f"NUTS {nuts.status}: {nuts.message}",
+                    cure="PyMC's NUTS itself failed on this data set: rely on exact or "
+                    "sbc, which do not need it",
                 )
             )
             results[name] = f"NUTS {nuts.status}: {nuts.message}"
@@ -154,13 +179,14 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         posterior, diverging = nuts.value
         unhealthy = nuts_health(posterior, diverging)
         if unhealthy:
-            verdicts.append("inconclusive")
+            verdicts.append(COULD_NOT_JUDGE)
             findings.append(
                 Finding(
                     "NUTS fit",
-                    "inconclusive",
+                    COULD_NOT_JUDGE,
                     problem=name,
-                    gate=f"NUTS is not a reference here: {'; '.join(unhealthy)}",
+                    gate=f"NUTS unhealthy ({'; '.join(unhealthy)}): not a reference here",
+                    cure=unhealthy_cure(posterior, diverging),
                 )
             )
             results[name] = "NUTS unhealthy: " + "; ".join(unhealthy)
@@ -176,7 +202,7 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         theirs = failing_draws(posterior, found, name)
         if mine is not None and theirs is not None:
             kept[name] = {"engines": {"sampler": mine, "NUTS": theirs}, "reference": None}
-    verdict = worst_verdict(verdicts) if verdicts else "inconclusive"
+    verdict = worst_verdict(verdicts) if verdicts else COULD_NOT_JUDGE
     head = (
         f"{len(plan.problems)} data set(s) against PyMC NUTS "
         f"({plan.budget['chains']} x {plan.budget['draws']} draws each)"

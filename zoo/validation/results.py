@@ -9,13 +9,16 @@ from dataclasses import dataclass, field
 import pandas as pd
 import xarray as xr
 
-from zoo.diagnostics.findings import Finding, findings_html
+from zoo.diagnostics.findings import COULD_NOT_JUDGE, Finding, findings_html
 
 __all__ = [
+    "COULD_NOT_JUDGE",
+    "JUDGES",
     "VERDICTS",
     "CheckOutcome",
     "ValidationResult",
     "agreement_verdict",
+    "battery_verdict",
     "by_data_set",
     "failing_draws",
     "finding_cells",
@@ -23,8 +26,16 @@ __all__ = [
     "worst_verdict",
 ]
 
-#: A check's verdict, best first; the battery's verdict is its worst check's.
-VERDICTS = ("pass", "inconclusive", "fail")
+#: A check's (or a data set's) verdict, in the order in which they combine within a
+#: check: a data set that could not be judged does not spoil those that passed, and the
+#: check's verdict is the last of its data sets' in this order
+#: (:func:`worst_verdict`). The battery's verdict is :func:`battery_verdict`'s.
+VERDICTS = (COULD_NOT_JUDGE, "pass", "inconclusive", "fail")
+
+#: The checks whose pass alone can make the battery's PASS: they test the sampler
+#: against the target itself (its exact posterior; calibration over the prior), where
+#: nuts tests it against another sampler and the kernel checks test a kernel's parts.
+JUDGES = ("exact", "sbc")
 
 
 @dataclass
@@ -36,7 +47,9 @@ class CheckOutcome:
     name : str
         ``exact``, ``nuts``, ``sbc``, ``geweke`` or ``invariance``.
     verdict : str
-        ``pass``, ``fail`` or ``inconclusive``.
+        ``pass``, ``fail``, ``inconclusive`` (the sampler's draws did not pass a gate)
+        or :data:`COULD_NOT_JUDGE` (the check cannot serve as evidence, for a reason
+        outside the sampler, said with its cure in a finding).
     summary : str
         What was run and, per data set, how many quantities failed, the first of them,
         and "and N more".
@@ -129,12 +142,16 @@ def finding_cells(finding: Finding) -> dict[str, str]:
     """A finding as display strings: the one formatting of the terminal and the report.
 
     Keys ``estimate``, ``reference`` (with what it is), ``mcse``, ``z``, ``p_adjusted``
-    (empty for a finding without numbers) and ``note`` (a failed fit's message, or the
-    gate not passed and the draws per chain that would clear it).
+    (empty for a finding without numbers), ``note`` (a failed fit's message, the gate
+    not passed and the draws per chain that would clear it, or why a check could not
+    judge) and ``cure`` (what would let a check that could not judge do so).
     """
-    cells = dict.fromkeys(("estimate", "reference", "mcse", "z", "p_adjusted", "note"), "")
+    cells = dict.fromkeys(("estimate", "reference", "mcse", "z", "p_adjusted", "note", "cure"), "")
+    cells["cure"] = finding.cure
     if finding.message:
         cells["note"] = finding.message
+    elif finding.verdict == COULD_NOT_JUDGE:
+        cells["note"] = finding.gate
     elif finding.verdict == "inconclusive":
         clear = (
             f"; about {finding.draws_per_chain} draws per chain would clear it"
@@ -178,8 +195,13 @@ def _by_problem(findings) -> dict[str, list[Finding]]:
 def _count_text(group) -> str:
     """``3 failing, 1 not judged`` (or the message of fits that failed alike)."""
     failed = sum(f.verdict == "fail" for f in group)
-    unjudged = len(group) - failed
-    parts = [f"{failed} failing" if failed else "", f"{unjudged} not judged" if unjudged else ""]
+    cannot = sum(f.verdict == COULD_NOT_JUDGE for f in group)
+    unjudged = len(group) - failed - cannot
+    parts = [
+        f"{failed} failing" if failed else "",
+        f"{unjudged} not judged" if unjudged else "",
+        "could not judge" if cannot else "",
+    ]
     return ", ".join(p for p in parts if p)
 
 
@@ -255,6 +277,9 @@ class ValidationResult:
         In the order run.
     settings : dict
         The budget and seed, JSON-ready.
+    warnings : dict of str to int
+        Each warning the fits raised (PyMC, PyTensor, numba, the user's code), one line,
+        with how many times: said once each rather than once per fit.
     """
 
     model: str
@@ -262,13 +287,27 @@ class ValidationResult:
     alpha: float
     checks: list[CheckOutcome] = field(default_factory=list)
     settings: dict = field(default_factory=dict)
+    warnings: dict[str, int] = field(default_factory=dict)
 
     @property
     def verdict(self) -> str:
-        """``pass`` only when every check passes; else ``fail`` or ``inconclusive``."""
-        if not self.checks:
-            return "inconclusive"
-        return worst_verdict(check.verdict for check in self.checks)
+        """``pass``, ``fail`` or ``inconclusive``, by :func:`battery_verdict`."""
+        return battery_verdict(self.checks)[0]
+
+    @property
+    def reason(self) -> str:
+        """Why the verdict is what it is, in one line (:func:`battery_verdict`)."""
+        return battery_verdict(self.checks)[1]
+
+    @property
+    def unjudged(self) -> list[tuple[str, Finding]]:
+        """``(check, finding)`` for every check or data set that could not judge."""
+        return [
+            (check.name, f)
+            for check in self.checks
+            for f in check.findings
+            if f.verdict == COULD_NOT_JUDGE
+        ]
 
     def to_dict(self) -> dict:
         """JSON-ready form."""
@@ -276,15 +315,27 @@ class ValidationResult:
             "model": self.model,
             "sampler": self.sampler,
             "verdict": self.verdict,
+            "reason": self.reason,
             "alpha": self.alpha,
             "settings": self.settings,
             "checks": [check.to_dict() for check in self.checks],
+            "warnings": [{"warning": w, "count": n} for w, n in self.warnings.items()],
         }
 
+    def warning_lines(self) -> list[str]:
+        """``warning (100 times): NumbaWarning: ...``: each warning of the fits, once."""
+        return [
+            f"warning ({count} time{'s' if count > 1 else ''}): {line}"
+            for line, count in sorted(self.warnings.items(), key=lambda item: -item[1])
+        ]
+
     def __str__(self) -> str:
-        lines = [f"{self.model}: {self.sampler}: {self.verdict.upper()} (alpha = {self.alpha:g})"]
+        lines = [
+            f"{self.model}: {self.sampler}: {self.verdict.upper()} (alpha = {self.alpha:g}): "
+            f"{self.reason}"
+        ]
         for check in self.checks:
-            lines.append(f"  {check.name:<10} {check.verdict:<12} {check.summary}")
+            lines.append(f"  {check.name:<10} {check.verdict:<15} {check.summary}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -304,7 +355,8 @@ class ValidationResult:
         )
         return (
             f"<div><p>{html.escape(self.model)}: {html.escape(self.sampler)}: "
-            f"<b>{self.verdict.upper()}</b> (family-wise false-alarm rate {self.alpha:g})</p>"
+            f"<b>{self.verdict.upper()}</b> (family-wise false-alarm rate {self.alpha:g}): "
+            f"{html.escape(self.reason)}</p>"
             "<table><thead><tr><th>check</th><th>verdict</th><th>alpha</th><th>seconds</th>"
             f"<th style='text-align:left'>what was found</th></tr></thead><tbody>{rows}"
             "</tbody></table></div>"
@@ -328,8 +380,62 @@ class ValidationResult:
 
 
 def worst_verdict(verdicts) -> str:
-    """The worst of ``verdicts`` (``fail`` over ``inconclusive`` over ``pass``)."""
+    """A check's verdict from its data sets': the last of them in :data:`VERDICTS`.
+
+    ``fail`` over ``inconclusive`` over ``pass`` over :data:`COULD_NOT_JUDGE`: a data set
+    that could not be judged leaves the others' verdict as it is.
+    """
     return max(verdicts, key=VERDICTS.index)
+
+
+def battery_verdict(checks) -> tuple[str, str]:
+    """The battery's verdict from its checks', and why, in one line.
+
+    The policy (``docs/design.md``, "The verdict policy"):
+
+    - **FAIL** when any check fails.
+    - **PASS** when every check that could judge passed and at least one of exact and
+      SBC (:data:`JUDGES`) judged: they test the sampler against its target itself.
+    - **INCONCLUSIVE** otherwise: a check whose gates the sampler's own draws did not
+      pass (too few effective draws to judge), or neither exact nor SBC judged, or no
+      check ran.
+
+    A check that could not judge (:data:`COULD_NOT_JUDGE`: an unhealthy NUTS reference,
+    a prior that cannot be simulated) is no evidence about the sampler either way: it
+    neither spoils a PASS nor makes one; its reason and cure are in its findings.
+
+    Parameters
+    ----------
+    checks : sequence of CheckOutcome
+
+    Returns
+    -------
+    verdict : {"pass", "fail", "inconclusive"}
+    reason : str
+    """
+    checks = list(checks)
+    unknown = [c.verdict for c in checks if c.verdict not in VERDICTS]
+    if unknown:
+        raise ValueError(f"verdict: must be one of {VERDICTS}, got {unknown[0]!r}")
+    if not checks:
+        return "inconclusive", "no check ran"
+
+    def named(verdict: str) -> list[str]:
+        return [c.name for c in checks if c.verdict == verdict]
+
+    cannot = named(COULD_NOT_JUDGE)
+    unjudged = f"; {', '.join(cannot)} could not judge" if cannot else ""
+    if failed := named("fail"):
+        return "fail", f"{', '.join(failed)} failed"
+    if gated := named("inconclusive"):
+        return "inconclusive", (
+            f"{', '.join(gated)} inconclusive (the sampler's draws did not pass a gate){unjudged}"
+        )
+    passed = named("pass")
+    if not any(name in JUDGES for name in passed):
+        judged = f" ({', '.join(passed)} passed)" if passed else ""
+        return "inconclusive", f"neither exact nor sbc judged{judged}{unjudged}"
+    return "pass", f"every check that could judge passed ({', '.join(passed)}){unjudged}"
 
 
 def agreement_verdict(name: str, result) -> tuple[str, list[Finding]]:

@@ -15,6 +15,7 @@ kernel travels by reference to its module, like any module-level object.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -30,8 +31,21 @@ __all__ = ["SamplerUnderTest", "describe", "fit_task"]
 
 
 def describe(value) -> str:
-    """``module:qualified name`` of a function, or of an object's type."""
-    module = getattr(value, "__module__", None) or type(value).__module__
+    """``module:name`` of a user's sampler or kernel, as the user would pass it.
+
+    The name the object itself is bound to at the top level of its module, when it is
+    (a sampler built by a factory, ``sampler = make_sampler(...)``; a ``zoo.Kernel``
+    assembled from functions, found in its ``step``'s module); else its qualified name,
+    or its type's.
+    """
+    kernel = isinstance(value, Kernel)
+    where = value.step if kernel else value
+    module = getattr(where, "__module__", None) or type(where).__module__
+    for name, bound in vars(sys.modules.get(module, object)).items():
+        # A Kernel reaches a worker as a copy of its functions' references: equal parts.
+        same = bound is value or (kernel and isinstance(bound, Kernel) and bound == value)
+        if same and not name.startswith("__"):
+            return f"{module}:{name}"
     name = getattr(value, "__qualname__", None) or type(value).__qualname__
     return f"{module}:{name}"
 
@@ -56,6 +70,9 @@ class SamplerUnderTest:
         A key of ``model.faults``: one of the model's catalogued wrong kernels.
     sampler : callable, optional
         A user's ``sampler(data, prior, *, draws, chains, seed)``.
+    name : str, optional
+        How the user named the sampler or kernel (``--sampler mod:name``, ``--kernel
+        mod:name``): reports say it. Default: :func:`describe`'s.
 
     Raises
     ------
@@ -68,6 +85,7 @@ class SamplerUnderTest:
     kernel: Kernel | None = None
     fault: str | None = None
     sampler: Callable | None = None
+    name: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.model, Model):
@@ -115,15 +133,21 @@ class SamplerUnderTest:
 
     @property
     def label(self) -> str:
-        """How the sampler is named in reports."""
+        """How the sampler is named in reports: as the user passed it.
+
+        A user's sampler by its ``name`` (or :func:`describe`); a user's kernel likewise,
+        with its step, "run by the zoo's driver" (the driver runs any kernel, Gibbs or
+        Metropolis-Hastings: the label does not say which it is); the zoo's own by
+        engine or fault.
+        """
         if self.sampler is not None:
-            return describe(self.sampler)
+            return self.name or describe(self.sampler)
         if self.fault is not None:
-            return f"zoo gibbs kernel with fault {self.fault!r}"
+            return f"zoo kernel with fault {self.fault!r}"
         if self.kernel is not None:
-            # A Kernel is a NamedTuple of the zoo's: its step names the user's code.
-            step = getattr(self.kernel, "step", self.kernel)
-            return f"zoo gibbs driver with kernel {describe(self.kernel)} ({describe(step)})"
+            kernel = self.name or describe(self.kernel)
+            step = describe(getattr(self.kernel, "step", self.kernel))
+            return f"kernel {kernel} (step {step}), run by the zoo's driver"
         return f"zoo {self.engine} engine"
 
     def sample(self, data, prior, *, draws: int, chains: int, seed: int):

@@ -1,9 +1,11 @@
 """The SBC check: simulation-based calibration of the sampler under test.
 
 Each simulation (:func:`zoo.diagnostics.sbc.simulation_ranks`: simulate from a proper
-prior, fit with the sampler under test, thin, rank) is one task of the pool; its record
-goes to the result store as it arrives, so an interrupted run resumes with the
-simulations still missing.
+prior, redrawing data outside their support or type, fit with the sampler under test,
+thin, rank) is one task of the pool; its record goes to the result store as it arrives,
+so an interrupted run resumes with the simulations still missing. The model's
+simulation failing is never the sampler's failure: the check then could not judge
+(``docs/design.md``, "The verdict policy").
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import time
 
 from zoo.core.arguments import as_int
-from zoo.diagnostics.findings import Finding
+from zoo.diagnostics.findings import COULD_NOT_JUDGE, Finding
 from zoo.diagnostics.sbc import PURPOSE, sbc_result, simulation_ranks
 from zoo.sampling.parallel import FitPool, Task
 from zoo.specification.adapter import model_digest
@@ -23,9 +25,12 @@ from zoo.validation.source_digest import source_digest
 
 __all__ = ["SBC", "STORE_KIND", "open_store"]
 
-#: The store header's ``kind``. Version 2: simulations draw from the ``sbc-simulations``
-#: stream of zoo.core.streams; a file of version 1 (other streams) is refused, not mixed.
-STORE_KIND = "zoo-sbc/2"
+#: The store header's ``kind``. Version 3: a simulated data set outside the data's
+#: support or type is redrawn (its record counts the ``redraws``), and an error of the
+#: model's ``simulate`` is a record of its own, not a failed fit; version 2 recorded both
+#: as failed fits. Since version 2, simulations draw from the ``sbc-simulations`` stream
+#: of zoo.core.streams. A file of an older version is refused, not mixed.
+STORE_KIND = "zoo-sbc/3"
 
 
 def _simulation(tested: SamplerUnderTest, index: int, seed: int, prior, size, draws, chains):
@@ -78,6 +83,7 @@ def _check_record(record: dict) -> None:
     ):
         raise ValueError("ranks: must map each quantity to a normalised rank in [0, 1]")
     as_int("thinned", record.get("thinned"), minimum=1)
+    as_int("redraws", record.get("redraws", 0), minimum=0)
     seconds = record.get("seconds", 0.0)
     if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
         raise ValueError(f"seconds: must be a number >= 0, got {seconds!r}")
@@ -105,9 +111,9 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
     results = open_store(plan)
     if results is None:
         why = "the model has no simulation_setup (a proper prior)"
-        return CheckOutcome(
-            "sbc", "inconclusive", why, alpha, [Finding("prior", "inconclusive", gate=why)]
-        )
+        cure = "give SBC a proper prior and the sizes to simulate (sbc_setup=(prior, size))"
+        found = [Finding("prior", COULD_NOT_JUDGE, gate=why, cure=cure)]
+        return CheckOutcome("sbc", COULD_NOT_JUDGE, f"could not judge: {why}", alpha, found)
     prior, size = _prior_and_size(plan)
     settings = results.settings
     total, draws, chains = (plan.budget[k] for k in ("simulations", "draws", "chains"))
@@ -141,7 +147,7 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         f"{result.n_simulations} of {total} simulations, {len(result.quantities)} quantities, "
         f"{chains} x {draws} draws per fit, under {plan.sbc_source}"
     )
-    notes = []
+    notes = [result.redraw_note()] if result.redraws else []
     if result.failures and not result.n_simulations:
         notes.append(_every_fit_failed(plan, prior))
     return CheckOutcome(
