@@ -162,6 +162,7 @@ class _Reader:
     """Reads the Gaussian nodes of ``model``, or raises NotRecognised in its terms."""
 
     def __init__(self, model, shapes, fixed, variables):
+        # shapes: of every free variable and of every observed one (its data, maybe new)
         self.model = model
         self.free = {rv: rv.name for rv in model.free_RVs}
         self.fixed = set(fixed)
@@ -214,8 +215,7 @@ class _Reader:
                 )
             family, slots = entry
             params = dict(zip(slots, op.dist_params(rv.owner), strict=True))
-            shape = tuple(np.shape(self.model.rvs_to_values[rv].eval()))
-            nodes.append(self._node(name, False, family, shape, params, name))
+            nodes.append(self._node(name, False, family, self.shapes[name], params, name))
         scales = {}
         for rv, name in self.free.items():
             if name not in self.variables or rv in self.gaussian:
@@ -600,9 +600,8 @@ class LinearGaussian:
         if model.potentials:
             names = ", ".join(p.name or "unnamed" for p in model.potentials)
             raise NotRecognised(f"{names}: a Potential adds a term no closed form covers")
-        reader = _Reader(
-            model, parts.shapes, self.fixed, parts.free if variables is None else variables
-        )
+        shapes = {**parts.shapes, **{name: np.shape(v) for name, v in values.items()}}
+        reader = _Reader(model, shapes, self.fixed, parts.free if variables is None else variables)
         if not reader.gaussian:
             raise NotRecognised("the model has no free Normal, MvNormal or Flat variable")
         nodes, self.scales = reader.nodes()
