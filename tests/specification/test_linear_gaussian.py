@@ -413,6 +413,38 @@ def test_validate_runs_the_exact_check_on_a_users_regression():
     assert wrong.verdict == "fail", str(wrong)
 
 
+def flat_regression():
+    """posteriordb-style: flat coefficients and a flat noise sd (Stan's implicit prior)."""
+    with pm.Model() as model:
+        x = pm.Data("X", DESIGN)
+        sigma = pm.HalfFlat("sigma")
+        beta = pm.Flat("beta", shape=P)
+        pm.Normal("y", x @ beta, sigma, observed=Y)
+    return model
+
+
+def flat_regression_sampler(data, *, draws, chains, seed):
+    """Exact draws: s2 ~ InvGamma((n - p - 1) / 2, RSS / 2), beta | s2 ~ N(OLS, s2 V)."""
+    rng = np.random.default_rng(seed)
+    x, y = data["X"], data["y"]
+    estimate = np.linalg.lstsq(x, y, rcond=None)[0]
+    rss = np.sum((y - x @ estimate) ** 2)
+    s2 = stats.invgamma((len(y) - P - 1) / 2, scale=rss / 2).rvs((chains, draws), rng)
+    chol = np.linalg.cholesky(np.linalg.inv(x.T @ x))
+    white = rng.standard_normal((chains, draws, P))
+    beta = estimate + np.sqrt(s2)[..., None] * (white @ chol.T)
+    return {"sigma": np.sqrt(s2), "beta": beta}
+
+
+def test_improper_flat_priors_pass_the_exact_check_and_the_simulating_checks_refuse():
+    result = zoo.validate(
+        flat_regression, sampler=flat_regression_sampler, checks=("exact",), workers=0, seed=3
+    )
+    assert result.verdict == "pass", str(result)
+    with pytest.raises(ValueError, match="sbc: cannot simulate from the model's prior"):
+        zoo.validate(flat_regression, sampler=flat_regression_sampler, checks=("sbc",), workers=0)
+
+
 @pytest.mark.pymc
 def test_nuts_agrees_with_the_regression_and_normal_inverse_gamma_references():
     with pm.Model() as model:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pymc.distributions.continuous import HalfFlatRV
+
 from zoo.core.reference import NoReference, Reference
 from zoo.specification.conjugacy import conjugate_reference
 from zoo.specification.conjugate_graph import NotRecognised, free_parents
@@ -87,7 +89,11 @@ def derive_reference(model, data: Mapping | None = None) -> Reference | NoRefere
         groups = _independent_parts(model)
     except NotRecognised as refusal:
         return NoReference(str(refusal))
-    gaussian = {rv.name for rv in model.free_RVs if type(rv.owner.op) in GAUSSIAN_OPS}
+    # A HalfFlat scale of known-mean Normals is the improper limit of the
+    # normal-inverse-gamma, which only the linear-Gaussian reader has.
+    gaussian = {
+        rv.name for rv in model.free_RVs if type(rv.owner.op) in (*GAUSSIAN_OPS, HalfFlatRV)
+    }
     linear = set().union(*(g for g in groups if g & gaussian))
     rest = set(parts.free) - linear
     references = []

@@ -532,7 +532,7 @@ def _root_inverse_gamma(a, b, dims) -> Marginal:
     ``E[V^(k/2)] = b^(k/2) Gamma(a - k/2) / Gamma(a)`` for ``a > k/2``.
     """
     variance = stats.invgamma(a, scale=b)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(
             a > 0.5,
             np.exp(0.5 * np.log(b) + special.gammaln(a - 0.5) - special.gammaln(a)),
@@ -602,8 +602,6 @@ class LinearGaussian:
             raise NotRecognised(f"{names}: a Potential adds a term no closed form covers")
         shapes = {**parts.shapes, **{name: np.shape(v) for name, v in values.items()}}
         reader = _Reader(model, shapes, self.fixed, parts.free if variables is None else variables)
-        if not reader.gaussian:
-            raise NotRecognised("the model has no free Normal, MvNormal or Flat variable")
         nodes, self.scales = reader.nodes()
         self.nodes = nodes
         layout, offset = {}, 0
@@ -904,12 +902,13 @@ class LinearGaussian:
         scaled = ", ".join(self.scales) or "known"
         note = (
             "linear-Gaussian posterior read from the graph (variables "
-            f"{', '.join(self.layout)}; scale {scaled}"
+            f"{', '.join(self.layout) or 'none Gaussian'}; scale {scaled}"
             + (f"; flat priors on {', '.join(self.flat)}" if self.flat else "")
             + (f"; given {', '.join(self.fixed)}" if self.fixed else "")
             + ")"
         )
-        return Reference(marginals, coords, note=note, joint=posterior.joint())
+        joint = posterior.joint() if self.size else None
+        return Reference(marginals, coords, note=note, joint=joint)
 
 
 def linear_gaussian_reference(

@@ -255,6 +255,9 @@ class ValidationResult:
         In the order run.
     settings : dict
         The budget and seed, JSON-ready.
+    skipped : dict of str to str
+        Checks a default run left out, and why (``exact`` without an exact reference,
+        its reason in the model's terms).
     """
 
     model: str
@@ -262,6 +265,7 @@ class ValidationResult:
     alpha: float
     checks: list[CheckOutcome] = field(default_factory=list)
     settings: dict = field(default_factory=dict)
+    skipped: dict = field(default_factory=dict)
 
     @property
     def verdict(self) -> str:
@@ -279,12 +283,15 @@ class ValidationResult:
             "alpha": self.alpha,
             "settings": self.settings,
             "checks": [check.to_dict() for check in self.checks],
+            "skipped": dict(self.skipped),
         }
 
     def __str__(self) -> str:
         lines = [f"{self.model}: {self.sampler}: {self.verdict.upper()} (alpha = {self.alpha:g})"]
         for check in self.checks:
             lines.append(f"  {check.name:<10} {check.verdict:<12} {check.summary}")
+        for name, reason in self.skipped.items():
+            lines.append(f"  {name:<10} {'skipped':<12} {reason}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
