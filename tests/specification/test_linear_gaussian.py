@@ -110,6 +110,8 @@ def test_every_way_of_writing_the_linear_predictor_gives_the_same_posterior():
         lambda b: (DESIGN @ b[:, None])[:, 0],
         lambda b: DESIGN[:, 0] * b[0] + DESIGN[:, 1] * b[1] - (-DESIGN[:, 2]) * b[2],
         lambda b: pt.sum(DESIGN * b[None, :], axis=1) / 2.0 * 2.0,
+        lambda b: pt.concatenate([DESIGN[:5] @ b, pt.switch(np.ones(N - 5), DESIGN[5:] @ b, 0.0)]),
+        lambda b: pt.set_subtensor(pt.zeros(N)[:], DESIGN @ b),
     ]
     first = build(forms[0])
     for form in forms[1:]:
@@ -139,6 +141,20 @@ def test_hierarchical_gaussian_with_indexed_groups():
     np.testing.assert_allclose(reference.joint.block("mu", "theta"), cov[0, 1:], rtol=1e-9)
 
 
+def test_an_index_held_in_a_data_container_follows_new_data():
+    with pm.Model() as model:
+        group = pm.Data("group", np.array([0, 1, 1]))
+        theta = pm.Normal("theta", 0.0, 2.0, shape=2)
+        pm.Normal("y", theta[group], 1.0, observed=np.array([0.5, 1.0, 2.0]), shape=group.shape)
+    index, y = np.array([1, 1, 1, 0]), np.array([0.3, 0.9, 1.4, -2.0])
+    reference = reference_of(model, {"group": index, "y": y})
+    # theta_j | y ~ N(sum y / (n_j + 1/4), 1 / (n_j + 1/4)) with prior precision 1/4
+    counts = np.array([1.0, 3.0]) + 0.25
+    sums = np.array([-2.0, 0.3 + 0.9 + 1.4])
+    np.testing.assert_allclose(reference["theta"].mean, sums / counts, rtol=1e-10)
+    np.testing.assert_allclose(reference["theta"].sd, counts**-0.5, rtol=1e-10)
+
+
 def test_eight_schools_non_centred_given_tau():
     # theta = mu + tau * eta with tau held fixed: y_j ~ N(mu, s_j^2 + tau^2) marginally
     y = np.array([28.0, 8.0, -3.0, 7.0, -1.0, 1.0, 18.0, 12.0])
@@ -159,10 +175,27 @@ def test_eight_schools_non_centred_given_tau():
         np.testing.assert_allclose(posterior.mean, mean, rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(posterior.covariance, cov, rtol=1e-9, atol=1e-14)
         assert posterior.log_evidence == pytest.approx(evidence, rel=1e-10)
+    parameters = engine.solve({"tau": 3.0}).parameters()
+    assert parameters["eta"]["loc"].shape == (8,) and np.all(np.isinf(parameters["eta"]["df"]))
     with pytest.raises(ValueError, match="fixed: no value for tau"):
         engine.solve()
     with pytest.raises(ValueError, match="fixed: 'sigma' is not a free variable"):
         LinearGaussian(model, fixed=("sigma",))
+
+
+def test_an_observation_of_the_fixed_variables_alone_is_in_the_evidence():
+    # log p(y, z | sigma): z reads only sigma, held fixed; leaving it out would bias a
+    # caller's quadrature over sigma
+    with pm.Model() as model:
+        sigma = pm.HalfNormal("sigma", 1.0)
+        mu = pm.Normal("mu", 0.0, 1.0)
+        pm.Normal("y", mu, sigma, observed=[0.2, 0.5])
+        pm.Normal("z", 0.0, sigma, observed=[1.1])
+    posterior = LinearGaussian(model, fixed=("sigma",)).solve({"sigma": 0.7})
+    cov = np.full((2, 2), 1.0) + 0.49 * np.eye(2)
+    expected = stats.multivariate_normal(np.zeros(2), cov).logpdf([0.2, 0.5])
+    expected += stats.norm(0.0, 0.7).logpdf(1.1)
+    assert posterior.log_evidence == pytest.approx(expected, rel=1e-10)
 
 
 def test_multivariate_normal_prior_and_observations():

@@ -202,16 +202,19 @@ class _Reader:
         for rv in self.model.observed_RVs:
             op = rv.owner.op
             name = rv.name
-            reads = set()
+            reads, held = set(), set()
             for expression in op.dist_params(rv.owner):
                 reads |= self.parents(expression, name)
+                held |= free_parents(expression, self.free, what=name) & self.fixed
             entry = GAUSSIAN_OPS.get(type(op))
-            if not reads & self.variables:
+            if not reads & self.variables and not held:
                 continue  # a constant term, or one of another part of the model
             if entry is None or entry[0] == "Flat":
+                # one that reads only fixed variables would be missing from log p(y | fixed)
                 raise NotRecognised(
-                    f"{name}: a {_op_name(op)} observation reads {', '.join(sorted(reads))}; "
-                    "only Normal or MvNormal observations keep the posterior Gaussian"
+                    f"{name}: a {_op_name(op)} observation reads "
+                    f"{', '.join(sorted(reads | held))}; only Normal or MvNormal observations "
+                    "keep the posterior Gaussian"
                 )
             family, slots = entry
             params = dict(zip(slots, op.dist_params(rv.owner), strict=True))
@@ -362,7 +365,9 @@ class _Reader:
         elif isinstance(op, _LINEAR_IN_TWO):
             linear, rest = inputs[:2], inputs[2:]
         elif isinstance(op, Join):
-            linear, rest = inputs[1:], inputs[:1]
+            # the axis is an integer input in some PyTensor versions, a property in others
+            rest = [i for i in inputs if i.dtype.startswith(("int", "uint"))]
+            linear = [i for i in inputs if i not in rest]
         elif isinstance(op, CAReduce) and isinstance(op.scalar_op, ps.Add):
             linear, rest = inputs, []
         elif isinstance(op, Dot) or (isinstance(op, Blockwise) and isinstance(op.core_op, Dot)):
@@ -484,6 +489,27 @@ class GaussianPosterior:
     scales: dict
     log_evidence: float
 
+    def parameters(self) -> dict[str, dict[str, np.ndarray]]:
+        """Each variable's marginal parameters, shaped like the variable.
+
+        Gaussian variables: ``loc``, ``scale`` and ``df`` of a Student t (``df``
+        infinite: Normal). Scale variables: ``shape`` and ``scale`` of ``s2 ~
+        InvGamma``, and ``exponent`` (``2p`` in ``s2 = v^(2p)``). What a caller that
+        mixes posteriors over quadrature nodes or configurations stacks.
+        """
+        sd = np.sqrt(np.diag(self.covariance))
+        found = {}
+        for name, (offset, shape) in self.layout.items():
+            part = slice(offset, offset + int(np.prod(shape, dtype=int)))
+            found[name] = {
+                "loc": self.mean[part].reshape(shape),
+                "scale": sd[part].reshape(shape),
+                "df": self.df[part].reshape(shape),
+            }
+        for name, scale in self.scales.items():
+            found[name] = {k: scale[k] for k in ("shape", "scale", "exponent")}
+        return found
+
     def joint(self) -> JointMoments:
         """The joint mean and covariance of the Gaussian variables (NaN: infinite)."""
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -498,20 +524,17 @@ class GaussianPosterior:
 
     def marginals(self, dims: Mapping) -> dict[str, Marginal]:
         """Each variable's marginal: Normal, Student t, or the scale's (inverse) gamma."""
-        sd = np.sqrt(np.diag(self.covariance))
         marginals = {}
-        for name, (offset, shape) in self.layout.items():
-            part = slice(offset, offset + int(np.prod(shape, dtype=int)))
-            loc = self.mean[part].reshape(shape)
-            scale = sd[part].reshape(shape)
-            df = self.df[part].reshape(shape)
-            if np.all(np.isinf(df)):
-                frozen = stats.norm(loc, scale)
+        for name, found in self.parameters().items():
+            if name in self.scales:
+                marginals[name] = _scale_marginal(found, dims[name])
+            elif np.all(np.isinf(found["df"])):
+                marginals[name] = scipy_marginal(
+                    stats.norm(found["loc"], found["scale"]), dims[name]
+                )
             else:
-                frozen = stats.t(df, loc, scale)
-            marginals[name] = scipy_marginal(frozen, dims[name])
-        for name, scale in self.scales.items():
-            marginals[name] = _scale_marginal(scale, dims[name])
+                frozen = stats.t(found["df"], found["loc"], found["scale"])
+                marginals[name] = scipy_marginal(frozen, dims[name])
         return marginals
 
 
