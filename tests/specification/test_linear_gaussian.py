@@ -287,6 +287,25 @@ def test_normal_inverse_gamma_regression_against_scipy_t():
     assert LinearGaussian(model).solve().log_evidence == pytest.approx(evidence, rel=1e-10)
 
 
+def test_normal_inverse_gamma_with_a_correlated_multivariate_prior():
+    # beta | s2 ~ MvNormal(m, s2 V0) with V0 not diagonal: the covariance path
+    a, b = 4.0, 3.0
+    v0 = np.array([[2.0, 0.5, 0.1], [0.5, 1.0, -0.3], [0.1, -0.3, 0.8]])
+    with pm.Model() as model:
+        s2 = pm.InverseGamma("s2", a, b)
+        beta = pm.MvNormal("beta", mu=PRIOR_MEAN, cov=s2 * v0)
+        pm.Normal("y", DESIGN @ beta, pt.sqrt(s2), observed=Y)
+    precision0 = np.linalg.inv(v0)
+    vn = np.linalg.inv(precision0 + DESIGN.T @ DESIGN)
+    mn = vn @ (precision0 @ PRIOR_MEAN + DESIGN.T @ Y)
+    an = a + N / 2
+    bn = b + 0.5 * (Y @ Y + PRIOR_MEAN @ precision0 @ PRIOR_MEAN - mn @ np.linalg.solve(vn, mn))
+    reference = reference_of(model)
+    assert_matches(reference["s2"], stats.invgamma(an, scale=bn), ())
+    expected = stats.t(2 * an, mn, np.sqrt(bn / an * np.diag(vn)))
+    assert_matches(reference["beta"], expected, ("beta_dim_0",))
+
+
 # ---------------------------------------------------------------------------------------
 # Refusals, in the model's terms.
 
@@ -429,14 +448,25 @@ RIGHT = _user_sampler(PRIOR_SD**2)
 SD_AS_VARIANCE = _user_sampler(PRIOR_SD)
 
 
-def test_a_correct_regression_sampler_agrees_and_its_buggy_twin_does_not():
+def transposed_cholesky(data, *, draws, chains, seed):
+    """The other classic bug: ``L^-1 z`` (covariance ``(L'L)^-1``) for ``L^-T z``."""
+    rng = np.random.default_rng(seed)
+    x, y = data["X"], data["y"]
+    precision = np.diag(PRIOR_SD**-2.0) + x.T @ x / NOISE**2
+    chol = np.linalg.cholesky(precision)
+    mean = np.linalg.solve(precision, PRIOR_MEAN / PRIOR_SD**2 + x.T @ y / NOISE**2)
+    white = rng.standard_normal((chains * draws, P))
+    return {"beta": (mean + np.linalg.solve(chol, white.T).T).reshape(chains, draws, P)}
+
+
+@pytest.mark.parametrize(
+    ("sampler", "verdict"),
+    [(RIGHT, "agree"), (SD_AS_VARIANCE, "disagree"), (transposed_cholesky, "disagree")],
+)
+def test_a_correct_regression_sampler_agrees_and_its_buggy_twins_do_not(sampler, verdict):
     reference = zoo.exact_reference(regression())
-    right = agreement(RIGHT({"X": DESIGN, "y": Y}, draws=1000, chains=4, seed=5), reference)
-    assert right.verdict == "agree", str(right)
-    wrong = agreement(
-        SD_AS_VARIANCE({"X": DESIGN, "y": Y}, draws=1000, chains=4, seed=5), reference
-    )
-    assert wrong.verdict == "disagree", str(wrong)
+    result = agreement(sampler({"X": DESIGN, "y": Y}, draws=1000, chains=4, seed=5), reference)
+    assert result.verdict == verdict, str(result)
 
 
 def test_validate_runs_the_exact_check_on_a_users_regression():

@@ -66,7 +66,7 @@ from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from pytensor.tensor.math import Dot
 from pytensor.tensor.random import basic as rvs
-from pytensor.tensor.shape import Reshape, SpecifyShape
+from pytensor.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from pytensor.tensor.sharedvar import TensorSharedVariable
 from pytensor.tensor.subtensor import (
     AdvancedIncSubtensor,
@@ -246,8 +246,8 @@ class _Reader:
         spread = params["cov" if multivariate else "sigma"]
         word = "covariance" if multivariate else "sd"
         gaussian_names = set(self.gaussian.values())
-        mean_reads = self.parents(mean, f"{what}'s mean")
-        others = mean_reads - gaussian_names
+        self.parents(mean, f"{what}'s mean")  # refuses a random variable that is not free
+        others = self._values_read(mean) - gaussian_names
         if others:
             raise NotRecognised(
                 f"{what}'s mean reads {', '.join(sorted(others))}, which is not Gaussian: "
@@ -338,6 +338,32 @@ class _Reader:
                     "hyperprior); the closed form needs constant hyperparameters"
                 )
         return {"family": family, "exponent": exponent, "params": params}
+
+    def _values_read(self, var) -> set[str]:
+        """Free variables (not fixed) whose values, not just shapes, ``var`` reads.
+
+        PyMC broadcasts an MvNormal's mean against its covariance with ``fill(cov[...,
+        -1], mu)``: the covariance gives a shape only, and ``s2 * V`` there is not a read
+        of ``s2``.
+        """
+        found, seen, stack = set(), set(), [var]
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            if current in self.free:
+                if self.free[current] not in self.fixed:
+                    found.add(self.free[current])
+                continue
+            node = current.owner
+            if node is None or isinstance(node.op, Shape | Shape_i):
+                continue
+            inputs = node.inputs
+            if isinstance(node.op, Elemwise) and isinstance(node.op.scalar_op, ps.Second):
+                inputs = inputs[1:]
+            stack.extend(inputs)
+        return found
 
     def _depends_on_x(self, var) -> bool:
         if var not in self._depends:
@@ -652,6 +678,11 @@ class LinearGaussian:
             symbol = rv.type(name)
             swap[rv] = symbol
             self._inputs.append(symbol)
+        for name in self.scales:
+            # read by the means for their shape only (checked): a constant of that shape,
+            # so that the compiled function draws no random variable
+            rv = by_name[name]
+            swap[rv] = pt.as_tensor_variable(np.ones(self.shapes[name], dtype=rv.dtype))
         means = [pt.as_tensor_variable(node.mean) for node in self.nodes]
         constants = []
         for node in self.nodes:
