@@ -261,6 +261,16 @@ def test_flat_coefficients_and_a_half_flat_noise_sd():
 # Normal-inverse-gamma.
 
 
+def normal_inverse_gamma_by_hand(v0, a, b):
+    """``m_n, V_n, a_n, b_n`` of the regression (BDA3 14.8; Murphy 2007 7.6)."""
+    precision0 = np.linalg.inv(v0)
+    vn = np.linalg.inv(precision0 + DESIGN.T @ DESIGN)
+    mn = vn @ (precision0 @ PRIOR_MEAN + DESIGN.T @ Y)
+    an = a + N / 2
+    bn = b + 0.5 * (Y @ Y + PRIOR_MEAN @ precision0 @ PRIOR_MEAN - mn @ np.linalg.solve(vn, mn))
+    return mn, vn, an, bn
+
+
 def test_normal_inverse_gamma_regression_against_scipy_t():
     # beta | s2 ~ N(m, s2 V), s2 ~ InvGamma(a, b) (BDA3 14.8; Murphy 2007 7.6)
     a, b = 3.0, 2.0
@@ -269,11 +279,7 @@ def test_normal_inverse_gamma_regression_against_scipy_t():
         s2 = pm.InverseGamma("s2", a, b)
         beta = pm.Normal("beta", PRIOR_MEAN, PRIOR_SD * pt.sqrt(s2))
         pm.Normal("y", DESIGN @ beta, pt.sqrt(s2), observed=Y)
-    precision0 = np.linalg.inv(v0)
-    vn = np.linalg.inv(precision0 + DESIGN.T @ DESIGN)
-    mn = vn @ (precision0 @ PRIOR_MEAN + DESIGN.T @ Y)
-    an = a + N / 2
-    bn = b + 0.5 * (Y @ Y + PRIOR_MEAN @ precision0 @ PRIOR_MEAN - mn @ np.linalg.solve(vn, mn))
+    mn, vn, an, bn = normal_inverse_gamma_by_hand(v0, a, b)
     reference = reference_of(model)
     assert_matches(reference["s2"], stats.invgamma(an, scale=bn), ())
     assert_matches(
@@ -295,11 +301,7 @@ def test_normal_inverse_gamma_with_a_correlated_multivariate_prior():
         s2 = pm.InverseGamma("s2", a, b)
         beta = pm.MvNormal("beta", mu=PRIOR_MEAN, cov=s2 * v0)
         pm.Normal("y", DESIGN @ beta, pt.sqrt(s2), observed=Y)
-    precision0 = np.linalg.inv(v0)
-    vn = np.linalg.inv(precision0 + DESIGN.T @ DESIGN)
-    mn = vn @ (precision0 @ PRIOR_MEAN + DESIGN.T @ Y)
-    an = a + N / 2
-    bn = b + 0.5 * (Y @ Y + PRIOR_MEAN @ precision0 @ PRIOR_MEAN - mn @ np.linalg.solve(vn, mn))
+    mn, vn, an, bn = normal_inverse_gamma_by_hand(v0, a, b)
     reference = reference_of(model)
     assert_matches(reference["s2"], stats.invgamma(an, scale=bn), ())
     expected = stats.t(2 * an, mn, np.sqrt(bn / an * np.diag(vn)))
