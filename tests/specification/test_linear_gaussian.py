@@ -398,29 +398,6 @@ def test_what_is_not_linear_gaussian_is_refused_by_name(builder, reason):
     assert "Blockwise" not in reference.reason and "Elemwise" not in reference.reason
 
 
-def test_a_linear_gaussian_part_and_a_gamma_poisson_part_in_one_model():
-    counts = np.array([3, 5, 2])
-    with pm.Model() as model:
-        beta = pm.Normal("beta", PRIOR_MEAN, PRIOR_SD)
-        lam = pm.Gamma("lam", 2.0, 1.0)
-        pm.Normal("y", DESIGN @ beta, NOISE, observed=Y)
-        pm.Poisson("c", lam, observed=counts)
-    reference = zoo.exact_reference(model)
-    assert list(reference.marginals) == ["beta", "lam"]
-    assert_matches(reference["lam"], stats.gamma(2.0 + counts.sum(), scale=1 / 4.0), ())
-    alone = reference_of(regression())["beta"]
-    np.testing.assert_allclose(reference["beta"].mean, alone.mean, rtol=1e-12)
-
-
-def test_exact_reference_takes_a_builder_and_a_list_of_data_sets():
-    assert zoo.exact_reference(regression).available
-    both = zoo.exact_reference([("first", regression()), ("second", regression(y=-Y))])
-    assert set(both) == {"first", "second"}
-    assert both["first"]["beta"].mean[0] != both["second"]["beta"].mean[0]
-    with pytest.raises(ValueError, match=r"model: expected a pymc\.Model"):
-        zoo.exact_reference(3)
-
-
 # ---------------------------------------------------------------------------------------
 # Against samplers. agreement() flags a correct reference with probability at most 1%
 # (Holm over every element's mean, sd, tails and KS, with MCSE z-scores).
