@@ -364,6 +364,14 @@ def _sd_reads_the_mean():
     return model
 
 
+def _eight_schools_tau_free():
+    with pm.Model() as model:
+        tau = pm.HalfCauchy("tau", 5.0)
+        eta = pm.Normal("eta", 0.0, 1.0, shape=2)
+        pm.Normal("y", tau * eta, 1.0, observed=[0.5, 1.0])
+    return model
+
+
 def _logistic():
     with pm.Model() as model:
         beta = pm.Normal("beta", 0.0, 1.0, shape=P)
@@ -389,6 +397,7 @@ def _logistic():
         (_product_of_coefficients, "y's mean is beta[...] * beta[...]: not linear in beta"),
         (_sd_reads_the_mean, "y's sd reads mu: the sd of a Gaussian must not depend on"),
         (_logistic, "y: a Bernoulli observation reads beta; only Normal or MvNormal"),
+        (_eight_schools_tau_free, "y's mean reads tau (a HalfCauchy prior), which is not"),
     ],
 )
 def test_what_is_not_linear_gaussian_is_refused_by_name(builder, reason):

@@ -249,9 +249,12 @@ class _Reader:
         self.parents(mean, f"{what}'s mean")  # refuses a random variable that is not free
         others = self._values_read(mean) - gaussian_names
         if others:
+            families = {n: _op_name(rv.owner.op) for rv, n in self.free.items() if n in others}
+            named = ", ".join(f"{n} (a {families[n]} prior)" for n in sorted(others))
             raise NotRecognised(
-                f"{what}'s mean reads {', '.join(sorted(others))}, which is not Gaussian: "
-                "a linear-Gaussian mean reads Normal, MvNormal or Flat variables only"
+                f"{what}'s mean reads {named}, which is not Gaussian: a linear-Gaussian "
+                "mean reads Normal, MvNormal or Flat variables only (integrate it "
+                "numerically, or fix it)"
             )
         offending = self._offending(mean)
         if offending is not None:
