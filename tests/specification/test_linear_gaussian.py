@@ -9,6 +9,8 @@ against a user's sampler with the classic bug of a prior sd used as a variance, 
 correct twin must pass.
 """
 
+import functools
+
 import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
@@ -474,24 +476,39 @@ def flat_regression():
     return model
 
 
-def flat_regression_sampler(data, *, draws, chains, seed):
+def flat_regression_sampler(data, *, draws, chains, seed, half=0.5):
     """Exact draws: s2 ~ InvGamma((n - p - 1) / 2, RSS / 2), beta | s2 ~ N(OLS, s2 V)."""
     rng = np.random.default_rng(seed)
     x, y = data["X"], data["y"]
     estimate = np.linalg.lstsq(x, y, rcond=None)[0]
     rss = np.sum((y - x @ estimate) ** 2)
-    s2 = stats.invgamma((len(y) - P - 1) / 2, scale=rss / 2).rvs((chains, draws), rng)
+    s2 = stats.invgamma((len(y) - P - 1) / 2, scale=half * rss).rvs((chains, draws), rng)
     chol = np.linalg.cholesky(np.linalg.inv(x.T @ x))
     white = rng.standard_normal((chains, draws, P))
     beta = estimate + np.sqrt(s2)[..., None] * (white @ chol.T)
     return {"sigma": np.sqrt(s2), "beta": beta}
 
 
-def test_improper_flat_priors_pass_the_exact_check_and_the_simulating_checks_refuse():
+@pytest.mark.pymc
+def test_improper_flat_priors_pass_exact_and_nuts_and_the_simulating_checks_refuse():
     result = zoo.validate(
-        flat_regression, sampler=flat_regression_sampler, checks=("exact",), workers=0, seed=3
+        flat_regression,
+        sampler=flat_regression_sampler,
+        checks=("exact", "nuts"),
+        workers=0,
+        seed=3,
+        draws=500,
     )
-    assert result.verdict == "pass", str(result)
+    assert [c.verdict for c in result.checks] == ["pass", "pass"], str(result)
+    # the twin: the inverse gamma's scale RSS where RSS / 2 belongs
+    result = zoo.validate(
+        flat_regression,
+        sampler=functools.partial(flat_regression_sampler, half=1.0),
+        checks=("exact",),
+        workers=0,
+        seed=3,
+    )
+    assert result.verdict == "fail", str(result)
     with pytest.raises(ValueError, match="sbc: cannot simulate from the model's prior"):
         zoo.validate(flat_regression, sampler=flat_regression_sampler, checks=("sbc",), workers=0)
 
