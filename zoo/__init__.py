@@ -22,6 +22,7 @@ _EXPORTS = {
     "names": "zoo.registry",
     "register": "zoo.registry",
     "sample": "zoo.sampling.driver",
+    "exact_reference": "zoo.specification.exact",
     "CheckOutcome": "zoo.validation",
     "ValidationResult": "zoo.validation",
     "validate": "zoo.validation",

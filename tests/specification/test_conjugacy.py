@@ -16,7 +16,7 @@ from scipy import stats
 from tests.support import pymc_models
 from zoo.core.reference import NoReference, Reference
 from zoo.diagnostics import agreement
-from zoo.specification.conjugacy import conjugate_reference
+from zoo.specification.exact import derive_reference
 
 POINTS = np.array([0.05, 0.25, 0.5, 0.75, 0.95])
 
@@ -33,7 +33,7 @@ def assert_matches(marginal, frozen, dims):
 
 
 def reference_of(model, data=None) -> Reference:
-    reference = conjugate_reference(model, data)
+    reference = derive_reference(model, data)
     assert reference.available, reference.reason
     return reference
 
@@ -265,7 +265,7 @@ def test_data_override_changes_the_number_of_observations():
 )
 def test_bad_data_is_refused_by_name(data, message):
     with pytest.raises(ValueError, match=message):
-        conjugate_reference(pymc_models.beta_binomial(), data)
+        derive_reference(pymc_models.beta_binomial(), data)
 
 
 # ---------------------------------------------------------------------------------------
@@ -374,8 +374,8 @@ def _nig_unpaired():
 
 def _improper():
     with pm.Model() as model:
-        mu = pm.Flat("mu")
-        pm.Normal("y", mu, 1.0, observed=[0.1])
+        mu = pm.Flat("mu", shape=2)
+        pm.Normal("y", mu[0] + mu[1], 1.0, observed=[0.1, 0.4])
     return model
 
 
@@ -391,31 +391,40 @@ def _observed_as_parameter():
     ("builder", "reason"),
     [
         (_hyperprior, "lam: the prior's scale depends on the free variable b (a hyperprior)"),
-        (_semi_conjugate, "y: its mean reads mu and its sd reads sigma2"),
+        (_semi_conjugate, "mu: mu's prior sd is known; y's sd scales with sigma2. The normal-"),
         (_potential, "penalty: a Potential"),
-        (_logit, "y: its p applies Sigmoid to a free variable"),
-        (_deterministic_exp, "y: its mu applies Exp to a free variable, which no conjugate "),
+        (_logit, "y: a Bernoulli observation reads beta; only Normal or MvNormal observations"),
+        (_deterministic_exp, "y: a Poisson observation reads log_rate; only Normal or MvNormal"),
         (_half_normal, "sigma: no conjugate rule has a HalfNormal prior"),
         (_sd_with_gamma_prior, "y: its sigma is sigma to the power 1; the Gamma-Normal"),
         (_scaled_probability, "y: its p scales theta; the Beta-Bernoulli rule has no factor"),
-        (_ordered, "mu: the transform Ordered is not Normal's default"),
+        (_ordered, "mu: the transform Ordered changes the support of its Normal prior"),
         (_two_variables, "y: its mu depends on a and b together"),
         (_mismatched_pair, "theta: a Beta prior with y ~ Poisson reading it as mu is not"),
         (_shuffled_simplex, "y: its p is not a whole row of p in order"),
-        (_nig_unpaired, "y: reads elements of mu and sigma2 that are not paired"),
-        (_improper, "mu: no conjugate rule has a Flat prior"),
-        (_observed_as_parameter, "y: its mu depends on the random variable x, which is not free"),
+        (
+            _nig_unpaired,
+            "mu[0]: mu's prior sd scales with sigma2[0]; y's sd scales with sigma2[1]",
+        ),
+        (_improper, "improper posterior: the observations do not determine mu under its flat"),
+        (_observed_as_parameter, "y depends on the random variable x, which is not free"),
     ],
 )
 def test_what_is_not_recognised_has_no_reference(builder, reason):
-    reference = conjugate_reference(builder())
+    reference = derive_reference(builder())
     assert isinstance(reference, NoReference)
     assert reason in reference.reason
 
 
 def test_a_deterministic_on_the_way_is_named():
-    reference = conjugate_reference(_deterministic_exp())
-    assert "(inside the Deterministic rate)" in reference.reason
+    with pm.Model() as model:
+        log_rate = pm.Normal("log_rate", 0.0, 1.0)
+        rate = pm.Deterministic("rate", pt.exp(log_rate))
+        pm.Normal("y", rate, 1.0, observed=[1.0, 2.0])
+    reference = derive_reference(model)
+    assert reference.reason == (
+        "y's mean is exp(log_rate) (inside the Deterministic rate): not linear in log_rate"
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -570,4 +579,4 @@ def test_an_index_out_of_range_in_new_data_is_refused():
     reference = reference_of(model, {"group": np.array([1, 1, 0, 0]), "y": np.array([1, 1, 0, 1])})
     assert_matches(reference["theta"], stats.beta([2.0, 3.0], [2.0, 1.0]), ("theta_dim_0",))
     with pytest.raises(ValueError, match="data: the model's parameters cannot be computed"):
-        conjugate_reference(model, {"group": np.array([0, 2, 1])})
+        derive_reference(model, {"group": np.array([0, 2, 1])})

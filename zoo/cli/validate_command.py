@@ -192,6 +192,8 @@ def _print(result) -> None:
             f"{check.seconds:.1f}",
             escape(check.brief),
         )
+    for name, reason in result.skipped.items():
+        table.add_row(name, "skipped", "", "", escape(reason))
     out.print(table)
     for check in result.checks:
         if check.findings:

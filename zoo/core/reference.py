@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = [
+    "JointMoments",
     "Marginal",
     "NoReference",
     "Reference",
@@ -79,6 +80,35 @@ class Marginal:
 
 
 @dataclass(frozen=True)
+class JointMoments:
+    """The joint posterior mean and covariance of some variables, flattened together.
+
+    For quantities that need cross-covariances (a contrast ``beta[1] - beta[0]``, a
+    prediction ``X @ beta``): correlated coefficients have them, element-wise marginals
+    do not.
+
+    Parameters
+    ----------
+    layout : mapping of str to (int, tuple of int)
+        Each variable's offset in the flattened vector and its shape (C order).
+    mean : ndarray, shape (d,)
+    covariance : ndarray, shape (d, d)
+        NaN where a second moment does not exist (a Student t with 2 degrees of freedom
+        or fewer).
+    """
+
+    layout: Mapping[str, tuple[int, tuple[int, ...]]]
+    mean: np.ndarray
+    covariance: np.ndarray
+
+    def block(self, first: str, second: str) -> np.ndarray:
+        """``Cov(first, second)`` with shape ``first.shape + second.shape``."""
+        (i, shape_i), (j, shape_j) = self.layout[first], self.layout[second]
+        size_i, size_j = int(np.prod(shape_i, dtype=int)), int(np.prod(shape_j, dtype=int))
+        return self.covariance[i : i + size_i, j : j + size_j].reshape(*shape_i, *shape_j)
+
+
+@dataclass(frozen=True)
 class Reference:
     """The exact posterior of a model: one :class:`Marginal` per variable.
 
@@ -90,11 +120,16 @@ class Reference:
         Coordinate values of the dims the marginals use.
     note : str
         How the reference was obtained (closed form, quadrature, enumeration...).
+    joint : JointMoments, optional
+        The joint mean and covariance of correlated variables, when known (a
+        linear-Gaussian posterior): the checks read the marginals, a quantity of
+        several variables reads this.
     """
 
     marginals: Mapping[str, Marginal]
     coords: Mapping[str, np.ndarray] = field(default_factory=dict)
     note: str = ""
+    joint: JointMoments | None = None
 
     available = True
 

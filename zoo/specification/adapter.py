@@ -7,8 +7,8 @@ model, into a :class:`~zoo.core.contract.Model` whose
 
 - ``simulate`` draws from the prior predictive (compiled once,
   :class:`~zoo.specification.forward.Specification`);
-- ``posterior`` is the exact posterior derived from the graph when it is conjugate
-  (:func:`zoo.specification.conjugacy.conjugate_reference`), or the user's own
+- ``posterior`` is the exact posterior derived from the graph when it has a closed form
+  (:func:`zoo.specification.exact.derive_reference`), or the user's own
   ``reference(data)``;
 - ``program`` is the user's model with other data swapped in (``pm.observe``,
   ``pm.set_data`` on a copy);
@@ -31,9 +31,9 @@ from types import MappingProxyType
 import numpy as np
 
 from zoo.core.contract import Kernel, KernelChecks, Model
-from zoo.core.loading import load_object
 from zoo.core.reference import NoReference, Reference
 from zoo.specification.forward import Specification
+from zoo.specification.graph import as_data_sets
 
 __all__ = [
     "FIXED",
@@ -243,10 +243,10 @@ class _SpecifiedParts:
                     f"zoo.NoReference), got {type(reference).__name__}"
                 )
             return reference
-        # deferred: reading a graph for conjugacy is needed only by the exact check
-        from zoo.specification.conjugacy import conjugate_reference
+        # deferred: reading a graph for an exact posterior is needed only by the exact check
+        from zoo.specification.exact import derive_reference
 
-        return conjugate_reference(self._specification(data).model, dict(data.values))
+        return derive_reference(self._specification(data).model, dict(data.values))
 
     def program(self, data, prior):
         # deferred: PyMC takes seconds to import
@@ -303,48 +303,6 @@ class _SpecifiedParts:
         return FIXED, {}
 
 
-def _as_data_sets(value, field: str) -> list[tuple[str, object]]:
-    """``value`` (a model, a list of (name, model), or a builder of either) as a list."""
-    # deferred: PyMC takes seconds to import
-    import pymc as pm
-
-    if isinstance(value, str):
-        value = load_object(value, field=field)
-    if callable(value) and not isinstance(value, pm.Model):
-        builder = value
-        try:
-            value = builder()
-        except Exception as error:
-            raise ValueError(
-                f"{field}: calling {getattr(builder, '__qualname__', builder)!r}() raised "
-                f"{type(error).__name__}: {error}"
-            ) from error
-    if isinstance(value, pm.Model):
-        return [("data", value)]
-    if isinstance(value, list | tuple) and value:
-        sets = []
-        for item in value:
-            if (
-                not isinstance(item, list | tuple)
-                or len(item) != 2
-                or not isinstance(item[0], str)
-                or not isinstance(item[1], pm.Model)
-            ):
-                raise ValueError(
-                    f"{field}: a list must hold (name, pymc.Model) pairs; got {item!r:.80}"
-                )
-            sets.append((item[0], item[1]))
-        names = [name for name, _ in sets]
-        repeated = sorted({n for n in names if names.count(n) > 1})
-        if repeated:
-            raise ValueError(f"{field}: data set names must differ; repeated {repeated}")
-        return sets
-    raise ValueError(
-        f"{field}: expected a pymc.Model, a list of (name, pymc.Model), or a function "
-        f"returning one; got {type(value).__name__}"
-    )
-
-
 def specified_model(
     model,
     *,
@@ -384,7 +342,7 @@ def specified_model(
     elif name is None:
         name = getattr(model, "__qualname__", None) if callable(model) else None
         name = name if isinstance(name, str) and not name.startswith("<") else "pymc-model"
-    data_sets = _as_data_sets(model, field)
+    data_sets = as_data_sets(model, field)
     specifications = tuple(
         Specification(pm_model, field=f"{field} ({label})") for label, pm_model in data_sets
     )

@@ -1,4 +1,4 @@
-"""The exact posterior of a conjugate PyMC model, derived from its graph.
+"""The exact posterior of a conjugate PyMC model, derived from its graph, pair by pair.
 
 :func:`conjugate_reference` reads the graph (:mod:`zoo.specification.conjugate_graph`)
 and, when every free variable's posterior is a known conjugate update with constant
@@ -10,10 +10,11 @@ never guesses.
 
 The rules, one function each, with their sources (BDA3; Murphy 2007), are in
 :mod:`zoo.specification.conjugate_rules`: Beta-Bernoulli/Binomial, Gamma-Poisson (with
-exposure), Gamma-Exponential, Gamma-Gamma (known shape), Normal-Normal (known variance),
-InverseGamma-Normal and Gamma-Normal (known mean; variance or precision), Dirichlet-
-Categorical/Multinomial, and normal-inverse-gamma (or normal-gamma) for a mean and
-its variance jointly.
+exposure), Gamma-Exponential, Gamma-Gamma (known shape), InverseGamma-Normal and
+Gamma-Normal (known mean; variance or precision), Dirichlet-Categorical/Multinomial.
+Normal, MvNormal and Flat variables are read jointly by
+:mod:`zoo.specification.linear_gaussian`; :func:`zoo.specification.exact.exact_reference`
+chooses between the two, part by part of the model.
 
 Every free variable may have any shape; each element is its own conjugate pair (the
 observations that read it are found by indexing, ``theta[group_idx]`` included), and
@@ -24,7 +25,7 @@ element (BDA3, section 3.4).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 
 import numpy as np
@@ -35,6 +36,8 @@ from zoo.specification.conjugate_graph import (
     NotRecognised,
     Power,
     evaluate,
+    free_parents,
+    read_data,
     read_likelihoods,
     read_priors,
 )
@@ -44,14 +47,15 @@ from zoo.specification.conjugate_rules import (
     Term,
     check_power,
     initial_state,
-    normal_inverse_gamma,
 )
 from zoo.specification.graph import model_parts
 
 __all__ = ["conjugate_reference"]
 
 
-def conjugate_reference(model, data: Mapping | None = None) -> Reference | NoReference:
+def conjugate_reference(
+    model, data: Mapping | None = None, variables: Collection[str] | None = None
+) -> Reference | NoReference:
     """The exact posterior of ``model`` when it is conjugate, read from its graph.
 
     Parameters
@@ -61,6 +65,10 @@ def conjugate_reference(model, data: Mapping | None = None) -> Reference | NoRef
     data : mapping of str to array-like, optional
         Values replacing those of observed variables and ``pm.Data`` containers, by
         name (the model is not rebuilt, nor changed).
+    variables : collection of str, optional
+        Only these free variables and the observed variables that read them (a part of
+        the model independent of the rest, :func:`zoo.specification.exact.exact_reference`);
+        default all.
 
     Returns
     -------
@@ -75,14 +83,24 @@ def conjugate_reference(model, data: Mapping | None = None) -> Reference | NoRef
         model's shapes, or data outside the likelihood's support (a Bernoulli 2).
     """
     parts = model_parts(model)
-    values, replacements = _data(model, parts, data)
+    values, replacements = read_data(model, parts, data)
     if model.potentials:
         names = ", ".join(p.name or "unnamed" for p in model.potentials)
         return NoReference(f"{names}: a Potential adds a term no conjugate rule covers")
-    free = {rv: rv.name for rv in model.free_RVs}
+    free = {rv: rv.name for rv in model.free_RVs if variables is None or rv.name in variables}
+    observed = None
+    if variables is not None:
+        every = {rv: rv.name for rv in model.free_RVs}
+        observed = [
+            rv
+            for rv in model.observed_RVs
+            if any(
+                free_parents(i, every, what=rv.name) & set(free.values()) for i in rv.owner.inputs
+            )
+        ]
     try:
         priors, positive = read_priors(model, free, parts.shapes)
-        likelihoods = read_likelihoods(model, free, parts.shapes, positive)
+        likelihoods = read_likelihoods(model, free, parts.shapes, positive, observed)
         plan = _plan(priors, likelihoods)
     except NotRecognised as refusal:
         return NoReference(str(refusal))
@@ -91,45 +109,15 @@ def conjugate_reference(model, data: Mapping | None = None) -> Reference | NoRef
         states, used = _update(priors, likelihoods, plan, numbers, values, parts.shapes)
     except NotRecognised as refusal:
         return NoReference(str(refusal))
-    marginals = {}
-    for name, prior in priors.items():
-        dims = parts.dims[name]
-        if prior.link is not None:
-            # a Student t, formed once the variance's state is complete
-            marginals[name] = states[name].marginal(states, parts.shapes[name], dims)
-        else:
-            marginals[name] = MARGINALS[prior.family](states[name], parts.shapes[name], dims)
+    marginals = {
+        name: MARGINALS[prior.family](states[name], parts.shapes[name], parts.dims[name])
+        for name, prior in priors.items()
+    }
     coords = {d: parts.coords[d] for m in marginals.values() for d in m.dims}
     rules = "; ".join(
         f"{name}: {', '.join(sorted(r)) or 'prior only'}" for name, r in used.items()
     )
     return Reference(marginals, coords, note=f"conjugate updates read from the graph ({rules})")
-
-
-def _data(model, parts, data):
-    """Observed values by observed name, and new values of the pm.Data containers."""
-    data = {} if data is None else dict(data)
-    known = set(parts.observed) | set(parts.data)
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise ValueError(
-            f"data: {', '.join(map(repr, unknown))} is neither an observed variable nor a "
-            f"pm.Data container of the model ({', '.join(sorted(known))})"
-        )
-    shared = {var.name: var for var in model.data_vars}
-    replacements = {shared[name]: data[name] for name in parts.data if name in data}
-    values = {}
-    for rv in model.observed_RVs:
-        if rv.name in data:
-            value = data[rv.name]
-        else:
-            # a constant, or a graph of pm.Data containers (whose new values apply)
-            (value,) = evaluate([model.rvs_to_values[rv]], replacements)
-        value = np.asarray(value)
-        if not np.all(np.isfinite(value)):
-            raise ValueError(f"data: {rv.name!r} has values that are not finite")
-        values[rv.name] = value
-    return values, replacements
 
 
 # ---------------------------------------------------------------------------------------
@@ -142,17 +130,6 @@ def _plan(priors: dict, likelihoods: list[Likelihood]) -> dict:
     for lik in likelihoods:
         slots = sorted(lik.terms)
         variables = {lik.terms[s].variable for s in slots}
-        if len(slots) == 2 and lik.family == "Normal":
-            mean, var = lik.terms["mu"].variable, lik.terms["sigma"].variable
-            link = priors[mean].link
-            if link is None or link.variable != var:
-                raise NotRecognised(
-                    f"{lik.name}: its mean reads {mean} and its sd reads {var}, but {mean}'s "
-                    f"prior sd is not a scale of {var} (normal-inverse-gamma); independent "
-                    "priors on a mean and a variance are not conjugate"
-                )
-            plan[lik.name, "mu"] = "normal-inverse-gamma"
-            continue
         if len(slots) != 1:
             raise NotRecognised(
                 f"{lik.name}: its parameters {', '.join(slots)} read "
@@ -161,12 +138,6 @@ def _plan(priors: dict, likelihoods: list[Likelihood]) -> dict:
         slot = slots[0]
         name = lik.terms[slot].variable
         prior = priors[name]
-        if prior.link is not None:
-            raise NotRecognised(
-                f"{name}: its prior sd reads {prior.link.variable}, and {lik.name} reads it "
-                f"as the {slot} of a {lik.family} without that variance; only "
-                f"Normal(mu={name}, sigma=sqrt of {prior.link.variable}) is conjugate then"
-            )
         rule = RULES.get((prior.family, lik.family, slot))
         if rule is None:
             raise NotRecognised(
@@ -195,11 +166,7 @@ class _Numbers:
             return (add(power.coef), add(power.labels), [add(c) for c in power.checks])
 
         self._priors = {
-            name: (
-                {k: add(v) for k, v in prior.params.items()},
-                None if prior.link is None else add_power(prior.link),
-            )
-            for name, prior in priors.items()
+            name: {k: add(v) for k, v in prior.params.items()} for name, prior in priors.items()
         }
         self._likelihoods = {
             lik.name: (
@@ -212,14 +179,9 @@ class _Numbers:
         self._powers = {
             (lik.name, slot): power for lik in likelihoods for slot, power in lik.terms.items()
         }
-        self._links = {name: p.link for name, p in priors.items() if p.link is not None}
 
     def prior(self, name):
-        params, _ = self._priors[name]
-        return {k: self._values[i] for k, i in params.items()}
-
-    def link(self, name, what) -> Term:
-        return self._term(self._links[name], self._priors[name][1], what)
+        return {k: self._values[i] for k, i in self._priors[name].items()}
 
     def constants(self, name):
         return {k: self._values[i] for k, i in self._likelihoods[name][0].items()}
@@ -252,27 +214,19 @@ def _broadcast(array, shape, what):
 def _update(priors, likelihoods, plan, numbers, values, shapes):
     """Posterior states of all variables, and the rules used on each."""
     states, used = {}, {name: set() for name in priors}
-    for name, prior in priors.items():
-        if prior.link is None:
-            params = {
-                k: np.array(_broadcast(v, shapes[name], f"the prior of {name}"), float).ravel()
-                for k, v in numbers.prior(name).items()
-            }
-            states[name] = initial_state(name, prior.family, params)
-    joint = {name: [] for name, prior in priors.items() if prior.link is not None}
+    for name in priors:
+        params = {
+            k: np.array(_broadcast(v, shapes[name], f"the prior of {name}"), float).ravel()
+            for k, v in numbers.prior(name).items()
+        }
+        states[name] = initial_state(name, priors[name].family, params)
     for lik in likelihoods:
         y = values[lik.name]
         batch = y.shape[: y.ndim - lik.ndim_supp]
         flat_y = y.reshape(-1, *y.shape[len(batch) :])
         for slot in lik.terms:
-            rule = plan.get((lik.name, slot))
-            if rule is None:
-                continue  # the sigma of a normal-inverse-gamma observation: read with mu
+            rule = plan[lik.name, slot]
             term = _flat_term(numbers.term(lik.name, slot), batch, lik, slot)
-            if rule == "normal-inverse-gamma":
-                sigma = _flat_term(numbers.term(lik.name, "sigma"), batch, lik, "sigma")
-                joint[term.variable].append((lik.name, term, sigma, flat_y))
-                continue
             check_power(rule, term, lik.name, slot)
             constants = {}
             for key, value in numbers.constants(lik.name).items():
@@ -282,24 +236,6 @@ def _update(priors, likelihoods, plan, numbers, values, shapes):
                 )
             rule.update(states[term.variable], flat_y, constants, term, lik.name)
             used[term.variable].add(rule.name)
-    for name, observations in joint.items():
-        # after every single-variable rule: the t of the mean reads the final state of
-        # its variance, which other terms may also have updated
-        variance = priors[name].link.variable
-        shape = shapes[name]
-        link = numbers.link(name, f"{name}: the prior's sigma")
-        link = replace(
-            link,
-            coef=np.broadcast_to(link.coef, shape).ravel(),
-            labels=np.broadcast_to(link.labels, shape).ravel(),
-        )
-        m0 = np.broadcast_to(numbers.prior(name)["mu"], shape).astype(float).ravel()
-        family = priors[variance].family
-        states[name] = normal_inverse_gamma(
-            name, variance, family, link, m0, observations, states[variance]
-        )
-        used[name].add("normal-inverse-gamma")
-        used[variance].add("normal-inverse-gamma")
     return states, used
 
 

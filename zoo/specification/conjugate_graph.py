@@ -44,13 +44,17 @@ from pytensor.tensor.subtensor import AdvancedSubtensor, Subtensor
 
 __all__ = [
     "LIKELIHOOD_OPS",
+    "MODE",
     "PRIOR_OPS",
     "Likelihood",
     "NotRecognised",
     "Power",
     "Prior",
+    "data_error",
+    "data_givens",
     "evaluate",
     "free_parents",
+    "read_data",
     "read_likelihoods",
     "read_power",
     "read_priors",
@@ -62,7 +66,7 @@ _STRUCTURAL = (DimShuffle, Subtensor, AdvancedSubtensor, Alloc, SpecifyShape)
 
 #: A py-linker mode: these graphs are tiny, and compiling them through the default
 #: backend costs about a second each (0.005 s this way).
-_MODE = Mode(linker="py", optimizer="fast_compile")
+MODE = Mode(linker="py", optimizer="fast_compile")
 
 
 class NotRecognised(Exception):
@@ -276,13 +280,13 @@ def _describe(var) -> str:
     return f"{label} ({var.name})" if var.name else label
 
 
-def evaluate(expressions: Sequence, replacements: Mapping) -> list[np.ndarray]:
-    """Evaluate constant expressions in one compiled function, data swapped in.
+def data_givens(replacements: Mapping) -> dict:
+    """``givens`` that swap new values into ``pm.Data`` containers (shared variables).
 
-    ``replacements`` maps shared variables (``pm.Data`` containers) to new values.
+    The model is never rebuilt: a compiled function reads the new values in place of
+    the containers'. Values that do not convert to a container's dtype without loss are
+    refused, naming it.
     """
-    if not expressions:
-        return []
     givens = {}
     for shared, value in replacements.items():
         value = np.asarray(value)
@@ -294,16 +298,64 @@ def evaluate(expressions: Sequence, replacements: Mapping) -> list[np.ndarray]:
                 f"not convert to it without loss"
             )
         givens[shared] = pt.as_tensor_variable(cast)
+    return givens
+
+
+def evaluate(expressions: Sequence, replacements: Mapping) -> list[np.ndarray]:
+    """Evaluate constant expressions in one compiled function, data swapped in.
+
+    ``replacements`` maps shared variables (``pm.Data`` containers) to new values.
+    """
+    if not expressions:
+        return []
+    givens = data_givens(replacements)
     outputs = [pt.as_tensor_variable(e) for e in expressions]
-    function = pytensor.function([], outputs, givens=givens, mode=_MODE, on_unused_input="ignore")
+    function = pytensor.function([], outputs, givens=givens, mode=MODE, on_unused_input="ignore")
     try:
         return [np.asarray(v) for v in function()]
     except (IndexError, ValueError) as error:
-        # an index out of range, shapes that no longer fit: the data, not the model
-        names = ", ".join(sorted(str(s.name) for s in replacements)) or "the model's own data"
+        raise data_error(error, replacements) from None
+
+
+def data_error(error: Exception, replacements: Mapping) -> ValueError:
+    """The error of a compiled function that failed on new data, naming the containers.
+
+    An index out of range or shapes that no longer fit come from the data, not the model.
+    """
+    names = ", ".join(sorted(str(s.name) for s in replacements)) or "the model's own data"
+    return ValueError(f"data: the model's parameters cannot be computed from {names}: {error}")
+
+
+def read_data(model, parts, data):
+    """Observed values by observed name, and new values of the pm.Data containers.
+
+    Raises
+    ------
+    ValueError
+        For a name the model does not have, or observed values that are not finite.
+    """
+    data = {} if data is None else dict(data)
+    known = set(parts.observed) | set(parts.data)
+    unknown = sorted(set(data) - known)
+    if unknown:
         raise ValueError(
-            f"data: the model's parameters cannot be computed from {names}: {error}"
-        ) from None
+            f"data: {', '.join(map(repr, unknown))} is neither an observed variable nor a "
+            f"pm.Data container of the model ({', '.join(sorted(known))})"
+        )
+    shared = {var.name: var for var in model.data_vars}
+    replacements = {shared[name]: data[name] for name in parts.data if name in data}
+    values = {}
+    for rv in model.observed_RVs:
+        if rv.name in data:
+            value = data[rv.name]
+        else:
+            # a constant, or a graph of pm.Data containers (whose new values apply)
+            (value,) = evaluate([model.rvs_to_values[rv]], replacements)
+        value = np.asarray(value)
+        if not np.all(np.isfinite(value)):
+            raise ValueError(f"data: {rv.name!r} has values that are not finite")
+        values[rv.name] = value
+    return values, replacements
 
 
 # ---------------------------------------------------------------------------------------
@@ -317,7 +369,6 @@ PRIOR_OPS = {
     rvs.GammaRV: ("Gamma", ("alpha", "scale")),
     rvs.ExponentialRV: ("Gamma", ("scale",)),
     rvs.InvGammaRV: ("InverseGamma", ("alpha", "beta")),
-    rvs.NormalRV: ("Normal", ("mu", "sigma")),
     rvs.DirichletRV: ("Dirichlet", ("a",)),
 }
 
@@ -342,16 +393,14 @@ class Prior:
     """A free variable's prior, its parameters in the posterior family's terms.
 
     ``params``: Beta ``alpha, beta``; Gamma ``shape, rate``; InverseGamma ``shape,
-    scale``; Normal ``mu`` (and ``sigma`` unless linked); Dirichlet ``alpha``. ``link``
-    is set for a Normal whose ``sigma`` is a power of a variance variable (the
-    normal-inverse-gamma pattern).
+    scale``; Dirichlet ``alpha``. (Normal, MvNormal and Flat priors are read by
+    :mod:`zoo.specification.linear_gaussian`.)
     """
 
     name: str
     family: str
     params: dict
     core_ndim: int
-    link: Power | None = None
 
 
 @dataclass(frozen=True)
@@ -395,25 +444,21 @@ def read_priors(model, free: Mapping, shapes: Mapping) -> tuple[dict, set]:
             )
         family, slots = entry
         raw = dict(zip(slots, op.dist_params(rv.owner), strict=True))
-        link = None
         for slot, expression in raw.items():
             what = f"{name}: the prior's {slot}"
             parents = free_parents(expression, free, what=what)
             if not parents:
-                continue
-            if family == "Normal" and slot == "sigma":
-                link = read_power(expression, free, shapes, positive, what=what)
                 continue
             raise NotRecognised(
                 f"{name}: the prior's {slot} depends on the free variable "
                 f"{' and '.join(sorted(parents))} (a hyperprior); conjugate rules need "
                 "constant hyperparameters"
             )
-        priors[name] = Prior(name, family, _prior_params(op, raw, link), op.ndims_params[0], link)
+        priors[name] = Prior(name, family, _prior_params(op, raw), op.ndims_params[0])
     return priors, positive
 
 
-def _prior_params(op, raw: dict, link) -> dict:
+def _prior_params(op, raw: dict) -> dict:
     if isinstance(op, rvs.ExponentialRV):
         return {"shape": pt.ones_like(raw["scale"]), "rate": pt.reciprocal(raw["scale"])}
     if isinstance(op, rvs.GammaRV):
@@ -422,15 +467,15 @@ def _prior_params(op, raw: dict, link) -> dict:
         return {"shape": raw["alpha"], "scale": raw["beta"]}
     if isinstance(op, rvs.DirichletRV):
         return {"alpha": raw["a"]}
-    if isinstance(op, rvs.NormalRV) and link is not None:
-        return {"mu": raw["mu"]}
     return dict(raw)
 
 
-def read_likelihoods(model, free: Mapping, shapes: Mapping, positive: set) -> list[Likelihood]:
-    """Read every observed variable that depends on a free variable."""
+def read_likelihoods(
+    model, free: Mapping, shapes: Mapping, positive: set, observed: Sequence | None = None
+) -> list[Likelihood]:
+    """Read every observed variable (of ``observed``, default all) that reads ``free``."""
     found = []
-    for rv in model.observed_RVs:
+    for rv in model.observed_RVs if observed is None else observed:
         name = rv.name
         op = rv.owner.op
         entry = LIKELIHOOD_OPS.get(type(op))

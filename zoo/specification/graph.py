@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RESERVED_NAMES", "ModelParts", "model_parts", "observed_values"]
+from zoo.core.loading import load_object
+
+__all__ = ["RESERVED_NAMES", "ModelParts", "as_data_sets", "model_parts", "observed_values"]
 
 #: Names the battery's output uses itself: a variable or dim named so would collide
 #: with the (chain, draw) axes of every draw, or with the log-likelihood test quantity.
@@ -127,3 +129,45 @@ def _value_of(variable) -> np.ndarray:
     if hasattr(variable, "data"):
         return np.array(variable.data, copy=True)
     return np.array(variable.eval(), copy=True)
+
+
+def as_data_sets(value, field: str) -> list[tuple[str, object]]:
+    """``value`` (a model, a list of (name, model), or a builder of either) as a list."""
+    # deferred: PyMC takes seconds to import
+    import pymc as pm
+
+    if isinstance(value, str):
+        value = load_object(value, field=field)
+    if callable(value) and not isinstance(value, pm.Model):
+        builder = value
+        try:
+            value = builder()
+        except Exception as error:
+            raise ValueError(
+                f"{field}: calling {getattr(builder, '__qualname__', builder)!r}() raised "
+                f"{type(error).__name__}: {error}"
+            ) from error
+    if isinstance(value, pm.Model):
+        return [("data", value)]
+    if isinstance(value, list | tuple) and value:
+        sets = []
+        for item in value:
+            if (
+                not isinstance(item, list | tuple)
+                or len(item) != 2
+                or not isinstance(item[0], str)
+                or not isinstance(item[1], pm.Model)
+            ):
+                raise ValueError(
+                    f"{field}: a list must hold (name, pymc.Model) pairs; got {item!r:.80}"
+                )
+            sets.append((item[0], item[1]))
+        names = [name for name, _ in sets]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"{field}: data set names must differ; repeated {repeated}")
+        return sets
+    raise ValueError(
+        f"{field}: expected a pymc.Model, a list of (name, pymc.Model), or a function "
+        f"returning one; got {type(value).__name__}"
+    )

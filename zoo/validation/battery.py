@@ -497,6 +497,10 @@ def validate(
         if check.preflight is not None:
             check.preflight(plans[check.name])
     result = ValidationResult(model.name, tested.label, alpha, settings=settings)
+    if specified and EXACT not in chosen and references:
+        # a default run says why the strongest check did not run
+        name, missing = next((n, r) for n, r in references.items() if not r.available)
+        result.skipped["exact"] = f"no exact reference for data set {name!r}: {missing.reason}"
     share = alpha / len(chosen)
     say = status or (lambda message: None)
     with FitPool(workers=workers, scheduler=scheduler, timeout=timeout) as pool:

@@ -280,6 +280,9 @@ class ValidationResult:
     warnings : dict of str to int
         Each warning the fits raised (PyMC, PyTensor, numba, the user's code), one line,
         with how many times: said once each rather than once per fit.
+    skipped : dict of str to str
+        Checks a default run left out, and why (``exact`` without an exact reference,
+        its reason in the model's terms).
     """
 
     model: str
@@ -288,6 +291,7 @@ class ValidationResult:
     checks: list[CheckOutcome] = field(default_factory=list)
     settings: dict = field(default_factory=dict)
     warnings: dict[str, int] = field(default_factory=dict)
+    skipped: dict = field(default_factory=dict)
 
     @property
     def verdict(self) -> str:
@@ -320,6 +324,7 @@ class ValidationResult:
             "settings": self.settings,
             "checks": [check.to_dict() for check in self.checks],
             "warnings": [{"warning": w, "count": n} for w, n in self.warnings.items()],
+            "skipped": dict(self.skipped),
         }
 
     def warning_lines(self) -> list[str]:
@@ -336,6 +341,8 @@ class ValidationResult:
         ]
         for check in self.checks:
             lines.append(f"  {check.name:<10} {check.verdict:<15} {check.summary}")
+        for name, reason in self.skipped.items():
+            lines.append(f"  {name:<10} {'skipped':<15} {reason}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:

@@ -1,0 +1,157 @@
+"""CPU seconds to derive and compute the exact reference of classic linear-Gaussian models.
+
+Issue 29 asks that deriving and computing the reference of each classic model take at
+most 5 CPU seconds, and that a caller integrating a hyperparameter out (quadrature over
+a noise scale, eight schools' ``tau``) can solve the compiled model many times fast.
+For each model this measures, in one process after a warm-up derivation of an
+unrelated small model (PyMC and PyTensor loaded, their first-use costs paid):
+
+- ``derive``: reading the graph and compiling
+  (``zoo.specification.linear_gaussian.LinearGaussian(model, fixed=...)``);
+- ``solve``: one ``solve()`` after that (the posterior moments and the evidence), the
+  mean of ``--solves`` calls;
+- ``reference``: ``reference()``, the solve and the scipy marginals;
+- ``exact_reference``: ``zoo.exact_reference(model)`` end to end (eight schools: its
+  refusal, as ``tau`` is not fixed there), from a freshly built model.
+
+Models: Bayesian linear regression with known noise (30 points, 4 coefficients), the
+same with a normal-inverse-gamma prior, eight schools non-centred with ``tau`` fixed
+(BDA3 section 5.5 data). CPU seconds (``time.process_time``), median over ``--rounds``
+rounds, each on a freshly built model. Run from the repository root::
+
+    nice python bench/exact_reference_cost.py [--rounds 5] [--solves 200]
+
+The record (host, commit, settings, per-model medians) goes to
+``bench/results/exact_reference_cost/<date>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+from host import cpu_name
+
+import zoo
+from zoo.specification.linear_gaussian import LinearGaussian
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "results" / "exact_reference_cost"
+
+_RNG = np.random.default_rng(29)
+DESIGN = _RNG.normal(size=(30, 4))
+Y = DESIGN @ np.array([1.0, -0.5, 0.3, 2.0]) + 0.8 * _RNG.normal(size=30)
+SCHOOLS_Y = np.array([28.0, 8.0, -3.0, 7.0, -1.0, 1.0, 18.0, 12.0])
+SCHOOLS_SD = np.array([15.0, 10.0, 16.0, 11.0, 9.0, 11.0, 10.0, 18.0])
+
+
+def regression_known_noise():
+    with pm.Model() as model:
+        x = pm.Data("X", DESIGN)
+        beta = pm.Normal("beta", 0.0, 2.0, shape=4)
+        pm.Normal("y", x @ beta, 0.8, observed=Y)
+    return model
+
+
+def regression_normal_inverse_gamma():
+    with pm.Model() as model:
+        x = pm.Data("X", DESIGN)
+        sigma2 = pm.InverseGamma("sigma2", 3.0, 2.0)
+        beta = pm.Normal("beta", 0.0, 2.0 * pt.sqrt(sigma2), shape=4)
+        pm.Normal("y", x @ beta, pt.sqrt(sigma2), observed=Y)
+    return model
+
+
+def eight_schools():
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0.0, 5.0)
+        tau = pm.HalfCauchy("tau", 5.0)
+        eta = pm.Normal("eta", 0.0, 1.0, shape=8)
+        theta = pm.Deterministic("theta", mu + tau * eta)
+        pm.Normal("y", theta, SCHOOLS_SD, observed=SCHOOLS_Y)
+    return model
+
+
+#: name -> (builder, fixed variables, their values)
+MODELS = {
+    "regression, known noise (30 x 4)": (regression_known_noise, (), {}),
+    "regression, normal-inverse-gamma (30 x 4)": (regression_normal_inverse_gamma, (), {}),
+    "eight schools non-centred, tau fixed": (eight_schools, ("tau",), {"tau": 3.0}),
+}
+
+
+def _cpu(function):
+    started = time.process_time()
+    value = function()
+    return time.process_time() - started, value
+
+
+def measure(builder, fixed, values, solves: int) -> dict:
+    derive, engine = _cpu(lambda: LinearGaussian(builder(), fixed=fixed))
+    solve, _ = _cpu(lambda: [engine.solve(values) for _ in range(solves)])
+    reference, _ = _cpu(lambda: engine.reference(values))
+    model = builder()
+    whole, result = _cpu(lambda: zoo.exact_reference(model))
+    return {
+        "derive": derive,
+        "solve": solve / solves,
+        "reference": reference,
+        "exact_reference": whole,
+        "exact_reference_available": bool(result.available),
+    }
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--solves", type=int, default=200)
+    args = parser.parse_args(argv)
+    # warm-up: PyMC, PyTensor and scipy's first-use costs, on another model
+    with pm.Model() as warm:
+        mu = pm.Normal("mu", 0.0, 1.0)
+        pm.Normal("obs", mu, 1.0, observed=[0.1, 0.2])
+    zoo.exact_reference(warm)
+    results = {}
+    for name, (builder, fixed, values) in MODELS.items():
+        rounds = [measure(builder, fixed, values, args.solves) for _ in range(args.rounds)]
+        results[name] = {
+            key: statistics.median(r[key] for r in rounds)
+            for key in ("derive", "solve", "reference", "exact_reference")
+        }
+        results[name]["exact_reference_available"] = rounds[0]["exact_reference_available"]
+        row = results[name]
+        print(
+            f"{name:<44} derive {row['derive']:.3f} s  solve {1000 * row['solve']:.2f} ms  "
+            f"reference {row['reference']:.3f} s  exact_reference {row['exact_reference']:.3f} s"
+        )
+    commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    record = {
+        "benchmark": "exact_reference_cost",
+        "host": cpu_name(),
+        "commit": commit,
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "python": sys.version.split()[0],
+        "pymc": pm.__version__,
+        "settings": {"rounds": args.rounds, "solves": args.solves, "clock": "process_time"},
+        "cpu_seconds_median": results,
+    }
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / f"{datetime.date.today().isoformat()}.json"
+    path.write_text(json.dumps(record, indent=2) + "\n")
+    print(f"written {path.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
