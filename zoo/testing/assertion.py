@@ -1,0 +1,210 @@
+"""``assert_valid``: the validation battery as one assertion of a test suite."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from zoo.core.arguments import as_probability, as_seed
+from zoo.core.defaults import DRAWS, GEWEKE_ITERATIONS, SIMULATIONS
+from zoo.testing.sequential import RATE, Stage, next_step, stages
+from zoo.validation.battery import validate
+from zoo.validation.results import ValidationResult, finding_cells
+
+__all__ = ["SequentialRecord", "assert_valid", "findings_table"]
+
+# At a quarter of the defaults a stage still has the batch means of Geweke's test (20
+# batches of 10 steps) and enough simulated data sets for SBC's rank test to mean much.
+_FLOORS = {"draws": 100, "simulations": 20, "geweke_iterations": 200}
+_DEFAULTS = {"draws": DRAWS, "simulations": SIMULATIONS, "geweke_iterations": GEWEKE_ITERATIONS}
+
+
+def _budget(scale: float) -> dict[str, int]:
+    """The battery's budget at ``scale`` times its defaults (validate's keywords)."""
+    return {
+        name: max(_FLOORS[name], round(default * scale)) for name, default in _DEFAULTS.items()
+    }
+
+
+@dataclass
+class SequentialRecord:
+    """What a sequential validation did: its stages, their results and its cost.
+
+    Attributes
+    ----------
+    verdict : str
+        ``pass``, ``fail`` or ``inconclusive``.
+    stages : list of (Stage, ValidationResult)
+        The stages run, in order.
+    seconds : float
+        Wall time of all stages.
+    """
+
+    verdict: str
+    stages: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def result(self) -> ValidationResult:
+        """The last stage's result (the one that decided)."""
+        return self.stages[-1][1]
+
+    @property
+    def draws(self) -> int:
+        """Draws per chain of the exact check, summed over the stages run."""
+        return sum(int(result.settings.get("draws", 0)) for _, result in self.stages)
+
+    def line(self) -> str:
+        """One line: verdict, checks, stages, draws and seconds (pytest's summary)."""
+        result = self.result
+        checks = ",".join(check.name for check in result.checks)
+        return (
+            f"{self.verdict.upper()} {result.model}: {result.sampler} [{checks}] "
+            f"{len(self.stages)} stage(s), {self.draws} draws per chain, {self.seconds:.1f} s"
+        )
+
+
+def findings_table(result: ValidationResult) -> str:
+    """The findings of every check that did not pass, as a plain-text table.
+
+    Columns: check, quantity, statistic, estimate, reference, MCSE, z, Holm p, note (a
+    gate not passed and its cure, or a failed fit's message).
+    """
+    header = ["check", "quantity", "statistic", "estimate", "reference", "mcse", "z", "p"]
+    rows = []
+    notes = []
+    for check in result.checks:
+        if check.verdict == "pass":
+            continue
+        if not check.findings:
+            notes.append(f"{check.name}: {check.verdict}: {check.summary}")
+        for finding in check.findings:
+            cells = finding_cells(finding)
+            where = f"{finding.problem}: " if finding.problem else ""
+            rows.append(
+                [
+                    check.name,
+                    where + finding.quantity,
+                    finding.statistic or finding.verdict,
+                    cells["estimate"],
+                    cells["reference"],
+                    cells["mcse"],
+                    cells["z"],
+                    cells["p_adjusted"],
+                ]
+            )
+            if cells["note"]:
+                notes.append(f"{check.name}: {where}{finding.quantity}: {cells['note']}")
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    table = "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))
+    return "\n".join([table, *lines, *notes]) if rows else "\n".join(notes)
+
+
+def assert_valid(
+    model,
+    sampler: Callable | None = None,
+    *,
+    kernel=None,
+    rate: float = RATE,
+    budget: str = "default",
+    seed: int = 0,
+    allow_inconclusive: bool = False,
+    checks=None,
+    workers: int | None = 0,
+    on_record: Callable[[SequentialRecord], None] | None = None,
+    **options,
+) -> ValidationResult:
+    """Validate a sampler and raise ``AssertionError`` unless it passes.
+
+    The battery of :func:`zoo.validate` runs in stages of growing budget at a small
+    family-wise false-alarm rate, stopping as soon as a stage decides
+    (:mod:`zoo.testing.sequential`): a correct sampler usually pays for one stage, a
+    subtle bug gets the budget it needs.
+
+    Parameters
+    ----------
+    model, sampler, kernel :
+        As :func:`zoo.validate`: a zoo model's name or a user's PyMC model (or a
+        function returning one), and a sampler or a kernel.
+    rate : float
+        The false-alarm rate of this assertion on a correct sampler, over all its stages
+        (default 1e-4).
+    budget : {"quick", "default", "thorough"}
+        The first stage's budget: a quarter of, equal to, or four times the battery's
+        defaults (exact-check draws, SBC simulations, Geweke steps); later stages grow
+        it fourfold.
+    seed : int
+        The root of every stage's seed: the same seed gives the same stages, draws and
+        verdict on any machine.
+    allow_inconclusive : bool
+        Return instead of raising when the battery cannot judge (the result says why).
+    checks : sequence of str, optional
+        As :func:`zoo.validate`.
+    workers : int or None
+        Where fits run (:func:`zoo.validate`); default 0, in this process: a test
+        suite, possibly under pytest-xdist, starts no cluster per test.
+    on_record : callable, optional
+        Called with the :class:`SequentialRecord` before returning or raising (the
+        pytest plugin's summary line and report).
+    **options :
+        Passed to :func:`zoo.validate` (``reference``, ``problems``, ``timeout``, ...).
+
+    Returns
+    -------
+    ValidationResult
+        The deciding stage's result, on PASS (or INCONCLUSIVE when allowed).
+
+    Raises
+    ------
+    AssertionError
+        On FAIL, with the findings table (quantity, statistic, estimate, reference,
+        MCSE, z, Holm p); on INCONCLUSIVE unless allowed, with why and the cure.
+    ValueError
+        For a bad argument, before any fit.
+    """
+    rate = as_probability("rate", rate)
+    seed = as_seed("seed", seed)
+    clash = sorted(set(options) & {"alpha", "draws", "simulations", "geweke_iterations"})
+    if clash:
+        raise ValueError(
+            f"{clash[0]}: set by the sequential stages (rate= and budget= choose them); "
+            "call zoo.validate for a fixed budget"
+        )
+    plan = stages(rate, budget, seed)
+    record = SequentialRecord("inconclusive")
+    started = time.perf_counter()
+    for stage in plan:
+        result = _run_stage(model, sampler, kernel, checks, workers, stage, options)
+        record.stages.append((stage, result))
+        decision = next_step(result, stage, last=stage is plan[-1])
+        if decision != "continue":
+            record.verdict = decision
+            break
+    record.seconds = time.perf_counter() - started
+    if on_record is not None:
+        on_record(record)
+    result = record.result
+    if record.verdict == "pass" or (record.verdict == "inconclusive" and allow_inconclusive):
+        return result
+    head = (
+        f"{result.model}: {result.sampler}: {record.verdict.upper()} after "
+        f"{len(record.stages)} stage(s) (false-alarm rate {rate:g} over all stages; "
+        f"this stage at {record.stages[-1][0].alpha:.2g})"
+    )
+    raise AssertionError(f"{head}\n{findings_table(result)}")
+
+
+def _run_stage(model, sampler, kernel, checks, workers, stage: Stage, options):
+    return validate(
+        model,
+        sampler,
+        kernel=kernel,
+        checks=checks,
+        seed=stage.seed,
+        alpha=stage.alpha,
+        workers=workers,
+        **_budget(stage.scale),
+        **options,
+    )
