@@ -24,8 +24,9 @@ def test_a_right_sampler_passes_and_the_same_seed_gives_the_same_run():
     first, second = records[0], again[0]
     assert [s for s, _ in first.stages] == [s for s, _ in second.stages]
     assert first.draws == second.draws
-    assert first.result.to_dict()["checks"][0]["summary"] == (
-        second.result.to_dict()["checks"][0]["summary"]
+    assert (
+        first.result.to_dict()["checks"][0]["summary"]
+        == (second.result.to_dict()["checks"][0]["summary"])
     )
     assert first.line().startswith("PASS ")
 
