@@ -9,6 +9,7 @@ sequential design must not exceed for a correct sampler (docs/testing.md).
 
     python -m bench.sequential_power --models beta-binomial --seeds 20
     python -m bench.sequential_power --models beta-binomial --seeds 20 --baseline
+    python -m bench.sequential_power --models gda --samplers correct --seeds 5
     python -m bench.sequential_power --summary
 
 Records are appended to ``bench/results/sequential_power/records.jsonl`` as they arrive
@@ -53,7 +54,9 @@ def _done(path: Path) -> set[tuple]:
     return {(r["mode"], r["model"], r["sampler"], r["seed"]) for r in records}
 
 
-def run(models, seeds: int, path: Path, *, baseline: bool, budget: str, rate: float) -> None:
+def run(
+    models, seeds: int, path: Path, *, baseline: bool, budget: str, rate: float, only=None
+) -> None:
     """Run every (model, sampler) once per seed, seed-major, skipping what is done."""
     # deferred: the battery imports PyMC, ArviZ and Dask (seconds); --summary needs none
     import zoo
@@ -64,6 +67,8 @@ def run(models, seeds: int, path: Path, *, baseline: bool, budget: str, rate: fl
     path.parent.mkdir(parents=True, exist_ok=True)
     host, commit = cpu_name(), _commit()
     cells = [(name, s) for name in models for s in ("correct", *zoo.get(name).faults)]
+    if only is not None:
+        cells = [(name, s) for name, s in cells if s in only]
     for seed in range(seeds):
         for name, sampler in cells:
             if (mode, name, sampler, seed) in done:
@@ -145,6 +150,7 @@ def main(argv=None) -> int:
     parser.add_argument("--baseline", action="store_true")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--summary", action="store_true")
+    parser.add_argument("--samplers", nargs="+", help="only these (correct, fault names)")
     args = parser.parse_args(argv)
     if args.summary:
         print(summary(args.out))
@@ -156,6 +162,7 @@ def main(argv=None) -> int:
         baseline=args.baseline,
         budget=args.budget,
         rate=args.rate,
+        only=args.samplers,
     )
     return 0
 
