@@ -13,8 +13,8 @@ from zoo.testing.sequential import (
     GROWTH,
     RATE,
     SPENDING,
+    check_step,
     evidence,
-    next_step,
     stages,
 )
 from zoo.validation.results import CheckOutcome, ValidationResult
@@ -86,29 +86,28 @@ def test_unreadable_details_count_against_a_clear_pass():
     assert evidence(result) == 0.0
 
 
-def test_a_failing_stage_ends_the_run_and_a_clear_pass_too():
+def test_a_failing_check_ends_the_run_and_a_clear_pass_ends_the_check():
     plan = stages(RATE, "default", 0)
     failing = _battery([[1e-12, 0.5]], plan[0].alpha)
-    assert failing.verdict == "fail"
-    assert next_step(failing, plan[0], last=False) == "fail"
+    assert check_step(failing.checks[0], 1, last=False) == "fail"
     clear = _battery([[0.9, 0.95], [0.8]], plan[0].alpha)
     assert evidence(clear) >= CLEAR
-    assert next_step(clear, plan[0], last=False) == "pass"
+    assert [check_step(c, 2, last=False) for c in clear.checks] == ["pass", "pass"]
 
 
-def test_an_ambiguous_pass_goes_on_and_the_last_stage_stands():
+def test_an_ambiguous_check_goes_on_alone_and_the_last_stage_stands():
     plan = stages(RATE, "default", 0)
-    ambiguous = _battery([[0.001, 0.9]], plan[0].alpha)
-    assert ambiguous.verdict == "pass"
-    assert evidence(ambiguous) < CLEAR
-    assert next_step(ambiguous, plan[0], last=False) == "continue"
-    assert next_step(ambiguous, plan[-1], last=True) == "pass"
+    mixed = _battery([[0.001, 0.9], [0.9]], plan[0].alpha)
+    assert mixed.verdict == "pass"
+    # 0.002 (Holm) x 2 checks < CLEAR: the first goes on; the second is clear.
+    assert [check_step(c, 2, last=False) for c in mixed.checks] == ["continue", "pass"]
+    assert check_step(mixed.checks[0], 2, last=True) == "pass"
 
 
-def test_an_inconclusive_stage_goes_on_only_when_more_draws_can_cure_it():
+def test_an_inconclusive_check_goes_on_only_when_more_draws_can_cure_it():
     plan = stages(RATE, "default", 0)
     curable = Finding("x", "inconclusive", gate="bulk ESS 212 < 400", draws_per_chain=2400)
     stuck = Finding("x", "inconclusive", gate="R-hat 1.2", draws_per_chain=None)
     for finding, expected in ((curable, "continue"), (stuck, "inconclusive")):
         result = _battery([[0.5]], plan[0].alpha, ["inconclusive"], [[finding]])
-        assert next_step(result, plan[0], last=False) == expected
+        assert check_step(result.checks[0], 1, last=False) == expected

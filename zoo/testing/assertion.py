@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from zoo.core.arguments import as_probability, as_seed
 from zoo.core.defaults import DRAWS, GEWEKE_ITERATIONS, SIMULATIONS
-from zoo.testing.sequential import RATE, Stage, next_step, stages
+from zoo.testing.sequential import RATE, Stage, check_step, stages
 from zoo.validation.battery import validate
 from zoo.validation.results import ValidationResult, finding_cells
 
@@ -29,31 +29,33 @@ def _budget(scale: float) -> dict[str, int]:
 
 @dataclass
 class SequentialRecord:
-    """What a sequential validation did: its stages, their results and its cost.
+    """What a sequential validation did: its stages, their results and its verdict.
 
     Attributes
     ----------
     verdict : str
         ``pass``, ``fail`` or ``inconclusive``.
     stages : list of (Stage, ValidationResult)
-        The stages run, in order.
+        The stages run, in order, each with the checks it ran.
+    result : ValidationResult
+        Every check's outcome from the stage that decided it, in the battery's order.
     seconds : float
         Wall time of all stages.
     """
 
     verdict: str
     stages: list = field(default_factory=list)
+    result: ValidationResult | None = None
     seconds: float = 0.0
 
     @property
-    def result(self) -> ValidationResult:
-        """The last stage's result (the one that decided)."""
-        return self.stages[-1][1]
-
-    @property
     def draws(self) -> int:
-        """Draws per chain of the exact check, summed over the stages run."""
-        return sum(int(result.settings.get("draws", 0)) for _, result in self.stages)
+        """Draws per chain of the exact check, summed over the stages that ran it."""
+        return sum(
+            int(result.settings.get("draws", 0))
+            for _, result in self.stages
+            if any(check.name == "exact" for check in result.checks)
+        )
 
     def line(self) -> str:
         """One line: verdict, checks, stages, draws and seconds (pytest's summary)."""
@@ -173,15 +175,31 @@ def assert_valid(
             "call zoo.validate for a fixed budget"
         )
     plan = stages(rate, budget, seed)
-    record = SequentialRecord("inconclusive")
+    record = SequentialRecord("pass")
+    decided: dict = {}  # check name -> its outcome in the stage that decided it
+    steps: dict = {}
+    pending = checks
     started = time.perf_counter()
     for stage in plan:
-        result = _run_stage(model, sampler, kernel, checks, workers, stage, options)
+        last = stage is plan[-1]
+        result = _run_stage(model, sampler, kernel, pending, workers, stage, options)
         record.stages.append((stage, result))
-        decision = next_step(result, stage, last=stage is plan[-1])
-        if decision != "continue":
-            record.verdict = decision
+        for outcome in result.checks:
+            decided[outcome.name] = outcome
+            steps[outcome.name] = check_step(outcome, len(result.checks), last)
+        pending = tuple(name for name, step in steps.items() if step == "continue")
+        if "fail" in steps.values() or not pending:
             break
+    first = record.stages[0][1]
+    record.result = ValidationResult(
+        first.model,
+        first.sampler,
+        rate,
+        [decided[check.name] for check in first.checks],
+        {**first.settings, "rate": rate, "budget": budget, "stages": len(record.stages)},
+    )
+    verdicts = set(steps.values())
+    record.verdict = next((v for v in ("fail", "inconclusive") if v in verdicts), "pass")
     record.seconds = time.perf_counter() - started
     if on_record is not None:
         on_record(record)
@@ -190,8 +208,7 @@ def assert_valid(
         return result
     head = (
         f"{result.model}: {result.sampler}: {record.verdict.upper()} after "
-        f"{len(record.stages)} stage(s) (false-alarm rate {rate:g} over all stages; "
-        f"this stage at {record.stages[-1][0].alpha:.2g})"
+        f"{len(record.stages)} stage(s) (false-alarm rate {rate:g} over all stages)"
     )
     raise AssertionError(f"{head}\n{findings_table(result)}")
 

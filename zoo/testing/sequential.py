@@ -14,20 +14,23 @@ to Clinical Trials", chapters 1, 7 and 10):
   Each stage draws from its own seed (fresh fits, fresh simulations), and whatever the
   dependence between stages, the probability that a correct sampler fails at *any*
   stage is at most the sum of the stages' rates (Bonferroni), so at most ``rate``.
-- **stopping for a clear pass (non-binding futility).** A stage whose smallest
-  Bonferroni-Holm adjusted p-value over every test of every check (:func:`evidence`) is
-  at least :data:`CLEAR` is a clear pass: nothing in it is even mildly surprising, and
-  the run stops with PASS. Stopping to accept can only lower the chance of a false
-  alarm, so the bound above holds without any assumption on this rule; it costs power
-  only against bugs too small to move any test to ``p < CLEAR`` at the stage's budget,
-  and those go on to the next, larger stage instead.
-- **inconclusive stages go on** when more draws could cure them (a finding names the
-  draws per chain that would clear its gate); a stage that cannot be cured by draws
-  (a check that cannot judge at all) ends the run inconclusive.
+- **each check stops at a clear pass (non-binding futility).** A check whose smallest
+  adjusted p-value, at its share of the stage's family (:func:`check_step`), is at
+  least :data:`CLEAR` is a clear pass: nothing in it is even mildly surprising, and it
+  is done. Only the other checks run again in the next stage, sharing that stage's rate
+  among themselves: the set that runs is fixed by the earlier stages, whose draws are
+  independent of this stage's, so given that set the stage fails a correct sampler with
+  probability at most its rate, and the bound above holds. Stopping to accept can only
+  lower the chance of a false alarm; it costs power only against bugs too small to move
+  any test to ``p < CLEAR`` at the stage's budget, and those go on to the next, larger
+  stage instead. Any check failing ends the run with FAIL.
+- **inconclusive checks go on** when more draws could cure them (a finding names the
+  draws per chain that would clear its gate); a check that more draws cannot cure (one
+  that cannot judge at all) ends inconclusive.
 
-The last stage's verdict stands. A correct sampler usually stops after the first stage,
-which costs what the fixed-budget battery costs; a gross bug fails in the first stage
-too; a subtle one gets the budget it needs.
+At the last stage every check's verdict stands. A correct sampler usually stops after
+the first stage, which costs what the fixed-budget battery costs; a gross bug fails in
+the first stage too; a subtle one gets the budget it needs, in the checks that need it.
 
 Every stage's seed is derived from the caller's (``numpy.random.SeedSequence``), so the
 same seed gives the same stages, the same draws and the same verdict on any machine.
@@ -47,8 +50,8 @@ __all__ = [
     "RATE",
     "SPENDING",
     "Stage",
+    "check_step",
     "evidence",
-    "next_step",
     "stages",
 ]
 
@@ -158,28 +161,26 @@ def evidence(result) -> float:
     return min(1.0, min(_check_evidence(check.details) for check in checks) * len(checks))
 
 
-def _curable(result) -> bool:
-    """Whether more draws could turn ``result``'s inconclusive findings into verdicts."""
-    unjudged = [
-        finding
-        for check in result.checks
-        if check.verdict == "inconclusive"
-        for finding in check.findings
-        if finding.verdict == "inconclusive"
-    ]
+def _curable(outcome) -> bool:
+    """Whether more draws could turn a check's inconclusive findings into verdicts."""
+    unjudged = [f for f in outcome.findings if f.verdict == "inconclusive"]
     return bool(unjudged) and all(f.draws_per_chain for f in unjudged)
 
 
-def next_step(result, stage: Stage, last: bool) -> str:
-    """What one stage's result decides.
+def check_step(outcome, checks_in_stage: int, last: bool) -> str:
+    """What one check's outcome in a stage decides for that check.
 
-    One of ``"fail"``, ``"pass"``, ``"inconclusive"`` or ``"continue"``. ``result`` is
-    the battery's result at ``stage.alpha``; see the module docstring for the rule.
+    One of ``"fail"`` (the run fails), ``"pass"`` (a clear pass: this check is done),
+    ``"inconclusive"`` (more draws would not help), or ``"continue"`` (the check runs
+    again in the next stage). ``outcome`` is the check's result at its share of the
+    stage's rate, ``checks_in_stage`` the number of checks that shared it. At the last
+    stage the outcome's verdict stands.
     """
-    if result.verdict == "fail":
+    if outcome.verdict == "fail":
         return "fail"
     if last:
-        return result.verdict
-    if result.verdict == "pass":
-        return "pass" if evidence(result) >= CLEAR else "continue"
-    return "continue" if _curable(result) else "inconclusive"
+        return outcome.verdict
+    if outcome.verdict == "pass":
+        clear = _check_evidence(outcome.details) * checks_in_stage >= CLEAR
+        return "pass" if clear else "continue"
+    return "continue" if _curable(outcome) else "inconclusive"
