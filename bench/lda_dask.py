@@ -120,7 +120,7 @@ def distance(parts_list, seeds, kernel_for=None, draws=None) -> list[dict]:
     ``bench/lda_threaded.py`` passes the threaded Metropolis-Hastings one); ``draws``
     per chain (default: ``zoo validate``'s).
     """
-    budget = {} if draws is None else {"draws": draws}
+    budget = {} if draws is None else {"budgets": {"exact": {"draws": draws}}}
     kernel_for = kernel_for or partitioned_kernel
     from zoo.validation import validate
 

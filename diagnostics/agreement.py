@@ -53,12 +53,17 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import xarray as xr
 from scipy import special, stats
 
 from zoo.core.arguments import as_positive_scalar, as_probability
 from zoo.core.defaults import ALPHA
 from zoo.core.reference import Marginal
+from zoo.diagnostics.agreement_table import (
+    GATE_COLUMNS,
+    AgreementRows,
+    StatisticTest,
+    agreement_result,
+)
 from zoo.diagnostics.draws import element_labels, posterior_dataset, variable_draws
 from zoo.diagnostics.gates import (
     ESS_MIN,
@@ -323,6 +328,186 @@ def _spread_unresolved(pit: np.ndarray, draws: np.ndarray, marginal: Marginal) -
     return pit
 
 
+class _AgainstReference:
+    """The tests of one variable's draws against its exact marginal (:func:`agreement`).
+
+    Score form: both MCSEs are proportional to the posterior sd, so the exact sd
+    replaces the sample's. (With the sample's, a run that happens to miss the tails gets
+    a smaller sd *and* a smaller MCSE, and an inflated |z|: this gave 2 false alarms in
+    40 correct PyMC runs on the rat data.)
+    """
+
+    def __init__(self, summary: _Summary, marginal: Marginal):
+        self.summary, self.marginal = summary, marginal
+        self.exact = {"mean": np.ravel(marginal.mean), "sd": np.ravel(marginal.sd)}
+        exact_sd = self.exact["sd"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rescale = np.where(
+                np.isfinite(exact_sd) & (summary.sd > 0), exact_sd / summary.sd, 1.0
+            )
+        mcse_sd = summary.mcse_sd * rescale
+        if marginal.kurtosis is not None:
+            # Fully in score form: only the ESS comes from the draws, not the fourth
+            # moment, whose estimate is noisy for skewed posteriors.
+            exact_kurtosis = np.ravel(marginal.kurtosis)
+            known = np.isfinite(exact_kurtosis) & np.isfinite(exact_sd)
+            mcse_sd = np.where(known, summary.mcse_sd_under(exact_sd, exact_kurtosis), mcse_sd)
+        self.estimates = {
+            "mean": (summary.mean, summary.mcse_mean * rescale),
+            "sd": (summary.sd, mcse_sd),
+        }
+
+    def gate_columns(self) -> dict[str, np.ndarray]:
+        return {key: getattr(self.summary, key) for key in GATE_COLUMNS}
+
+    def moment(self, statistic: str) -> StatisticTest:
+        """The mean's z-score, or the sd's with a scaled chi-square p-value."""
+        reference_value = self.exact[statistic]
+        estimate, mcse = self.estimates[statistic]
+        defined = np.isfinite(reference_value)
+        z, p = _z_row(estimate, reference_value, mcse)
+        if statistic == "sd":
+            p = np.where(defined, _variance_p(estimate, reference_value, mcse), p)
+        return StatisticTest(statistic, reference_value, 0.0, estimate, mcse, z, p, defined)
+
+    def tail(self, q: float) -> StatisticTest | None:
+        """The fraction of draws at or below the exact ``q`` quantile, against ``q``."""
+        marginal = self.marginal
+        if marginal.ppf is None:
+            return None
+        threshold = np.ravel(marginal.ppf(q))
+        fraction, ess = self.summary.below(threshold)
+        # For a discrete marginal P(x <= q) can exceed q: use the exact CDF there.
+        prob = np.ravel(marginal.cdf(threshold[None])[0]) if marginal.discrete else q
+        mcse, z, p = _tail_row(fraction, prob, ess)
+        # NaN marks an element whose quantile the reference does not know.
+        return StatisticTest(
+            f"P(x<=q{q:g})", prob, 0.0, fraction, mcse, z, p, np.isfinite(threshold)
+        )
+
+    def ks(self) -> StatisticTest | None:
+        """Kolmogorov-Smirnov of the thinned draws' PIT against the uniform."""
+        marginal = self.marginal
+        if marginal.cdf is None or marginal.discrete:
+            return None
+        thinned = self.summary.thinned()
+        pit = np.asarray(marginal.cdf(thinned.reshape(-1, *marginal.shape)))
+        pit = _spread_unresolved(pit.reshape(thinned.shape), thinned, marginal)
+        statistic_values = np.empty(pit.shape[1])
+        p = np.empty(pit.shape[1])
+        for e in range(pit.shape[1]):
+            result = stats.kstest(pit[:, e], "uniform")
+            statistic_values[e], p[e] = result.statistic, result.pvalue
+        nan = np.full(pit.shape[1], np.nan)
+        # NaN marks an element whose CDF the reference does not know.
+        defined = np.isfinite(pit).all(axis=0)
+        return StatisticTest("ks", nan, 0.0, statistic_values, nan, nan, p, defined)
+
+
+class _BetweenSamples:
+    """The tests of one variable's draws against another sampler's (:func:`compare`).
+
+    The exact value is replaced by the other sample's estimate and the MCSE by the root
+    sum of squares of both; tails are compared at the quantiles of the pooled draws;
+    KS takes its two-sample form. Every element is defined.
+    """
+
+    def __init__(self, a: _Summary, b: _Summary, gates: np.ndarray):
+        self.a, self.b = a, b
+        self.defined = np.ones_like(gates)
+
+    def gate_columns(self) -> dict[str, np.ndarray]:
+        a, b = self.a, self.b
+        return {
+            "rhat": np.fmax(a.rhat, b.rhat),
+            "ess_bulk": np.fmin(a.ess_bulk, b.ess_bulk),
+            "ess_tail": np.fmin(a.ess_tail, b.ess_tail),
+            "ess_within": np.fmin(a.ess_within, b.ess_within),
+        }
+
+    def moment(self, statistic: str) -> StatisticTest:
+        a, b = self.a, self.b
+        mcse = "mcse_mean" if statistic == "mean" else "mcse_sd"
+        est_a, mcse_a = getattr(a, statistic), getattr(a, mcse)
+        est_b, mcse_b = getattr(b, statistic), getattr(b, mcse)
+        combined = np.sqrt(mcse_a**2 + mcse_b**2)
+        z, p = _z_row(est_a, est_b, combined)
+        return StatisticTest(statistic, est_b, mcse_b, est_a, mcse_a, z, p, self.defined)
+
+    def tail(self, q: float) -> StatisticTest:
+        a, b = self.a, self.b
+        # Tails of the pooled draws, where the two fractions should coincide.
+        threshold = np.quantile(np.concatenate([a.pooled, b.pooled]), q, axis=0)
+        fraction_a, ess_a = a.below(threshold)
+        fraction_b, ess_b = b.below(threshold)
+        _, z, p = _two_sample_tail_row(fraction_a, ess_a, fraction_b, ess_b)
+        return StatisticTest(
+            f"P(x<=q{q:g})",
+            fraction_b,
+            np.sqrt(fraction_b * (1 - fraction_b) / ess_b),
+            fraction_a,
+            np.sqrt(fraction_a * (1 - fraction_a) / ess_a),
+            z,
+            p,
+            self.defined,
+        )
+
+    def ks(self) -> StatisticTest:
+        thin_a, thin_b = self.a.thinned(), self.b.thinned()
+        statistic_values = np.empty(thin_a.shape[1])
+        p = np.empty(thin_a.shape[1])
+        for e in range(thin_a.shape[1]):
+            result = stats.ks_2samp(thin_a[:, e], thin_b[:, e])
+            statistic_values[e], p[e] = result.statistic, result.pvalue
+        nan = np.full(thin_a.shape[1], np.nan)
+        return StatisticTest("ks", nan, nan, statistic_values, nan, nan, p, self.defined)
+
+
+def _tests(tests, quantiles, ks: bool):
+    """The four tests of one variable, in the table's order: mean, sd, tails, KS."""
+    for statistic in ("mean", "sd"):
+        yield tests.moment(statistic)
+    for q in quantiles:
+        yield tests.tail(q)
+    if ks:
+        yield tests.ks()
+
+
+def _rows(variables, quantiles, ks: bool) -> AgreementRows:
+    """Every test of every variable: ``variables`` yields ``(name, labels, gates, tests)``."""
+    rows = AgreementRows()
+    for name, labels, gates, tests in variables:
+        columns = tests.gate_columns()
+        for block in _tests(tests, quantiles, ks):
+            if block is not None:
+                rows.add(name, labels, block, gates, columns)
+    return rows
+
+
+def _judged(rows: AgreementRows, alpha, *, slowest, **attrs) -> AgreementResult:
+    """Holm over the gated tests at ``alpha``, each at the slowest quantity's ESS.
+
+    When the smallest bulk ESS of the posterior is below ``ess_min``, every test is
+    judged as if its quantity had that ESS (module docstring, step 1).
+    """
+    c = rows.arrays()
+    n = len(c["variable"])
+    gates, p = c["gates"], c["p"]
+    if n and slowest < attrs["ess_min"]:
+        # A slow mode somewhere: every test at the slowest quantity's ESS (module doc).
+        scale = np.sqrt(np.minimum(1.0, slowest / c["ess_bulk"].astype(float)))
+        scale = np.where(np.isfinite(scale), scale, 1.0)
+        with np.errstate(invalid="ignore"):
+            c["z"] = c["z"].astype(float) * scale
+            c["mcse"] = c["mcse"].astype(float) / scale
+        p = np.where(scale < 1.0, 2.0 * stats.norm.sf(stats.norm.isf(p / 2.0) * scale), p)
+        c["p"] = p
+    adjusted = np.full(n, np.nan)
+    adjusted[gates] = holm(p[gates])
+    verdict = np.where(~gates, "inconclusive", np.where(adjusted <= alpha, "disagree", "agree"))
+    return agreement_result(c, adjusted, verdict, alpha=alpha, slowest_ess=slowest, **attrs)
+
+
 def agreement(
     draws,
     reference,
@@ -371,7 +556,6 @@ def agreement(
         raise ValueError(f"reference: no exact reference is available ({reason})")
     dataset = posterior_dataset(draws, group=group)
     names = list(reference.marginals) if var_names is None else list(var_names)
-    rows = _Rows()
     summaries = {}
     for name in names:
         if name not in reference.marginals:
@@ -386,105 +570,20 @@ def agreement(
         (summary.smallest_ess(rhat_max, ess_min, level) for summary in summaries.values()),
         default=np.inf,
     )
-    slowest = _slowest_bulk_ess(summaries.values())
-    for name, summary in summaries.items():
-        marginal: Marginal = reference.marginals[name]
-        summary.prepare(smallest)
-        labels = element_labels(name, marginal.dims, marginal.shape, reference.coords)
-        gates = summary.passes(rhat_max, ess_min, level)
-        exact = {
-            "mean": np.ravel(marginal.mean),
-            "sd": np.ravel(marginal.sd),
-        }
-        # Score form: both MCSEs are proportional to the posterior sd, so use the exact
-        # sd in place of the sample's. (With the sample's, a run that happens to miss
-        # the tails gets a smaller sd *and* a smaller MCSE, and an inflated |z|: this
-        # gave 2 false alarms in 40 correct PyMC runs on the rat data.)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rescale = np.where(
-                np.isfinite(exact["sd"]) & (summary.sd > 0), exact["sd"] / summary.sd, 1.0
-            )
-        mcse_sd = summary.mcse_sd * rescale
-        if marginal.kurtosis is not None:
-            # Fully in score form: only the ESS comes from the draws, not the fourth
-            # moment, whose estimate is noisy for skewed posteriors.
-            exact_kurtosis = np.ravel(marginal.kurtosis)
-            known = np.isfinite(exact_kurtosis) & np.isfinite(exact["sd"])
-            mcse_sd = np.where(known, summary.mcse_sd_under(exact["sd"], exact_kurtosis), mcse_sd)
-        estimates = {
-            "mean": (summary.mean, summary.mcse_mean * rescale),
-            "sd": (summary.sd, mcse_sd),
-        }
-        for statistic, reference_value in exact.items():
-            estimate, mcse = estimates[statistic]
-            defined = np.isfinite(reference_value)
-            z, p = _z_row(estimate, reference_value, mcse)
-            if statistic == "sd":
-                p = np.where(defined, _variance_p(estimate, reference_value, mcse), p)
-            rows.add(
-                name,
-                labels,
-                statistic,
-                reference_value,
-                0.0,
-                estimate,
-                mcse,
-                z,
-                p,
-                summary,
-                gates,
-                defined,
-            )
-        if marginal.ppf is not None:
-            for q in quantiles:
-                threshold = np.ravel(marginal.ppf(q))
-                fraction, ess = summary.below(threshold)
-                # For a discrete marginal P(x <= q) can exceed q: use the exact CDF there.
-                prob = np.ravel(marginal.cdf(threshold[None])[0]) if marginal.discrete else q
-                mcse, z, p = _tail_row(fraction, prob, ess)
-                rows.add(
-                    name,
-                    labels,
-                    f"P(x<=q{q:g})",
-                    prob,
-                    0.0,
-                    fraction,
-                    mcse,
-                    z,
-                    p,
-                    summary,
-                    gates,
-                    # NaN marks an element whose quantile the reference does not know.
-                    np.isfinite(threshold),
-                )
-        if ks and marginal.cdf is not None and not marginal.discrete:
-            thinned = summary.thinned()
-            pit = np.asarray(marginal.cdf(thinned.reshape(-1, *marginal.shape)))
-            pit = _spread_unresolved(pit.reshape(thinned.shape), thinned, marginal)
-            statistic_values = np.empty(pit.shape[1])
-            p = np.empty(pit.shape[1])
-            for e in range(pit.shape[1]):
-                result = stats.kstest(pit[:, e], "uniform")
-                statistic_values[e], p[e] = result.statistic, result.pvalue
-            nan = np.full(pit.shape[1], np.nan)
-            rows.add(
-                name,
-                labels,
-                "ks",
-                nan,
-                0.0,
-                statistic_values,
-                nan,
-                nan,
-                p,
-                summary,
-                gates,
-                # NaN marks an element whose CDF the reference does not know.
-                np.isfinite(pit).all(axis=0),
-            )
-    return rows.result(
+
+    def variables():
+        for name, summary in summaries.items():
+            marginal: Marginal = reference.marginals[name]
+            summary.prepare(smallest)
+            labels = element_labels(name, marginal.dims, marginal.shape, reference.coords)
+            gates = summary.passes(rhat_max, ess_min, level)
+            yield name, labels, gates, _AgainstReference(summary, marginal)
+
+    rows = _rows(variables(), quantiles, ks)
+    return _judged(
+        rows,
         alpha,
-        slowest=slowest,
+        slowest=_slowest_bulk_ess(summaries.values()),
         kind="exact",
         note=getattr(reference, "note", ""),
         chains=dataset.sizes["chain"],
@@ -527,7 +626,6 @@ def compare(
             raise ValueError("draws_a, draws_b: no variable in common")
     else:
         names = list(var_names)
-    rows = _Rows()
     summaries = {}
     for name in names:
         if name not in first.data_vars:
@@ -549,84 +647,24 @@ def compare(
         (s[3].smallest_ess(rhat_max, ess_min, level) for s in summaries.values()),
         default=np.inf,
     )
-    for name, (dims, shape, a, b) in summaries.items():
-        a.prepare(smallest_a)
-        b.prepare(smallest_b)
-        coords = {d: first[d].values for d in dims if d in first.coords}
-        labels = element_labels(name, dims, shape, coords)
-        gates = a.passes(rhat_max, ess_min, level) & b.passes(rhat_max, ess_min, level)
-        pairs = {
-            "mean": (a.mean, a.mcse_mean, b.mean, b.mcse_mean),
-            "sd": (a.sd, a.mcse_sd, b.sd, b.mcse_sd),
-        }
-        for statistic, (est_a, mcse_a, est_b, mcse_b) in pairs.items():
-            combined = np.sqrt(mcse_a**2 + mcse_b**2)
-            z, p = _z_row(est_a, est_b, combined)
-            rows.add(
-                name,
-                labels,
-                statistic,
-                est_b,
-                mcse_b,
-                est_a,
-                mcse_a,
-                z,
-                p,
-                a,
-                gates,
-                np.ones_like(gates),
-                other=b,
-            )
-        for q in quantiles:
-            # Tails of the pooled draws, where the two fractions should coincide.
-            threshold = np.quantile(np.concatenate([a.pooled, b.pooled]), q, axis=0)
-            fraction_a, ess_a = a.below(threshold)
-            fraction_b, ess_b = b.below(threshold)
-            _, z, p = _two_sample_tail_row(fraction_a, ess_a, fraction_b, ess_b)
-            rows.add(
-                name,
-                labels,
-                f"P(x<=q{q:g})",
-                fraction_b,
-                np.sqrt(fraction_b * (1 - fraction_b) / ess_b),
-                fraction_a,
-                np.sqrt(fraction_a * (1 - fraction_a) / ess_a),
-                z,
-                p,
-                a,
-                gates,
-                np.ones_like(gates),
-                other=b,
-            )
-        if ks:
-            thin_a, thin_b = a.thinned(), b.thinned()
-            statistic_values = np.empty(thin_a.shape[1])
-            p = np.empty(thin_a.shape[1])
-            for e in range(thin_a.shape[1]):
-                result = stats.ks_2samp(thin_a[:, e], thin_b[:, e])
-                statistic_values[e], p[e] = result.statistic, result.pvalue
-            nan = np.full(thin_a.shape[1], np.nan)
-            rows.add(
-                name,
-                labels,
-                "ks",
-                nan,
-                nan,
-                statistic_values,
-                nan,
-                nan,
-                p,
-                a,
-                gates,
-                np.ones_like(gates),
-                other=b,
-            )
+
+    def variables():
+        for name, (dims, shape, a, b) in summaries.items():
+            a.prepare(smallest_a)
+            b.prepare(smallest_b)
+            coords = {d: first[d].values for d in dims if d in first.coords}
+            labels = element_labels(name, dims, shape, coords)
+            gates = a.passes(rhat_max, ess_min, level) & b.passes(rhat_max, ess_min, level)
+            yield name, labels, gates, _BetweenSamples(a, b, gates)
+
+    rows = _rows(variables(), quantiles, ks)
     # The gates' sizes are draws_a's: in a validation, the sampler under test.
     slowest = min(
         _slowest_bulk_ess(s[2] for s in summaries.values()),
         _slowest_bulk_ess(s[3] for s in summaries.values()),
     )
-    return rows.result(
+    return _judged(
+        rows,
         alpha,
         slowest=slowest,
         kind="two-sample",
@@ -637,138 +675,3 @@ def compare(
         ess_min=ess_min,
         rhat_level=level,
     )
-
-
-class _Rows:
-    """Accumulates test rows and turns them into the result table."""
-
-    def __init__(self):
-        self.columns: dict[str, list] = {
-            key: []
-            for key in (
-                "variable",
-                "element",
-                "statistic",
-                "reference",
-                "reference_mcse",
-                "estimate",
-                "mcse",
-                "z",
-                "p",
-                "rhat",
-                "ess_bulk",
-                "ess_tail",
-                "ess_within",
-                "gates",
-            )
-        }
-
-    def add(
-        self,
-        name,
-        labels,
-        statistic,
-        reference,
-        reference_mcse,
-        estimate,
-        mcse,
-        z,
-        p,
-        summary,
-        gates,
-        defined,
-        other=None,
-    ):
-        rhat, ess_bulk, ess_tail = summary.rhat, summary.ess_bulk, summary.ess_tail
-        ess_within = summary.ess_within
-        if other is not None:
-            rhat = np.fmax(rhat, other.rhat)
-            ess_bulk = np.fmin(ess_bulk, other.ess_bulk)
-            ess_tail = np.fmin(ess_tail, other.ess_tail)
-            ess_within = np.fmin(ess_within, other.ess_within)
-        n = len(labels)
-        columns = {
-            "reference": np.broadcast_to(reference, n),
-            "reference_mcse": np.broadcast_to(reference_mcse, n),
-            "estimate": np.broadcast_to(estimate, n),
-            "mcse": np.broadcast_to(mcse, n),
-            "z": np.broadcast_to(z, n),
-            "p": np.broadcast_to(p, n),
-            "rhat": rhat,
-            "ess_bulk": ess_bulk,
-            "ess_tail": ess_tail,
-            "ess_within": ess_within,
-            "gates": gates,
-        }
-        for e in range(n):
-            if not defined[e]:
-                continue
-            self.columns["variable"].append(name)
-            self.columns["element"].append(labels[e])
-            self.columns["statistic"].append(statistic)
-            for key, values in columns.items():
-                self.columns[key].append(values[e])
-
-    def result(self, alpha, *, slowest, kind, note, **sizes) -> AgreementResult:
-        c = {key: np.asarray(values) for key, values in self.columns.items()}
-        n = len(c["variable"])
-        gates = c["gates"].astype(bool) if n else np.zeros(0, dtype=bool)
-        p = c["p"].astype(float) if n else np.zeros(0)
-        if n and slowest < sizes["ess_min"]:
-            # A slow mode somewhere: every test at the slowest quantity's ESS (module doc).
-            scale = np.sqrt(np.minimum(1.0, slowest / c["ess_bulk"].astype(float)))
-            scale = np.where(np.isfinite(scale), scale, 1.0)
-            with np.errstate(invalid="ignore"):
-                c["z"] = c["z"].astype(float) * scale
-                c["mcse"] = c["mcse"].astype(float) / scale
-            p = np.where(scale < 1.0, 2.0 * stats.norm.sf(stats.norm.isf(p / 2.0) * scale), p)
-            c["p"] = p
-        adjusted = np.full(n, np.nan)
-        adjusted[gates] = holm(p[gates])
-        verdict = np.where(
-            ~gates, "inconclusive", np.where(adjusted <= alpha, "disagree", "agree")
-        )
-        table = xr.Dataset(
-            {
-                key: ("check", c[key].astype(float) if n else np.zeros(0))
-                for key in (
-                    "reference",
-                    "reference_mcse",
-                    "estimate",
-                    "mcse",
-                    "z",
-                    "p",
-                    "rhat",
-                    "ess_bulk",
-                    "ess_tail",
-                    "ess_within",
-                )
-            },
-            coords={
-                "variable": ("check", c["variable"].astype(str)),
-                "element": ("check", c["element"].astype(str)),
-                "statistic": ("check", c["statistic"].astype(str)),
-            },
-        )
-        table["p_adjusted"] = ("check", adjusted)
-        table["verdict"] = ("check", verdict.astype(str))
-        table["gates_passed"] = ("check", gates)
-        if n == 0:
-            overall = "inconclusive"
-        elif (verdict == "disagree").any():
-            overall = "disagree"
-        elif (verdict == "inconclusive").any():
-            overall = "inconclusive"
-        else:
-            overall = "agree"
-        table.attrs.update(
-            verdict=overall,
-            alpha=alpha,
-            correction="holm",
-            slowest_ess=float(slowest),
-            kind=kind,
-            tests=int(gates.sum()),
-            note=note,
-            **sizes,
-        )
-        return AgreementResult(table)

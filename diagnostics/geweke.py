@@ -45,6 +45,7 @@ from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
 from zoo.diagnostics.moments import MomentFunctions
 
 __all__ = [
+    "PURPOSE",
     "chain_side",
     "geweke",
     "geweke_result",
@@ -52,6 +53,10 @@ __all__ = [
     "marginal_side",
     "moment_functions",
 ]
+
+#: The stream of :mod:`zoo.core.streams` Geweke's test draws from: the marginal side
+#: from item 0, successive-conditional chain ``c`` from item ``c + 1``.
+PURPOSE = "geweke-chains"
 
 
 def kernel_checks_of(model: Model):
@@ -109,7 +114,7 @@ def _start(model, seed: int, item: int, setup):
     """
     checks = kernel_checks_of(model)
     prior, size = checks.setup() if setup is None else setup
-    rng = np.random.default_rng(streams.item(seed, "geweke-chains", item))
+    rng = np.random.default_rng(streams.item(seed, PURPOSE, item))
     first = _joint_draw(model, checks, prior, size, rng)
     functions = moment_functions(model, checks, prior, *first)
     return checks, prior, size, rng, first, functions

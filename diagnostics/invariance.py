@@ -36,7 +36,16 @@ from zoo.core.defaults import ALPHA, INVARIANCE_REPLICATES
 from zoo.diagnostics.geweke import kernel_checks_of, moment_functions
 from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
 
-__all__ = ["ReplicateValues", "invariance", "invariance_replicates", "invariance_result"]
+__all__ = [
+    "PURPOSE",
+    "ReplicateValues",
+    "invariance",
+    "invariance_replicates",
+    "invariance_result",
+]
+
+#: The stream of :mod:`zoo.core.streams` the replicates draw from: replicate ``r`` from item ``r``.
+PURPOSE = "invariance-replicates"
 
 
 def invariance(
@@ -117,7 +126,7 @@ def invariance_replicates(
     functions = None
     exact = after_draw = after_step = None
     for i, r in enumerate(range(start, stop)):
-        rng = np.random.default_rng(streams.item(seed, "invariance-replicates", r))
+        rng = np.random.default_rng(streams.item(seed, PURPOSE, r))
         truth, data = model.simulate(prior, rng, **size)
         latents = checks.latents(truth, data, prior, rng)
         if functions is None:

@@ -51,7 +51,18 @@ from zoo.diagnostics.draws import element_labels
 from zoo.diagnostics.findings import Finding, finding_order, findings_html
 from zoo.diagnostics.uniformity import EcdfBand, ecdf_band, uniformity_pvalue
 
-__all__ = ["SBCResult", "quantity_labels", "sbc_result", "simulation_ranks", "tested_variables"]
+__all__ = [
+    "PURPOSE",
+    "SBCResult",
+    "quantity_labels",
+    "sbc_result",
+    "simulation_ranks",
+    "tested_variables",
+]
+
+#: The stream of :mod:`zoo.core.streams` the simulations draw from: simulation ``i`` from
+#: item ``i``.
+PURPOSE = "sbc-simulations"
 
 LOG_LIKELIHOOD = "log_likelihood"
 # Fewer usable simulations than this and the ECDF test has almost no power: say so.
@@ -83,7 +94,7 @@ def quantity_labels(model, prior, data) -> list[str]:
 
 
 def _seeds(seed: int, index: int) -> tuple[np.random.Generator, int, np.random.Generator]:
-    simulate_seq, fit_seq, ties_seq = streams.item(seed, "sbc-simulations", index).spawn(3)
+    simulate_seq, fit_seq, ties_seq = streams.item(seed, PURPOSE, index).spawn(3)
     return (
         np.random.default_rng(simulate_seq),
         streams.integer(fit_seq),

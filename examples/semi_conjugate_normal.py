@@ -314,9 +314,11 @@ def main():
             model,
             **{form: candidates[name]},
             checks=checks,
-            draws=args.draws,
-            chains=args.chains,
-            simulations=args.simulations,
+            budgets={
+                "exact": {"draws": args.draws, "chains": args.chains},
+                "nuts": {"draws": args.draws, "chains": args.chains},
+                "sbc": {"simulations": args.simulations},
+            },
             seed=args.seed,
             # in this process: a sampler defined in a script is not importable by workers
             workers=args.workers,

@@ -125,9 +125,10 @@ def main():
             # This sampler handles fixed (a, b) only: check it on such data sets.
             problems=["informative-fixed", ("rats, a = 2.4, b = 14.3", data, prior)],
             sbc_setup=(prior, {"groups": 12, "trials": 25}),
-            simulations=args.simulations,
-            draws=args.draws,
-            chains=args.chains,
+            budgets={
+                "exact": {"draws": args.draws, "chains": args.chains},
+                "sbc": {"simulations": args.simulations},
+            },
             workers=0,  # in this process: a sampler defined in a script is not importable
         )
         print(f"  {name} sampler: {result.verdict}")

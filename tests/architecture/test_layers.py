@@ -167,6 +167,27 @@ def test_no_model_module_imports_its_package_init():
         assert package not in {t for t, _, _ in edges}, f"{module} imports {package}"
 
 
+#: Libraries that draw or lay out pages: presentation, which lives in zoo.reports.
+PRESENTATION = ("matplotlib", "arviz_plots")
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("zoo.diagnostics")))
+def test_diagnostics_hold_numbers_only(module):
+    # The statistics return numbers and tables; figures and HTML pages are drawn above
+    # them (zoo.reports), so a plotting library never loads with a diagnostic.
+    tree = ast.parse(MODULES[module].read_text())
+    drawn = [
+        f"line {node.lineno}: {name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for name in (
+            [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        )
+        if name.split(".")[0] in PRESENTATION
+    ]
+    assert not drawn, f"{module} imports a plotting library (zoo.reports draws): {drawn}"
+
+
 def test_no_cycles():
     graph = {module: {t for t, _, _ in edges} for module, edges in EDGES.items()}
     state: dict[str, int] = {}

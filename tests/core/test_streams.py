@@ -8,6 +8,10 @@ import numpy as np
 import pytest
 
 from zoo.core import streams
+from zoo.validation import CHECKS
+
+#: Every purpose drawn from: the engines' and each check's.
+EVERY_PURPOSE = (*streams.PURPOSES, *(check.purpose for check in CHECKS))
 
 
 def _first_draws(sequence, n=4):
@@ -16,13 +20,26 @@ def _first_draws(sequence, n=4):
 
 def test_purposes_and_items_never_share_a_stream():
     seen = {}
-    for purpose, index in itertools.product(streams.PURPOSES, range(8)):
+    for purpose, index in itertools.product(EVERY_PURPOSE, range(8)):
         draws = _first_draws(streams.item(7, purpose, index))
         assert draws not in seen, f"{purpose}[{index}] repeats {seen.get(draws)}"
         seen[draws] = (purpose, index)
     # Nor does any item coincide with a child the bare root would spawn (the 0.1 scheme).
     for child in np.random.SeedSequence(7).spawn(8):
         assert _first_draws(child) not in seen
+
+
+def test_the_purposes_drawn_from_are_the_ones_of_0_2():
+    # Renaming a purpose changes every draw of its stream (the key is its name's CRC-32).
+    assert EVERY_PURPOSE == (
+        "gibbs-chains",
+        "pymc",
+        "exact-fits",
+        "nuts-fits",
+        "sbc-simulations",
+        "geweke-chains",
+        "invariance-replicates",
+    )
 
 
 def test_an_item_depends_on_seed_purpose_and_index_only():
@@ -46,7 +63,8 @@ def test_integer_seed_is_32_bit_and_reproducible():
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: streams.stream(0, "gibbs"), "purpose: must be one of"),
+        (lambda: streams.stream(0, "Gibbs chains"), "purpose: lower-case words"),
+        (lambda: streams.stream(0, None), "purpose: lower-case words"),
         (lambda: streams.item(0, "pymc", -1), "index: must be an integer >= 0"),
         (lambda: streams.root(-1), "seed: must be an integer >= 0"),
         (lambda: streams.root(1.5), "seed: must be an integer >= 0"),

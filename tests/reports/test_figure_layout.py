@@ -22,14 +22,14 @@ from matplotlib import ticker
 
 from tests.support.text_layout import assert_texts_legible, text_problems
 from zoo.check import judge
-from zoo.diagnostics.figures import (
+from zoo.reports.check_report import check_figures
+from zoo.reports.figures import (
     posterior_figure,
     quantities,
     sbc_ecdf_figure,
     select_elements,
     trace_figure,
 )
-from zoo.reports.check_report import check_figures
 from zoo.runs.model_run import sample_model
 
 MODELS = ["beta-binomial", "naive-bayes", "gda", "lda"]

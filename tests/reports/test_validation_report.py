@@ -66,8 +66,7 @@ def test_failing_quantity_figures_show_the_exact_density_and_legible_labels():
         fault="swapped-a-b",
         checks=("exact",),
         problems=["rats-hierarchical"],
-        draws=300,
-        chains=2,
+        budgets={"exact": {"draws": 300, "chains": 2}},
         workers=0,
     )
     (exact,) = result.checks

@@ -25,7 +25,7 @@ from matplotlib.text import Text
 
 __all__ = ["Drawn", "TextProblem", "assert_texts_legible", "draw", "text_problems"]
 
-# The report renders every PNG at 100 dpi (zoo.diagnostics.report.DPI); layout is
+# The report renders every PNG at 100 dpi (zoo.reports.html.DPI); layout is
 # checked at the same resolution, so a box here is a box in the PNG.
 DPI = 100
 

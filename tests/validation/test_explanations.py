@@ -212,14 +212,18 @@ def test_a_guarded_call_is_not_taken_for_an_unguarded_one(tmp_path):
 
 
 def test_geweke_iterations_set_the_chains_and_the_finding_says_how_many_would_do():
-    result = validate("beta-binomial", checks=("geweke",), geweke_iterations=400, workers=0)
+    result = validate(
+        "beta-binomial", checks=("geweke",), budgets={"geweke": {"iterations": 400}}, workers=0
+    )
     (geweke,) = result.checks
     assert "x 400 iterations" in geweke.head
     unjudged = [f for f in geweke.findings if f.verdict == "inconclusive"]
     # 20 batches of 20 steps: hyperparameter moments mix too slowly for that.
     assert unjudged and all(f.draws_per_chain > 400 for f in unjudged if f.draws_per_chain)
-    with pytest.raises(ValueError, match="geweke_iterations"):
-        validate("beta-binomial", checks=("geweke",), geweke_iterations=10, workers=0)
+    with pytest.raises(
+        ValueError, match=r"budgets\['geweke'\]\['iterations'\]: must be .* >= 200"
+    ):
+        validate("beta-binomial", checks=("geweke",), budgets={"geweke": {"iterations": 10}})
 
 
 def test_a_sampler_that_fails_alike_everywhere_is_said_once(capsys):

@@ -11,7 +11,13 @@ from zoo.validation import validate
 
 
 def test_the_battery_gives_the_values_of_one_geweke_run():
-    result = validate("gaussian-nb", checks=("geweke",), geweke_iterations=400, seed=3, workers=0)
+    result = validate(
+        "gaussian-nb",
+        checks=("geweke",),
+        budgets={"geweke": {"iterations": 400}},
+        seed=3,
+        workers=0,
+    )
     (check,) = result.checks
     whole = geweke(zoo.get("gaussian-nb"), iterations=400, seed=3, alpha=check.alpha)
     for column in ("expected", "observed", "se", "t", "p"):
@@ -38,7 +44,7 @@ def test_a_chain_that_raises_fails_the_check_once_with_the_state_hint():
         kernel=own_state_kernel,
         checks=("geweke",),
         sbc_setup=(Prior(a=2.0, b=3.0), {"groups": 12, "trials": 25}),
-        geweke_iterations=400,
+        budgets={"geweke": {"iterations": 400}},
         workers=0,
     )
     (check,) = result.checks

@@ -35,7 +35,14 @@ def test_two_data_sets_of_one_name_are_both_judged():
     prior = SPEC.Prior(a=2.0, b=3.0)
     problems = [("mine", SPEC.Data([2, 7], [10, 12]), prior), ("mine", SPEC.Data([5], [9]), prior)]
     sampler = load_object("tests.support.user_samplers:beta_binomial_conjugate")
-    result = validate(SPEC, sampler, checks=("exact",), problems=problems, draws=200, workers=0)
+    result = validate(
+        SPEC,
+        sampler,
+        checks=("exact",),
+        problems=problems,
+        budgets={"exact": {"draws": 200}},
+        workers=0,
+    )
     (check,) = result.checks
     assert "2 data set(s) (mine, mine)" in check.summary
     assert check.verdict == "pass", str(result)

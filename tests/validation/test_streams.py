@@ -103,10 +103,10 @@ def test_the_same_seed_gives_the_same_battery_bit_for_bit():
     options = {
         "checks": ("exact", "sbc"),
         "problems": ["informative-fixed"],
-        "draws": 200,
-        "chains": 2,
-        "simulations": 20,
-        "sbc_draws": 40,
+        "budgets": {
+            "exact": {"draws": 200, "chains": 2},
+            "sbc": {"simulations": 20, "draws": 40},
+        },
         "seed": 7,
         "workers": 0,
     }

@@ -29,7 +29,7 @@ WORST = {
     "gda": "nu-off-by-one",
 }
 # Enough simulations for SBC to judge (>= 20), few enough for the default test run.
-FAST = {"simulations": 40, "sbc_draws": 100, "workers": 0}
+FAST = {"budgets": {"sbc": {"simulations": 40, "draws": 100}}, "workers": 0}
 
 
 @pytest.mark.parametrize(
@@ -118,14 +118,22 @@ def test_sbc_summary_drops_quantities_missing_from_some_simulations():
 
 def test_store_resumes_without_refitting(tmp_path):
     store = tmp_path / "sbc.jsonl"
-    options = {"checks": ("sbc",), "simulations": 24, "sbc_draws": 60, "workers": 0}
+    options = {
+        "checks": ("sbc",),
+        "budgets": {"sbc": {"simulations": 24, "draws": 60}},
+        "workers": 0,
+    }
     first = validate("beta-binomial", store=store, **options)
     lines = store.read_text().splitlines()
     assert len(lines) == 1 + 24
     again = validate("beta-binomial", store=store, **options)
     assert store.read_text().splitlines() == lines, "nothing was refitted"
     np.testing.assert_array_equal(first.checks[0].details.ranks, again.checks[0].details.ranks)
-    more = validate("beta-binomial", store=store, **{**options, "simulations": 26})
+    more = validate(
+        "beta-binomial",
+        store=store,
+        **{**options, "budgets": {"sbc": {"simulations": 26, "draws": 60}}},
+    )
     assert len(store.read_text().splitlines()) == 1 + 26
     assert more.checks[0].details.n_simulations == 26
 
@@ -134,7 +142,24 @@ def test_store_resumes_without_refitting(tmp_path):
     ("kwargs", "message"),
     [
         ({"alpha": 0.0}, "alpha"),
-        ({"draws": 0}, "draws"),
+        (
+            {"budgets": {"exact": {"draws": 0}}},
+            r"budgets\['exact'\]\['draws'\]: must be an integer >= 1",
+        ),
+        ({"budgets": {"psis": {"draws": 10}}}, "budgets: unknown check 'psis'; choose from"),
+        (
+            {"budgets": {"sbc": {"iterations": 10}}},
+            r"budgets\['sbc'\]\['iterations'\]: sbc has no budget setting 'iterations'; its "
+            "settings: simulations, draws, chains",
+        ),
+        ({"budgets": {"sbc": {"draws": 2.5}}}, r"budgets\['sbc'\]\['draws'\]: must be an integer"),
+        (
+            {"budgets": {"sbc": {"draws": True}}},
+            r"budgets\['sbc'\]\['draws'\]: must be an integer",
+        ),
+        ({"budgets": {"sbc": 100}}, r"budgets\['sbc'\]: must map setting names to values"),
+        ({"budgets": [("sbc", 100)]}, "budgets: must map check names to their settings"),
+        ({"budgets": {"sbc": {"draws": 10**10}}}, r"budgets\['sbc'\]\['draws'\]: 2 chain\(s\)"),
         ({"seed": -1}, "seed"),
         ({"engine": "stan"}, "engine"),
         ({"fault": "nope"}, "fault: beta-binomial has no fault 'nope'"),
@@ -242,6 +267,66 @@ def test_cli_bad_samplers_get_clear_messages(sampler, message, capsys):
     assert message in report["checks"][0]["summary"]
 
 
+def test_budgets_set_each_check_and_are_recorded():
+    result = validate(
+        "beta-binomial",
+        checks=("exact",),
+        problems=["informative-fixed"],
+        budgets={"exact": {"draws": 300, "chains": 2}, "sbc": {"simulations": 7}},
+        workers=0,
+    )
+    assert "2 x 300 draws each" in result.checks[0].head
+    # Only the checks that ran are recorded; the others' budgets are accepted unused.
+    assert result.settings["budgets"] == {"exact": {"draws": 300, "chains": 2}}
+
+
+@pytest.mark.parametrize(
+    ("keyword", "value", "budgets"),
+    [
+        ("draws", 300, {"exact": {"draws": 300}, "nuts": {"draws": 300}}),
+        ("chains", 2, {"exact": {"chains": 2}, "nuts": {"chains": 2}}),
+        ("simulations", 30, {"sbc": {"simulations": 30}}),
+        ("sbc_draws", 60, {"sbc": {"draws": 60}}),
+        ("sbc_chains", 3, {"sbc": {"chains": 3}}),
+        ("geweke_iterations", 400, {"geweke": {"iterations": 400}}),
+    ],
+)
+def test_the_old_budget_keywords_warn_and_name_their_replacement(keyword, value, budgets):
+    # A bad seed stops the run after the keywords are read, before any fit.
+    with pytest.warns(DeprecationWarning, match=rf"validate\({keyword}=...\) is deprecated"):
+        with pytest.raises(ValueError, match="seed"):
+            validate("beta-binomial", seed=-1, **{keyword: value})
+    with pytest.warns(DeprecationWarning) as warned:
+        with pytest.raises(ValueError, match="seed"):
+            validate("beta-binomial", seed=-1, **{keyword: value})
+    assert f"use budgets={budgets!r}" in str(warned[0].message)
+    # The warning points at the caller's line, not into the zoo.
+    assert warned[0].filename == __file__
+
+
+def test_an_old_keyword_sets_what_budgets_would():
+    with pytest.warns(DeprecationWarning):
+        old = validate("beta-binomial", checks=("exact",), draws=300, chains=2, workers=0)
+    new = validate(
+        "beta-binomial",
+        checks=("exact",),
+        budgets={"exact": {"draws": 300, "chains": 2}},
+        workers=0,
+    )
+    assert old.settings == new.settings
+    (before,), (after,) = old.checks, new.checks
+    assert before.details.keys() == after.details.keys()
+    for problem, result in before.details.items():
+        assert result.table.identical(after.details[problem].table)
+
+
+def test_an_old_keyword_and_budgets_for_the_same_setting_are_refused():
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="give budgets= only"):
+        validate("beta-binomial", draws=300, budgets={"exact": {"draws": 400}})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'drawz'"):
+        validate("beta-binomial", drawz=300)
+
+
 def test_cli_refuses_bad_arguments(capsys):
     assert main(["validate", "nope"]) == 2
     assert "unknown model" in capsys.readouterr().err
@@ -261,7 +346,7 @@ def test_python_api_takes_a_function():
         checks=("exact", "sbc"),
         problems=["informative-fixed", ("mine", mine, spec.Prior(a=0.5, b=3.0))],
         sbc_setup=(spec.Prior(a=0.5, b=3.0), {"groups": 4, "trials": 20}),
-        simulations=30,
+        budgets={"sbc": {"simulations": 30}},
         workers=0,
     )
     assert result.verdict == "pass"

@@ -18,7 +18,10 @@ from zoo.specification.adapter import specified_model
 from zoo.validation import validate
 
 MODEL = "tests.support.pymc_models:beta_binomial"
-FAST = {"simulations": 40, "sbc_draws": 100, "workers": 0, "draws": 500}
+FAST = {
+    "budgets": {"sbc": {"simulations": 40, "draws": 100}, "nuts": {"draws": 500}},
+    "workers": 0,
+}
 
 
 @pytest.mark.pymc
@@ -55,7 +58,7 @@ def test_an_unhealthy_nuts_reference_is_inconclusive_never_a_verdict():
         pymc_models.funnel_prior,
         checks=("nuts",),
         workers=0,
-        draws=300,
+        budgets={"nuts": {"draws": 300}},
     )
     (check,) = result.checks
     assert check.verdict == "inconclusive", str(result)
@@ -160,7 +163,11 @@ def test_cli_refuses_bad_input_with_exit_2(argv, message, capsys):
 
 def test_store_resumes_and_refuses_another_models_records(tmp_path):
     store = tmp_path / "sbc.jsonl"
-    options = {"checks": ("sbc",), "simulations": 20, "sbc_draws": 60, "workers": 0}
+    options = {
+        "checks": ("sbc",),
+        "budgets": {"sbc": {"simulations": 20, "draws": 60}},
+        "workers": 0,
+    }
     first = validate(MODEL, pymc_models.right, store=store, **options)
     lines = store.read_text().splitlines()
     assert len(lines) == 1 + 20
@@ -179,8 +186,7 @@ def test_a_discrete_free_variable_with_a_users_reference():
     options = {
         "reference": pymc_models.which_mean_reference,
         "checks": ("exact", "sbc"),
-        "simulations": 40,
-        "sbc_draws": 100,
+        "budgets": {"sbc": {"simulations": 40, "draws": 100}},
         "workers": 0,
     }
     model = "tests.support.pymc_models:which_mean"
@@ -203,7 +209,7 @@ def test_a_reference_of_the_wrong_type_is_refused():
 
 def test_a_dask_worker_gets_the_same_ranks_as_this_process():
     # The model reaches the worker pickled as its graph, the sampler by reference.
-    options = {"checks": ("sbc",), "simulations": 12, "sbc_draws": 60, "seed": 3}
+    options = {"checks": ("sbc",), "budgets": {"sbc": {"simulations": 12, "draws": 60}}, "seed": 3}
     here = validate(MODEL, pymc_models.right, workers=0, **options)
     there = validate(MODEL, pymc_models.right, workers=1, **options)
     assert np.array_equal(here.checks[0].details.ranks, there.checks[0].details.ranks)

@@ -4,29 +4,55 @@ from __future__ import annotations
 
 import argparse
 
-from zoo.core.defaults import (
-    ALPHA,
-    CHAINS,
-    DRAWS,
-    ENGINES,
-    FIT_TIMEOUT,
-    SBC_CHAINS,
-    SBC_DRAWS,
-    SIMULATIONS,
-    TUNE,
-)
+from zoo.core.defaults import ALPHA, CHAINS, DRAWS, ENGINES, FIT_TIMEOUT, TUNE
 from zoo.registry import names
 
-__all__ = ["build_parser"]
+__all__ = ["budget_options", "build_parser", "option_dest", "validate_table"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``zoo`` command's parser: every sub-command and option, defaults from one place."""
+class _Parser(argparse.ArgumentParser):
+    """A parser some of whose options are added only when it parses or prints help.
+
+    ``zoo validate``'s ``--checks`` and budget options are read from the battery's
+    table, whose import brings SciPy, xarray and the checks with it (seconds); added
+    when ``zoo validate`` runs, they cost ``zoo list`` and ``zoo --help`` nothing.
+    """
+
+    completion = None
+
+    def _complete(self) -> None:
+        completion, self.completion = self.completion, None
+        if completion is not None:
+            completion(self)
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._complete()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self) -> str:
+        self._complete()
+        return super().format_help()
+
+
+def validate_table():
+    """The battery's table of checks, :data:`zoo.validation.CHECKS`."""
+    # deferred: the battery imports SciPy and xarray; only `zoo validate` reads it
+    from zoo.validation.battery import CHECKS
+
+    return CHECKS
+
+
+def build_parser(table=None) -> argparse.ArgumentParser:
+    """The ``zoo`` command's parser: every sub-command and option, defaults from one place.
+
+    ``zoo validate``'s ``--checks`` and budget options are generated from ``table``
+    (default: the battery's, :func:`validate_table`; or a copy with a check of your own).
+    """
     parser = argparse.ArgumentParser(
         prog="zoo",
         description="Conjugate models three times over: PyMC, collapsed Gibbs, exact.",
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     listing = commands.add_parser("list", help="list the registered models")
     listing.add_argument(
         "--faults", action="store_true", help="also list each model's catalogued wrong kernels"
@@ -83,11 +109,75 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--full", action="store_true", help="one row per element of vectors")
     report.add_argument("--quiet", action="store_true", help="no status lines")
     report.set_defaults(title=None)
-    _add_validate(commands)
+    _add_validate(commands, table)
     return parser
 
 
-def _add_validate(commands) -> None:
+def option_dest(option: str) -> str:
+    """The attribute of the parsed arguments that holds ``--option``."""
+    return option.replace("-", "_")
+
+
+def budget_options(table) -> dict[str, list]:
+    """Every budget option of ``table``: ``{option: [(check, setting), ...]}``, in order.
+
+    An option several checks' settings share (``--draws``: exact and nuts) sets all of
+    them, so they must share its default.
+
+    Raises
+    ------
+    ValueError
+        For an option whose settings have different defaults.
+    """
+    options: dict[str, list] = {}
+    for check in table:
+        for setting in check.budget:
+            options.setdefault(check.option(setting), []).append((check, setting))
+    for option, owners in options.items():
+        defaults = {setting.default for _, setting in owners}
+        if len(defaults) > 1:
+            raise ValueError(
+                f"--{option}: set by {', '.join(c.name for c, _ in owners)} with different "
+                f"defaults {sorted(defaults)}; give each its own option"
+            )
+    return options
+
+
+def _checks_help(table) -> str:
+    """``--checks``'s help, from the table: the names, and what runs by default."""
+    kernel = [check.name for check in table if check.needs_kernel]
+    pymc_only = [check.name for check in table if check.default_on == ("pymc",)]
+    notes = []
+    if kernel:
+        notes.append(f"{', '.join(kernel)} with a --kernel")
+    if pymc_only:
+        notes.append(f"{', '.join(pymc_only)} by default with --model only")
+    return (
+        f"comma-separated subset of {','.join(check.name for check in table)} (default: all "
+        f"that apply; {'; '.join(notes)})"
+    )
+
+
+def _add_budget_options(parser, table) -> None:
+    """One option per budget setting of the table's checks (shared options once)."""
+    group = parser.add_argument_group(
+        "check budgets", "what each check spends; budgets={check: {setting: value}} in Python"
+    )
+    for option, owners in budget_options(table).items():
+        _, setting = owners[0]
+        where = ", ".join(f"{c.name} {s.name}" for c, s in owners)
+        group.add_argument(
+            f"--{option}",
+            dest=option_dest(option),
+            type=int,
+            default=setting.default,
+            metavar="N",
+            help=f"{setting.help} ({where}; default {setting.default}, at least "
+            f"{setting.minimum})",
+        )
+
+
+def _add_validate(commands, table) -> None:
     parser = commands.add_parser(
         "validate",
         help="check a sampler against exact posteriors, by simulation-based calibration "
@@ -127,12 +217,6 @@ def _add_validate(commands) -> None:
     what.add_argument("--fault", metavar="NAME", help="a catalogued wrong kernel (zoo list)")
     what.add_argument("--engine", choices=ENGINES, help="one of the zoo's engines")
     parser.add_argument(
-        "--checks",
-        metavar="LIST",
-        help="comma-separated subset of exact,nuts,sbc,geweke,invariance (default: all that "
-        "apply; nuts by default with --model only)",
-    )
-    parser.add_argument(
         "--problems",
         metavar="LIST",
         help="comma-separated names of the model's validation problems (with --model, its "
@@ -145,19 +229,13 @@ def _add_validate(commands) -> None:
         "validation problem, for a sampler written for one kind of prior (default: the "
         "prior the chosen --problems share, else the model's simulation prior)",
     )
-    parser.add_argument("--draws", type=int, default=DRAWS, help="draws per chain, exact check")
-    parser.add_argument("--chains", type=int, default=CHAINS, help="chains, exact check")
-    parser.add_argument("--simulations", type=int, default=SIMULATIONS, help="SBC simulations")
-    parser.add_argument(
-        "--sbc-draws", type=int, default=SBC_DRAWS, help="draws per chain per SBC fit"
-    )
-    parser.add_argument("--sbc-chains", type=int, default=SBC_CHAINS, help="chains per SBC fit")
-    parser.add_argument(
-        "--geweke-iterations",
-        type=int,
-        default=None,
-        help="steps per chain of Geweke's test (default 10000)",
-    )
+
+    def from_the_table(parser) -> None:
+        checks = validate_table() if table is None else table
+        parser.add_argument("--checks", metavar="LIST", help=_checks_help(checks))
+        _add_budget_options(parser, checks)
+
+    parser.completion = from_the_table
     parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     parser.add_argument(
         "--alpha",

@@ -15,16 +15,17 @@ from rich.markup import escape
 from rich.table import Table
 
 from zoo.cli.output_paths import claimed_outputs
+from zoo.cli.parser import budget_options, option_dest
 from zoo.cli.stdout_guard import stdout_to_stderr
 from zoo.core.defaults import FIT_TIMEOUT
 from zoo.core.loading import load_object
 from zoo.registry import get, names
 from zoo.reports.validation_report import validation_report
 from zoo.sampling.progress import TaskProgress
-from zoo.validation import validate
+from zoo.validation import CHECKS, validate
 from zoo.validation.results import by_data_set, finding_cells
 
-__all__ = ["run"]
+__all__ = ["budgets_from_options", "run"]
 
 _STYLE = {"pass": "green", "fail": "bold red", "inconclusive": "yellow"}
 
@@ -50,6 +51,29 @@ def run(args: argparse.Namespace) -> int:
         "zoo validate", report=(args.report, True), store=(args.store, False)
     ) as usable:
         return _validate(args, refuse) if usable else 2
+
+
+def budgets_from_options(args: argparse.Namespace, table=CHECKS) -> dict:
+    """``validate``'s ``budgets=`` from the parsed options, each checked as given.
+
+    Raises
+    ------
+    ValueError
+        Naming the option (``--sbc-draws: must be an integer >= 1``).
+    """
+    budgets: dict[str, dict] = {}
+    for option, owners in budget_options(table).items():
+        value = getattr(args, option_dest(option))
+        for check, setting in owners:
+            budgets.setdefault(check.name, {})[setting.name] = setting.checked(
+                f"--{option}", value
+            )
+    for check in table:
+        if check.name in budgets:
+            # Named by the options, which the user gave, rather than budgets[...][...].
+            options = {s.name: f"--{check.option(s)}" for s in check.budget}
+            check.checked_budget(budgets[check.name], options.__getitem__)
+    return budgets
 
 
 def _validate(args: argparse.Namespace, refuse) -> int:
@@ -85,25 +109,19 @@ def _validate(args: argparse.Namespace, refuse) -> int:
                 options["fault"] = args.fault
             elif args.engine:
                 options["engine"] = args.engine
+            options["budgets"] = budgets_from_options(args)
         except ValueError as error:
             return refuse(str(error))
         if args.problems:
             options["problems"] = [p.strip() for p in args.problems.split(",") if p.strip()]
         if args.sbc_prior:
             options["sbc_prior"] = args.sbc_prior
-        if args.geweke_iterations is not None:
-            options["geweke_iterations"] = args.geweke_iterations
         if args.checks:
             options["checks"] = tuple(c.strip() for c in args.checks.split(",") if c.strip())
 
         try:
             result = validate(
                 get(args.model) if args.model is not None else args.pymc_model,
-                draws=args.draws,
-                chains=args.chains,
-                simulations=args.simulations,
-                sbc_draws=args.sbc_draws,
-                sbc_chains=args.sbc_chains,
                 seed=args.seed,
                 alpha=args.alpha,
                 workers=args.workers,

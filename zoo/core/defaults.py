@@ -1,7 +1,9 @@
 """Defaults shared by the Python API and the command line, defined once.
 
 Changing one here changes it everywhere: the ``zoo check`` and ``zoo validate``
-options, :func:`zoo.sample`, :func:`zoo.validate` and the diagnostics' signatures.
+options, :func:`zoo.sample`, :func:`zoo.validate` and the diagnostics' signatures. A
+budget setting of one check of ``zoo validate`` alone (SBC's simulations, say) is in
+that check's entry of the battery's table (:data:`zoo.validation.CHECKS`).
 """
 
 from __future__ import annotations
@@ -16,9 +18,6 @@ __all__ = [
     "GEWEKE_DRAWS",
     "GEWEKE_ITERATIONS",
     "INVARIANCE_REPLICATES",
-    "SBC_CHAINS",
-    "SBC_DRAWS",
-    "SIMULATIONS",
     "TUNE",
 ]
 
@@ -34,12 +33,8 @@ CHAINS = 4
 #: The engines of every model: the hand-written Gibbs kernel and PyMC's NUTS.
 ENGINES = ("gibbs", "pymc")
 
-# zoo validate's budget (docs/power.md: the power records were taken at these).
-#: Simulations of simulation-based calibration.
-SIMULATIONS = 100
-#: Draws per chain, and chains, of each SBC fit (ranks are thinned to the fit's ESS).
-SBC_DRAWS = 200
-SBC_CHAINS = 2
+# zoo validate's budget is each check's own (zoo.validation.plan.Setting, in the check's
+# entry of the battery's table); the defaults below are those several layers share.
 #: Seconds one fit may take before its worker is restarted and the fit counted failed.
 FIT_TIMEOUT = 600.0
 

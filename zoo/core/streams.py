@@ -1,22 +1,25 @@
 """Every random stream of the zoo, derived from one root seed in one place.
 
 A run (``zoo check``, ``zoo validate``, :func:`zoo.sample`) takes one root seed. Each
-*purpose* below gets its own stream, and item ``i`` of a purpose (chain ``i``,
-simulation ``i``, problem ``i``) its own child of that stream:
+*purpose* gets its own stream, and item ``i`` of a purpose (chain ``i``, simulation
+``i``, problem ``i``) its own child of that stream. The engines' purposes are here:
 
 ==========================  ==========================================================
 purpose                     used for
 ==========================  ==========================================================
 ``gibbs-chains``            the Gibbs engine, chain ``i`` (initial state and sweeps)
 ``pymc``                    PyMC's ``random_seed`` (one integer per chain)
-``exact-fits``              the sampler under test on validation problem ``i``
-``nuts-fits``               the nuts check: the sampler under test on data set ``i``
-                            (item ``2 i``), PyMC's NUTS on it (item ``2 i + 1``)
-``sbc-simulations``         SBC simulation ``i``: parameters and data, the fit, ties
-``geweke-chains``           Geweke's marginal-conditional side (item 0) and
-                            successive-conditional chain ``i`` (item ``i + 1``)
-``invariance-replicates``   the one-sweep invariance check
 ==========================  ==========================================================
+
+Each check of ``zoo validate`` names its own in its entry of the battery's table
+(``Check.purpose`` in :data:`zoo.validation.CHECKS`; ``zoo validate`` refuses a table in
+which two share one): ``exact-fits`` (problem ``i``), ``nuts-fits`` (the sampler under
+test on data set ``i`` is item ``2 i``, NUTS item ``2 i + 1``), ``sbc-simulations``
+(simulation ``i``: parameters and data, the fit, ties), ``geweke-chains`` (the
+marginal-conditional side item 0, successive-conditional chain ``i`` item ``i + 1``) and
+``invariance-replicates`` (replicate ``i``). A diagnostic that draws for a check names
+the purpose in its module (``zoo.diagnostics.sbc.PURPOSE``), and the check's entry
+refers to it.
 
 The stream of a purpose is ``SeedSequence(seed, spawn_key=(key,))`` and item ``i`` is
 ``SeedSequence(seed, spawn_key=(key, i))``, where ``key`` is the CRC-32 of the purpose's
@@ -30,25 +33,35 @@ Geweke chain ``i`` and SBC simulation ``i`` started from the same node; see
 
 from __future__ import annotations
 
+import re
 import zlib
 
 import numpy as np
 
 from zoo.core.arguments import as_int, as_seed
 
-__all__ = ["PURPOSES", "integer", "item", "items", "root", "stream"]
+__all__ = ["PURPOSES", "integer", "item", "items", "key", "root", "stream"]
 
-#: The purposes a stream can be drawn for (see the module docstring).
-PURPOSES = (
-    "gibbs-chains",
-    "pymc",
-    "exact-fits",
-    "nuts-fits",
-    "sbc-simulations",
-    "geweke-chains",
-    "invariance-replicates",
-)
-_KEYS = {purpose: zlib.crc32(purpose.encode()) for purpose in PURPOSES}
+#: The engines' purposes (the checks' are in their entries: see the module docstring).
+PURPOSES = ("gibbs-chains", "pymc")
+#: A purpose's name: lower-case words joined by hyphens.
+_PURPOSE = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
+
+
+def key(purpose: str) -> int:
+    """The spawn key of ``purpose``'s stream: the CRC-32 of its name.
+
+    Raises
+    ------
+    ValueError
+        Unless ``purpose`` is lower-case words joined by hyphens (``"sbc-simulations"``).
+    """
+    if not isinstance(purpose, str) or not _PURPOSE.fullmatch(purpose):
+        raise ValueError(
+            f"purpose: lower-case words joined by hyphens (such as {PURPOSES[0]!r}), "
+            f"got {purpose!r}"
+        )
+    return zlib.crc32(purpose.encode())
 
 
 def root(seed) -> np.random.SeedSequence:
@@ -63,11 +76,10 @@ def root(seed) -> np.random.SeedSequence:
 
 def stream(seed, purpose: str) -> np.random.SeedSequence:
     """The stream of ``purpose`` under the root ``seed``."""
-    if purpose not in _KEYS:
-        raise ValueError(f"purpose: must be one of {PURPOSES}, got {purpose!r}")
+    spawn = key(purpose)
     parent = root(seed)
     return np.random.SeedSequence(
-        parent.entropy, spawn_key=(*parent.spawn_key, _KEYS[purpose]), pool_size=parent.pool_size
+        parent.entropy, spawn_key=(*parent.spawn_key, spawn), pool_size=parent.pool_size
     )
 
 

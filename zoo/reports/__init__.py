@@ -1,1 +1,1 @@
-"""HTML reports of ``zoo check`` and ``zoo validate``, built on :mod:`zoo.diagnostics.report`."""
+"""HTML reports of ``zoo check`` and ``zoo validate``, built on :mod:`zoo.reports.html`."""

@@ -12,14 +12,14 @@ import math
 
 from zoo.check import COMPARISONS, ModelCheck, exact_mean, quantity_rows
 from zoo.core.defaults import ENGINES
-from zoo.diagnostics.figures import (
+from zoo.reports.figures import (
     posterior_figure,
     quantities,
     rank_figure,
     select_elements,
     trace_figure,
 )
-from zoo.diagnostics.report import Report, ReportFigure, Table
+from zoo.reports.html import Report, ReportFigure, Table
 
 __all__ = ["add_check_section", "check_figures", "check_report"]
 

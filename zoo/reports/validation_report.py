@@ -1,6 +1,6 @@
 """The report of ``zoo validate --report DIR``: the battery, what each check found, why.
 
-Built with :class:`zoo.diagnostics.report.Report`: a summary of the checks (what ran and
+Built with :class:`zoo.reports.html.Report`: a summary of the checks (what ran and
 how many quantities failed per data set); per check, every finding (statistic, estimate
 against the reference value, MCSE, z, Holm p; or the gate not passed and the draws that
 would clear it); for the exact and nuts checks, the sampler's posterior of the failing
@@ -11,8 +11,9 @@ simultaneous band.
 
 from __future__ import annotations
 
-from zoo.diagnostics.figures import posterior_figure, quantities
-from zoo.diagnostics.report import Report, ReportFigure, Table
+from zoo.reports.figures import posterior_figure, quantities
+from zoo.reports.html import Report, ReportFigure, Table
+from zoo.validation.battery import CHECKS
 from zoo.validation.results import finding_cells
 
 __all__ = ["validation_report"]
@@ -134,28 +135,14 @@ def _failing_figures(check) -> list[ReportFigure]:
     return figures
 
 
-#: Checks whose details are one agreement table per data set, and their section titles.
-_AGREEMENT_SECTIONS = {
-    "exact": "Agreement with exact posteriors",
-    "nuts": "Agreement with PyMC's NUTS (two-sample)",
-}
-_KERNEL_SECTIONS = {
-    "geweke": (
-        "Geweke's joint-distribution test",
-        "Means of each test function under independent joint draws (expected) and "
-        "under the chain that alternates the kernel with fresh data (observed).",
-    ),
-    "invariance": (
-        "Invariance of each conditional",
-        "From exact posterior draws, one application of draw (parameters) and of step "
-        "(latents): the mean of each test function before (expected) and after "
-        "(observed); a row that moves names the conditional at fault.",
-    ),
-}
+def validation_report(result, *, title: str | None = None, table=CHECKS) -> Report:
+    """A report of a :class:`zoo.validation.ValidationResult`.
 
-
-def validation_report(result, *, title: str | None = None) -> Report:
-    """A report of a :class:`zoo.validation.ValidationResult`."""
+    One section per check, headed by its entry's title in ``table`` (the battery's,
+    :data:`zoo.validation.CHECKS`), with its description, and laid out by what the
+    check found: agreement tables per data set, SBC's ranks, a kernel check's table.
+    """
+    entries = {entry.name: entry for entry in table}
     report = Report(
         title or f"zoo validate {result.model}",
         text=f"Sampler: {result.sampler}. Family-wise false-alarm rate {result.alpha:g}, "
@@ -174,28 +161,29 @@ def validation_report(result, *, title: str | None = None) -> Report:
         details = check.details
         found = [_findings_table(check)] if check.findings else []
         head = check.head or check.summary
-        if check.name in _AGREEMENT_SECTIONS and isinstance(details, dict):
+        entry = entries.get(check.name)
+        heading = entry.title if entry is not None else check.name
+        text = [head, entry.description] if entry is not None and entry.description else head
+        if isinstance(details, dict):
             tables = [
                 _agreement_table(name, value)
                 for name, value in details.items()
                 if hasattr(value, "quantities")
             ]
             report.add_section(
-                _AGREEMENT_SECTIONS[check.name],
-                text=head,
+                heading,
+                text=text,
                 table=found + tables,
                 figures=_failing_figures(check),
                 status=check.verdict,
             )
-        elif check.name == "sbc" and getattr(details, "ranks", None) is not None:
+        elif getattr(details, "ranks", None) is not None:
             if details.ranks.size == 0:
-                report.add_section(
-                    "Simulation-based calibration", text=head, table=found, status=check.verdict
-                )
+                report.add_section(heading, text=text, table=found, status=check.verdict)
                 continue
             band = details.band()
             section = report.add_sbc_section(
-                "Simulation-based calibration",
+                heading,
                 details.ranks,
                 max_rank=None,
                 grid=band.grid,
@@ -208,14 +196,13 @@ def validation_report(result, *, title: str | None = None) -> Report:
             )
             section.tables.extend(found)
             section.status = check.verdict
-        elif check.name in _KERNEL_SECTIONS and hasattr(details, "table"):
-            heading, explanation = _KERNEL_SECTIONS[check.name]
+        elif hasattr(details, "table"):
             report.add_section(
                 heading,
-                text=[head, explanation],
+                text=text,
                 table=[*found, _kernel_check_table(details)],
                 status=check.verdict,
             )
         else:
-            report.add_section(check.name, text=head, table=found, status=check.verdict)
+            report.add_section(heading, text=text, table=found, status=check.verdict)
     return report

@@ -18,35 +18,26 @@ The model is one of the zoo's, or a user's PyMC program
 sampler returns, its graph the prior, and conjugate pairs in it give the exact check
 its reference.
 
-Adding a check is writing its module (a :class:`~zoo.validation.plan.Check`) and one
-entry in :data:`CHECKS`. Every fit runs through :class:`zoo.sampling.parallel.FitPool` (a Dask
-cluster by default), with a per-fit timeout.
+Adding a check is writing its diagnostic, its module (a
+:class:`~zoo.validation.plan.Check`: name, title, the models it runs on by default,
+whether it simulates, its random stream, its budget) and one entry in :data:`CHECKS`:
+the command line's options, ``budgets=``, the plan and the report are read from the
+table. Every fit runs through :class:`zoo.sampling.parallel.FitPool` (a Dask cluster
+by default), with a per-fit timeout.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import warnings
 from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from zoo.core.arguments import (
-    as_int,
-    as_probability,
-    as_seed,
-    require_distinct,
-    require_draws_fit_memory,
-)
+from zoo.core import streams
+from zoo.core.arguments import as_probability, as_seed, require_distinct
 from zoo.core.contract import Kernel, Model
-from zoo.core.defaults import (
-    ALPHA,
-    CHAINS,
-    DRAWS,
-    ENGINES,
-    FIT_TIMEOUT,
-    SBC_CHAINS,
-    SBC_DRAWS,
-    SIMULATIONS,
-)
+from zoo.core.defaults import ALPHA, ENGINES, FIT_TIMEOUT
 from zoo.registry import get
 from zoo.sampling.parallel import FitPool
 from zoo.sampling.sampler_output import NonFiniteDraws, SamplerOutputError
@@ -59,44 +50,147 @@ from zoo.validation.exact_check import EXACT
 from zoo.validation.geweke_check import GEWEKE
 from zoo.validation.invariance_check import INVARIANCE
 from zoo.validation.nuts_check import NUTS
-from zoo.validation.plan import Check, Plan
+from zoo.validation.plan import Check, Plan, resolve_budgets
 from zoo.validation.problem_selection import Problem, choose_problems, model_problems
 from zoo.validation.reference_cache import exact_reference
 from zoo.validation.results import ValidationResult
 from zoo.validation.sampler_under_test import SamplerUnderTest
-from zoo.validation.sbc_check import SBC, open_store
+from zoo.validation.sbc_check import SBC
 
-__all__ = ["CHECKS", "CHECK_NAMES", "ZOO_DEFAULT_CHECKS", "validate"]
+__all__ = ["CHECKS", "CHECK_NAMES", "DEPRECATED_BUDGET_KEYWORDS", "ZOO_DEFAULT_CHECKS", "validate"]
 
 #: The battery, in the order its checks run.
 CHECKS: tuple[Check, ...] = (EXACT, NUTS, SBC, GEWEKE, INVARIANCE)
 #: Their names, as ``checks=`` and ``--checks`` take them.
 CHECK_NAMES = tuple(check.name for check in CHECKS)
-_BY_NAME = {check.name: check for check in CHECKS}
+#: Checks run by default on a zoo model.
+ZOO_DEFAULT_CHECKS = tuple(check.name for check in CHECKS if "zoo" in check.default_on)
+
+#: :func:`validate`'s budget keywords before ``budgets=`` (0.1), kept for one release:
+#: each sets the settings whose command-line option it names (``draws``: ``--draws``, the
+#: exact and nuts checks' draws).
+DEPRECATED_BUDGET_KEYWORDS = (
+    "draws",
+    "chains",
+    "simulations",
+    "sbc_draws",
+    "sbc_chains",
+    "geweke_iterations",
+)
 
 
-#: Checks run by default on a zoo model (nuts on request: the zoo's models have exact
-#: references on every validation problem, which NUTS could only approximate).
-ZOO_DEFAULT_CHECKS = ("exact", "sbc", "geweke", "invariance")
+def _budgets_with_deprecated(budgets, given: dict):
+    """``budgets`` with the deprecated keywords' values added, each with its warning."""
+    unknown = [key for key in given if key not in DEPRECATED_BUDGET_KEYWORDS]
+    if unknown:
+        raise TypeError(f"validate() got an unexpected keyword argument {unknown[0]!r}")
+    # geweke_iterations=None meant its default.
+    given = {key: value for key, value in given.items() if value is not None}
+    if not given:
+        return budgets
+    if budgets is not None and not isinstance(budgets, Mapping):
+        return budgets  # refused, naming budgets, by resolve_budgets
+    merged = {name: dict(settings) for name, settings in (budgets or {}).items()}
+    for keyword, value in given.items():
+        option = keyword.replace("_", "-")
+        targets = [
+            (check.name, setting.name)
+            for check in CHECKS
+            for setting in check.budget
+            if check.option(setting) == option
+        ]
+        replacement = {check: {setting: value} for check, setting in targets}
+        warnings.warn(
+            f"validate({keyword}=...) is deprecated and will be removed in 0.3; use "
+            f"budgets={replacement!r}",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        for check, setting in targets:
+            if not isinstance(merged.get(check, {}), dict):
+                continue  # refused, naming the entry, by resolve_budgets
+            if setting in merged.get(check, {}):
+                raise ValueError(
+                    f"{keyword}: budgets[{check!r}][{setting!r}] sets it too; give budgets= only"
+                )
+            merged.setdefault(check, {})[setting] = value
+    return merged
+
+
+def _named_checks(checks, table) -> tuple[Check, ...] | None:
+    """The caller's ``checks`` (names of the table's checks, or Check objects), or None."""
+    if checks is None:
+        return None
+    by_name = {check.name: check for check in table}
+    given = (checks,) if isinstance(checks, str | Check) else tuple(checks)
+    if not given:
+        raise ValueError(f"checks: choose at least one of {tuple(by_name)}")
+    unknown = [c for c in given if not isinstance(c, Check) and c not in by_name]
+    if unknown:
+        raise ValueError(f"checks: unknown {unknown}; choose from {tuple(by_name)}")
+    chosen = tuple(c if isinstance(c, Check) else by_name[c] for c in given)
+    # Run twice, a check would take two shares of alpha and halve every other's.
+    require_distinct("checks", [c.name for c in chosen], "; each check runs once")
+    return chosen
+
+
+def _own_checks(checks) -> tuple[Check, ...]:
+    """The Check objects among the caller's ``checks``."""
+    given = (checks,) if isinstance(checks, str | Check) or checks is None else tuple(checks)
+    return tuple(c for c in given if isinstance(c, Check) and c not in CHECKS)
+
+
+def _table(extra: tuple[Check, ...]) -> tuple[Check, ...]:
+    """The battery's table with the caller's own Check objects (``checks=``) after it."""
+    clash = [c.name for c in extra if c.name in CHECK_NAMES]
+    if clash:
+        raise ValueError(f"checks: a Check named {clash[0]!r} is in the battery already")
+    table = CHECKS + extra
+    _require_own_streams(table)
+    return table
+
+
+def _require_own_streams(table) -> None:
+    """Raise unless every check draws from a stream of its own, and no engine's.
+
+    Two checks on one stream would draw the same numbers; the streams are told apart by
+    the CRC-32 of the purpose (:func:`zoo.core.streams.key`), so those must differ too.
+    """
+    owners = {streams.key(purpose): f"the {purpose} engine stream" for purpose in streams.PURPOSES}
+    for check in table:
+        spawn = streams.key(check.purpose)
+        if spawn in owners:
+            raise ValueError(
+                f"checks: {check.name}'s purpose {check.purpose!r} is the stream of "
+                f"{owners[spawn]}; every check needs its own"
+            )
+        owners[spawn] = f"check {check.name}"
 
 
 def _default_checks(tested: SamplerUnderTest, specified: bool, references) -> tuple[Check, ...]:
-    """The checks that apply to ``tested``.
+    """The checks of the table that apply to ``tested``, read from their entries.
 
-    Kernel checks need a kernel; for a user's PyMC model, exact needs a conjugate (or
-    given) reference and nuts a sampler other than NUTS itself.
+    A check runs on the kinds of model its entry names; one that needs a kernel only
+    with a kernel under test; one that judges against the exact posterior, on a user's
+    PyMC model, only where a reference exists; one that compares with an engine not
+    when that engine is what is under test.
     """
     model = tested.model
     kernel_checkable = tested.kernel_under_test is not None and model.kernel_checks is not None
+    kind = "pymc" if specified else "zoo"
     chosen = []
     for check in CHECKS:
+        if kind not in check.default_on:
+            continue
         if check.needs_kernel and not kernel_checkable:
             continue
-        if not specified and check.name not in ZOO_DEFAULT_CHECKS:
+        if specified and check.needs_reference and not _available(references):
             continue
-        if specified and check.name == "exact" and not _available(references):
-            continue
-        if check.name == "nuts" and tested.sampler is None and tested.engine == "pymc":
+        if (
+            check.against_engine is not None
+            and tested.sampler is None
+            and tested.engine == check.against_engine
+        ):
             continue
         chosen.append(check)
     return tuple(chosen)
@@ -112,30 +206,22 @@ def _available(references) -> dict:
     return {n: r for n, r in references.items() if getattr(r, "available", True)}
 
 
-def _chosen_checks(tested: SamplerUnderTest, checks, specified, references) -> tuple[Check, ...]:
+def _chosen_checks(
+    tested: SamplerUnderTest, named: tuple[Check, ...] | None, specified, references
+) -> tuple[Check, ...]:
     """The checks to run: the caller's, or all that apply."""
     model = tested.model
-    has_kernel = tested.kernel_under_test is not None
-    if checks is None:
+    if named is None:
         return _default_checks(tested, specified, references)
-    names = (checks,) if isinstance(checks, str) else tuple(checks)
-    unknown = [name for name in names if name not in _BY_NAME]
-    if unknown:
-        raise ValueError(f"checks: unknown {unknown}; choose from {CHECK_NAMES}")
-    if not names:
-        raise ValueError(f"checks: choose at least one of {CHECK_NAMES}")
-    # Run twice, a check would take two shares of alpha and halve every other's.
-    require_distinct("checks", names, "; each check runs once")
-    chosen = tuple(_BY_NAME[name] for name in names)
-    on_kernel = [check.name for check in chosen if check.needs_kernel]
-    if on_kernel and not has_kernel:
+    on_kernel = [check.name for check in named if check.needs_kernel]
+    if on_kernel and tested.kernel_under_test is None:
         raise ValueError(f"checks: {on_kernel} need a kernel (--kernel)")
     if on_kernel and model.kernel_checks is None:
         raise ValueError(
             f"checks: {model.name!r} has no kernel_checks (zoo.KernelChecks), which "
-            "geweke and invariance need"
+            f"{' and '.join(on_kernel)} need"
         )
-    return chosen
+    return named
 
 
 def _checked_setup(model: Model, sbc_setup):
@@ -230,15 +316,10 @@ def validate(
     reference: Callable | None = None,
     engine: str = ENGINES[0],
     fault: str | None = None,
-    checks: tuple[str, ...] | None = None,
-    draws: int = DRAWS,
-    chains: int = CHAINS,
-    simulations: int = SIMULATIONS,
-    sbc_draws: int = SBC_DRAWS,
-    sbc_chains: int = SBC_CHAINS,
+    checks: tuple | None = None,
+    budgets: Mapping[str, Mapping[str, int]] | None = None,
     sbc_setup: tuple | None = None,
     sbc_prior=None,
-    geweke_iterations: int | None = None,
     problems: list | None = None,
     seed: int = 0,
     alpha: float = ALPHA,
@@ -248,6 +329,7 @@ def validate(
     store=None,
     on_simulation: Callable[[int, int], None] | None = None,
     status: Callable[[str], None] | None = None,
+    **deprecated,
 ) -> ValidationResult:
     """Validate a sampler for a zoo model or for a model of your own written in PyMC.
 
@@ -279,14 +361,21 @@ def validate(
     fault : str, optional
         One of the model's catalogued wrong kernels (``zoo list --faults``): the
         negative controls behind the measured power.
-    checks : tuple of str, optional
-        Subset of ``exact``, ``nuts``, ``sbc``, ``geweke``, ``invariance`` (default: all
-        that apply: the last two need a kernel; ``nuts`` runs by default on a PyMC model
-        only, ``exact`` there only when a reference exists).
-    draws, chains : int
-        Per fit of the exact check.
-    simulations, sbc_draws, sbc_chains : int
-        SBC: number of simulated data sets, and draws and chains per fit.
+    checks : tuple of str or Check, optional
+        Names of the battery's checks (:data:`CHECKS`: ``exact``, ``nuts``, ``sbc``,
+        ``geweke``, ``invariance``), or :class:`~zoo.validation.plan.Check` objects of
+        your own (default: every check of the table that applies, as its entry says:
+        ``geweke`` and ``invariance`` need a kernel; ``nuts`` runs by default on a PyMC
+        model only, ``exact`` there only when a reference exists).
+    budgets : dict, optional
+        Per check, the budget settings to change from their defaults:
+        ``budgets={"sbc": {"simulations": 200}, "exact": {"draws": 2000}}``. Each
+        check's settings and their defaults are in its entry of :data:`CHECKS`
+        (``Check.budget``; ``zoo validate --help`` lists them): today ``exact`` and
+        ``nuts``: ``draws``, ``chains`` per fit (1000, 4); ``sbc``: ``simulations``
+        (100), ``draws`` (200), ``chains`` (2) per fit; ``geweke``: ``iterations``
+        (10,000 steps per chain: raise it when a test function is not judged for want
+        of ESS; the finding says how many would do).
     sbc_setup : (prior, size), optional
         The proper prior and ``simulate`` sizes for SBC and the kernel checks.
     sbc_prior : str or Prior, optional
@@ -295,9 +384,6 @@ def validate(
         one prior shared by the ``problems`` chosen, when it is proper; else
         ``model.simulation_setup()``. A sampler written for one kind of prior only (say
         fixed hyperparameters) is validated under that kind by choosing its problems.
-    geweke_iterations : int, optional
-        Steps per chain of Geweke's test (default 10,000): raise it when a test function
-        is not judged for want of ESS (the finding says how many would do).
     problems : list of (name, data, prior) or of str, optional
         Data sets of the exact check: the model's ``validation_problems`` (default), a
         selection of them by name, or your own (with exact references).
@@ -316,6 +402,11 @@ def validate(
         ``on_simulation(done, total)`` after each SBC simulation (progress display).
     status : callable, optional
         Called with a short message as each check starts.
+    draws, chains, simulations, sbc_draws, sbc_chains, geweke_iterations : int
+        Deprecated (0.2), removed in 0.3: the budget keywords before ``budgets=``, each
+        setting what its command-line option sets (``draws``: the exact and nuts
+        checks' draws; ``sbc_draws``: SBC's). A DeprecationWarning names the
+        replacement.
 
     Returns
     -------
@@ -326,6 +417,7 @@ def validate(
     ValueError
         Naming the argument, for any bad argument, before any fit.
     """
+    budgets = _budgets_with_deprecated(budgets, deprecated)
     specified = _is_specified(model)
     if specified:
         if fault is not None:
@@ -349,63 +441,53 @@ def validate(
             )
         model = get(model)
     alpha = as_probability("alpha", alpha)
-    counts = {
-        name: as_int(name, value, minimum=1)
-        for name, value in (
-            ("draws", draws),
-            ("chains", chains),
-            ("simulations", simulations),
-            ("sbc_draws", sbc_draws),
-            ("sbc_chains", sbc_chains),
-        )
-    }
-    require_draws_fit_memory("draws", counts["draws"], counts["chains"])
-    require_draws_fit_memory("sbc_draws", counts["sbc_draws"], counts["sbc_chains"])
+    table = _table(_own_checks(checks))
+    named = _named_checks(checks, table)
+    resolved = resolve_budgets(table, budgets)
     seed = as_seed("seed", seed)
-    # At least the 20 batches of the batch-means standard error, 10 steps each.
-    geweke_iterations = as_int(
-        "geweke_iterations", geweke_iterations, minimum=200, allow_none=True
-    )
     tested = SamplerUnderTest(model, engine, kernel, fault, sampler)
     chosen_problems = problems
     problems = tuple(choose_problems(model, problems))
     setup, sbc_source = _sbc_setup(
         model, sbc_setup, sbc_prior, problems, chosen_problems, specified
     )
-    # A user's model: its references are derived here, once, when the exact check may
-    # run (by default it runs only where they exist).
-    wants_exact = checks is None or "exact" in ((checks,) if isinstance(checks, str) else checks)
-    references = _references(model, problems) if specified and wants_exact else {}
-    chosen = _chosen_checks(tested, checks, specified, references)
+    # A user's model: its references are derived here, once, when a check that judges
+    # against them may run (by default it runs only where they exist).
+    candidates = CHECKS if named is None else named
+    wants_reference = any(check.needs_reference for check in candidates)
+    references = _references(model, problems) if specified and wants_reference else {}
+    chosen = _chosen_checks(tested, named, specified, references)
     if specified:
         _refuse_what_cannot_run(tested, chosen, problems, references, seed)
     plan = Plan(
         tested=tested,
         problems=problems,
+        seed=seed,
+        budget={},
         sbc_setup=setup,
         sbc_source=sbc_source,
-        geweke_iterations=geweke_iterations,
-        seed=seed,
         store=store,
         on_simulation=on_simulation,
-        **counts,
     )
+    # Each check receives the plan with its own budget.
+    plans = {c.name: dataclasses.replace(plan, budget=resolved[c.name]) for c in chosen}
     settings = {
-        **counts,
+        "budgets": {c.name: resolved[c.name] for c in chosen},
         "seed": seed,
         "timeout": timeout,
         "checks": [c.name for c in chosen],
         "sbc_prior": sbc_source,
     }
-    if store is not None and SBC in chosen:
-        open_store(plan)  # a store it cannot use is refused before any fit
+    for check in chosen:
+        if check.preflight is not None:
+            check.preflight(plans[check.name])
     result = ValidationResult(model.name, tested.label, alpha, settings=settings)
     share = alpha / len(chosen)
     say = status or (lambda message: None)
     with FitPool(workers=workers, scheduler=scheduler, timeout=timeout) as pool:
         for check in chosen:
             say(f"{model.name}: {check.name}")
-            result.checks.append(check.run(plan, pool, share))
+            result.checks.append(check.run(plans[check.name], pool, share))
     return result
 
 
@@ -424,22 +506,23 @@ def _refuse_what_cannot_run(
 ) -> None:
     """For a user's PyMC model, the errors a check would otherwise meet after hours."""
     model = tested.model
-    names = [check.name for check in chosen]
-    simulating = [n for n in names if n in ("sbc", "geweke", "invariance")]
+    simulating = [check.name for check in chosen if check.simulates]
     reasons = unsimulable(model)
     if simulating and reasons:
         raise ValueError(
             f"{simulating[0]}: cannot simulate from the model's prior: {'; '.join(reasons)}. "
             "Give the variable a proper prior, or leave these checks out "
-            "(checks=('exact', 'nuts'))"
+            f"(checks={tuple(c.name for c in CHECKS if not c.simulates)!r})"
         )
-    if "exact" in names:
+    judging = [check.name for check in chosen if check.needs_reference]
+    if judging:
         missing = [name for name in references if name not in _available(references)]
         if missing:
             why = references[missing[0]]
             raise ValueError(
-                f"exact: no exact reference for data set {missing[0]!r}: {why.reason}. "
-                "Pass reference= (a function returning a zoo.Reference), or leave exact out"
+                f"{judging[0]}: no exact reference for data set {missing[0]!r}: {why.reason}. "
+                "Pass reference= (a function returning a zoo.Reference), or leave "
+                f"{' and '.join(judging)} out"
             )
     if tested.sampler is None and tested.kernel_under_test is None:
         return

@@ -24,7 +24,7 @@ from zoo.core import streams
 from zoo.diagnostics.agreement import agreement
 from zoo.diagnostics.findings import Finding
 from zoo.sampling.parallel import FitPool, Task
-from zoo.validation.plan import Check, Plan
+from zoo.validation.plan import FIT_BUDGET, Check, Plan, draws_fit_memory
 from zoo.validation.reference_cache import exact_reference
 from zoo.validation.results import (
     CheckOutcome,
@@ -35,7 +35,10 @@ from zoo.validation.results import (
 )
 from zoo.validation.sampler_under_test import fit_task
 
-__all__ = ["EXACT"]
+__all__ = ["EXACT", "PURPOSE"]
+
+#: The stream the fits draw from: problem ``i`` from item ``i``.
+PURPOSE = "exact-fits"
 
 
 def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
@@ -51,9 +54,9 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
                 plan.tested,
                 problem.data,
                 problem.prior,
-                plan.draws,
-                plan.chains,
-                streams.integer(streams.item(plan.seed, "exact-fits", index)),
+                plan.budget["draws"],
+                plan.budget["chains"],
+                streams.integer(streams.item(plan.seed, PURPOSE, index)),
             ),
         )
         for index, problem in enumerate(plan.problems)
@@ -105,7 +108,7 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
     verdict = worst_verdict(verdicts) if verdicts else "inconclusive"
     head = (
         f"{len(plan.problems)} data set(s) ({', '.join(p.name for p in plan.problems)}), "
-        f"{plan.chains} x {plan.draws} draws each"
+        f"{plan.budget['chains']} x {plan.budget['draws']} draws each"
     )
     return CheckOutcome(
         "exact",
@@ -160,4 +163,12 @@ def _fit_failed(problem: str, outcome) -> Finding:
     return Finding("fit", "fail", problem=problem, message=f"{outcome.status}: {outcome.message}")
 
 
-EXACT = Check("exact", run)
+EXACT = Check(
+    "exact",
+    "Agreement with exact posteriors",
+    run,
+    PURPOSE,
+    budget=FIT_BUDGET,
+    needs_reference=True,
+    rule=draws_fit_memory,
+)

@@ -10,8 +10,9 @@ workers share the check (it was the longest of ``zoo validate``).
 from __future__ import annotations
 
 from zoo.core.defaults import CHAINS, GEWEKE_DRAWS, GEWEKE_ITERATIONS
-from zoo.diagnostics.geweke import chain_side, geweke_result, marginal_side
+from zoo.diagnostics.geweke import PURPOSE, chain_side, geweke_result, marginal_side
 from zoo.validation.kernel_check_task import kernel_check
+from zoo.validation.plan import Setting
 
 __all__ = ["GEWEKE"]
 
@@ -32,7 +33,7 @@ def _marginal(tested, seed: int, setup):
 
 
 def _pieces(plan) -> list:
-    iterations = plan.geweke_iterations or GEWEKE_ITERATIONS
+    iterations = plan.budget["iterations"]
     # The chains first: each is longer than the marginal side, so two workers finish
     # together (chain, chain; chain, chain; marginal) rather than one waiting.
     chains = [(f"chain {c}", _chain, (c, iterations)) for c in range(CHAINS)]
@@ -44,4 +45,16 @@ def _combine(values, *, alpha: float, seconds: float):
     return geweke_result(marginal, chains, alpha=alpha, seconds=seconds)
 
 
-GEWEKE = kernel_check("geweke", _pieces, _combine)
+GEWEKE = kernel_check(
+    "geweke",
+    "Geweke's joint-distribution test",
+    _pieces,
+    _combine,
+    purpose=PURPOSE,
+    description="Means of each test function under independent joint draws (expected) "
+    "and under the chain that alternates the kernel with fresh data (observed).",
+    # Raise it when a test function is not judged for want of ESS (the finding says how
+    # many would do). At least the 20 batches of the batch-means standard error, 10
+    # steps each.
+    budget=(Setting("iterations", GEWEKE_ITERATIONS, "steps per chain of Geweke's test", 200),),
+)

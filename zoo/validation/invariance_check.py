@@ -9,7 +9,7 @@ its own stream item, so the values are those of
 from __future__ import annotations
 
 from zoo.core.defaults import INVARIANCE_REPLICATES
-from zoo.diagnostics.invariance import invariance_replicates, invariance_result
+from zoo.diagnostics.invariance import PURPOSE, invariance_replicates, invariance_result
 from zoo.validation.kernel_check_task import kernel_check
 
 __all__ = ["INVARIANCE"]
@@ -36,4 +36,13 @@ def _combine(values, *, alpha: float, seconds: float):
     return invariance_result(values, alpha=alpha, seconds=seconds)
 
 
-INVARIANCE = kernel_check("invariance", _pieces, _combine)
+INVARIANCE = kernel_check(
+    "invariance",
+    "Invariance of each conditional",
+    _pieces,
+    _combine,
+    purpose=PURPOSE,
+    description="From exact posterior draws, one application of draw (parameters) and of "
+    "step (latents): the mean of each test function before (expected) and after "
+    "(observed); a row that moves names the conditional at fault.",
+)

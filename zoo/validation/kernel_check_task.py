@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from zoo.diagnostics.findings import Finding
 from zoo.sampling.parallel import FitPool, Task
-from zoo.validation.plan import Check, Plan
+from zoo.validation.plan import Check, Plan, Setting
 from zoo.validation.results import CheckOutcome, summarise
 from zoo.validation.sampler_under_test import SamplerUnderTest
 
@@ -64,21 +64,29 @@ def _judged(name: str, result, alpha: float, started: float) -> CheckOutcome:
 
 def kernel_check(
     name: str,
+    title: str,
     pieces: Callable[[Plan], Sequence[tuple[str, Callable, tuple]]],
     combine: Callable[..., object],
+    *,
+    purpose: str,
+    description: str = "",
+    budget: tuple[Setting, ...] = (),
 ) -> Check:
     """The battery's entry for a kernel diagnostic run in pieces.
 
     Parameters
     ----------
-    name : str
-        The check's name.
+    name, title : str
+        The check's name and report heading.
     pieces : callable
         ``pieces(plan) -> [(key, function, args), ...]``: the tasks, each
         ``function(tested, seed, setup, *args)`` run in a worker.
     combine : callable
         ``combine(values, *, alpha, seconds) -> KernelCheckResult`` from the pieces'
         values, in the order ``pieces`` gave them.
+    purpose, description, budget :
+        As :class:`~zoo.validation.plan.Check` has them. The diagnostic draws from
+        ``purpose`` itself, from the root seed each piece receives.
     """
 
     def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
@@ -99,4 +107,13 @@ def kernel_check(
         result = combine(values, alpha=alpha, seconds=time.perf_counter() - started)
         return _judged(name, result, alpha, started)
 
-    return Check(name, run, needs_kernel=True)
+    return Check(
+        name,
+        title,
+        run,
+        purpose,
+        budget=budget,
+        needs_kernel=True,
+        simulates=True,
+        description=description,
+    )

@@ -30,7 +30,7 @@ from zoo.diagnostics.agreement import compare
 from zoo.diagnostics.findings import Finding
 from zoo.sampling.driver import sample
 from zoo.sampling.parallel import FitPool, Task
-from zoo.validation.plan import Check, Plan
+from zoo.validation.plan import FIT_BUDGET, Check, Plan, draws_fit_memory
 from zoo.validation.results import (
     CheckOutcome,
     agreement_verdict,
@@ -40,7 +40,10 @@ from zoo.validation.results import (
 )
 from zoo.validation.sampler_under_test import SamplerUnderTest, fit_task
 
-__all__ = ["ESS_MIN", "NUTS", "RHAT_MAX", "nuts_health"]
+__all__ = ["ESS_MIN", "NUTS", "PURPOSE", "RHAT_MAX", "nuts_health"]
+
+#: The stream the fits draw from: item ``2 i`` the sampler on data set ``i``, ``2 i + 1`` NUTS.
+PURPOSE = "nuts-fits"
 
 #: NUTS's health gate: the largest R-hat and smallest bulk ESS of a trusted fit.
 RHAT_MAX = 1.01
@@ -119,8 +122,9 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
     tasks = []
     for index, problem in enumerate(plan.problems):
         for which, function, offset in (("tested", fit_task, 0), ("nuts", _fit_nuts, 1)):
-            seed = streams.integer(streams.item(plan.seed, "nuts-fits", 2 * index + offset))
-            arguments = (plan.tested, problem.data, problem.prior, plan.draws, plan.chains, seed)
+            seed = streams.integer(streams.item(plan.seed, PURPOSE, 2 * index + offset))
+            draws, chains = plan.budget["draws"], plan.budget["chains"]
+            arguments = (plan.tested, problem.data, problem.prior, draws, chains, seed)
             tasks.append(Task(f"nuts-{index}-{which}", function, arguments))
     outcomes = {outcome.key: outcome for outcome in pool.run(tasks)}
     share = alpha / len(plan.problems)
@@ -175,7 +179,7 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
     verdict = worst_verdict(verdicts) if verdicts else "inconclusive"
     head = (
         f"{len(plan.problems)} data set(s) against PyMC NUTS "
-        f"({plan.chains} x {plan.draws} draws each)"
+        f"({plan.budget['chains']} x {plan.budget['draws']} draws each)"
     )
     return CheckOutcome(
         "nuts",
@@ -190,4 +194,16 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
     )
 
 
-NUTS = Check("nuts", run)
+NUTS = Check(
+    "nuts",
+    "Agreement with PyMC's NUTS (two-sample)",
+    run,
+    PURPOSE,
+    # One --draws and --chains for both agreement checks, as before budgets were per check.
+    budget=FIT_BUDGET,
+    # The zoo's models have exact references on every validation problem, which NUTS
+    # could only approximate: on request only there.
+    default_on=("pymc",),
+    against_engine="pymc",
+    rule=draws_fit_memory,
+)

@@ -12,10 +12,10 @@ import time
 
 from zoo.core.arguments import as_int
 from zoo.diagnostics.findings import Finding
-from zoo.diagnostics.sbc import sbc_result, simulation_ranks
+from zoo.diagnostics.sbc import PURPOSE, sbc_result, simulation_ranks
 from zoo.sampling.parallel import FitPool, Task
 from zoo.specification.adapter import model_digest
-from zoo.validation.plan import Check, Plan
+from zoo.validation.plan import Check, Plan, Setting, draws_fit_memory
 from zoo.validation.result_store import ResultStore
 from zoo.validation.results import CheckOutcome, summarise
 from zoo.validation.sampler_under_test import SamplerUnderTest
@@ -50,8 +50,8 @@ def _store_settings(plan: Plan, prior, size) -> dict:
         "sampler_source": source_digest(plan.tested),
         "model_source": model_digest(plan.tested.model),
         "seed": plan.seed,
-        "draws": plan.sbc_draws,
-        "chains": plan.sbc_chains,
+        "draws": plan.budget["draws"],
+        "chains": plan.budget["chains"],
         "prior": repr(prior),
         "size": {k: v if isinstance(v, int | float | str) else repr(v) for k, v in size.items()},
     }
@@ -110,12 +110,12 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         )
     prior, size = _prior_and_size(plan)
     settings = results.settings
-    total = plan.simulations
+    total, draws, chains = (plan.budget[k] for k in ("simulations", "draws", "chains"))
     tasks = [
         Task(
             f"sbc-{index}",
             _simulation,
-            (plan.tested, index, plan.seed, prior, size, plan.sbc_draws, plan.sbc_chains),
+            (plan.tested, index, plan.seed, prior, size, draws, chains),
         )
         for index in range(total)
         if f"sbc-{index}" not in results
@@ -139,7 +139,7 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
     findings = result.findings()
     head = (
         f"{result.n_simulations} of {total} simulations, {len(result.quantities)} quantities, "
-        f"{plan.sbc_chains} x {plan.sbc_draws} draws per fit, under {plan.sbc_source}"
+        f"{chains} x {draws} draws per fit, under {plan.sbc_source}"
     )
     notes = []
     if result.failures and not result.n_simulations:
@@ -173,4 +173,24 @@ def _every_fit_failed(plan: Plan, prior) -> str:
     )
 
 
-SBC = Check("sbc", run)
+def _preflight(plan: Plan) -> None:
+    if plan.store is not None:
+        open_store(plan)  # a store it cannot use is refused before any fit
+
+
+SBC = Check(
+    "sbc",
+    "Simulation-based calibration",
+    run,
+    PURPOSE,
+    # The power records (README, "Measured power") were taken at these.
+    budget=(
+        Setting("simulations", 100, "simulated data sets", option="simulations"),
+        # Ranks are thinned to each fit's ESS.
+        Setting("draws", 200, "draws per chain of each fit"),
+        Setting("chains", 2, "chains of each fit"),
+    ),
+    simulates=True,
+    rule=draws_fit_memory,
+    preflight=_preflight,
+)

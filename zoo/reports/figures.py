@@ -7,7 +7,7 @@ number of panels: :func:`select_elements` picks the failing ones first, then the
 few of each variable.
 
 Every function returns a :class:`matplotlib.figure.Figure` of a fixed size in inches;
-:class:`zoo.diagnostics.report.Report` renders it at 100 dpi and closes it. The figures
+:class:`zoo.reports.html.Report` renders it at 100 dpi and closes it. The figures
 use matplotlib's constrained layout, so titles, axis and tick labels get the room they
 need instead of running into the next panel; long quantity labels are wrapped to a
 panel's width (:func:`wrap_label`) and large tick values written compactly (``200k``,

@@ -7,7 +7,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 
-from zoo.diagnostics.figures import compact_formatter, wrap_label
+from zoo.reports.figures import compact_formatter, wrap_label
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zoo.diagnostics.figures import sbc_ecdf_figure, sbc_outside
+from zoo.reports.figures import sbc_ecdf_figure, sbc_outside
 
 __all__ = ["VERDICTS", "Report", "ReportFigure", "Section", "Table", "numeric_columns"]
 
