@@ -67,6 +67,7 @@ def test_a_kernel_is_checked_with_the_kernel_checks():
         ({"budget": "huge"}, "budget: must be one of"),
         ({"draws": 10}, "draws: set by the sequential stages"),
         ({"alpha": 0.01}, "alpha: set by the sequential stages"),
+        ({"budgets": {}}, "budgets: set by the sequential stages"),
         ({"seed": -1}, "seed"),
     ],
 )

@@ -7,24 +7,30 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from zoo.core.arguments import as_probability, as_seed
-from zoo.core.defaults import DRAWS, GEWEKE_ITERATIONS, SIMULATIONS
 from zoo.testing.sequential import RATE, Stage, check_step, stages
-from zoo.validation.battery import validate
+from zoo.validation.battery import CHECKS, validate
 from zoo.validation.results import ValidationResult, finding_cells
 
 __all__ = ["SequentialRecord", "assert_valid", "findings_table"]
 
-# At a quarter of the defaults a stage still has the batch means of Geweke's test (20
-# batches of 10 steps) and enough simulated data sets for SBC's rank test to mean much.
-_FLOORS = {"draws": 100, "simulations": 20, "geweke_iterations": 200}
-_DEFAULTS = {"draws": DRAWS, "simulations": SIMULATIONS, "geweke_iterations": GEWEKE_ITERATIONS}
+#: Budget settings that count a check's evidence: simulated data sets, steps of a chain,
+#: replicates; a check with none of these is judged on its fits' draws.
+_SIZES = ("simulations", "iterations", "replicates")
 
 
-def _budget(scale: float) -> dict[str, int]:
-    """The battery's budget at ``scale`` times its defaults (validate's keywords)."""
-    return {
-        name: max(_FLOORS[name], round(default * scale)) for name, default in _DEFAULTS.items()
-    }
+def _budgets(scale: float) -> dict[str, dict[str, int]]:
+    """Every check's sample size at ``scale`` times its default (``validate``'s budgets).
+
+    SBC's simulations, Geweke's steps per chain, and the draws per chain of the checks
+    that judge a fit's draws (exact, nuts); never below a setting's own minimum. Chains,
+    and SBC's draws per fit (thinned to their ESS), stay as they are.
+    """
+    budgets = {}
+    for check in CHECKS:
+        sized = [s for s in check.budget if s.name in _SIZES]
+        sized = sized or [s for s in check.budget if s.name == "draws"]
+        budgets[check.name] = {s.name: max(s.minimum, round(s.default * scale)) for s in sized}
+    return budgets
 
 
 @dataclass
@@ -52,9 +58,9 @@ class SequentialRecord:
     def draws(self) -> int:
         """Draws per chain of the exact check, summed over the stages that ran it."""
         return sum(
-            int(result.settings.get("draws", 0))
+            int(result.settings["budgets"]["exact"]["draws"])
             for _, result in self.stages
-            if any(check.name == "exact" for check in result.checks)
+            if "exact" in result.settings.get("budgets", {})
         )
 
     def line(self) -> str:
@@ -168,7 +174,7 @@ def assert_valid(
     """
     rate = as_probability("rate", rate)
     seed = as_seed("seed", seed)
-    clash = sorted(set(options) & {"alpha", "draws", "simulations", "geweke_iterations"})
+    clash = sorted(set(options) & {"alpha", "budgets", "draws", "simulations"})
     if clash:
         raise ValueError(
             f"{clash[0]}: set by the sequential stages (rate= and budget= choose them); "
@@ -222,6 +228,6 @@ def _run_stage(model, sampler, kernel, checks, workers, stage: Stage, options):
         seed=stage.seed,
         alpha=stage.alpha,
         workers=workers,
-        **_budget(stage.scale),
+        budgets=_budgets(stage.scale),
         **options,
     )
