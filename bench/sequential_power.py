@@ -80,7 +80,8 @@ def run(
                 warnings.simplefilter("ignore", RuntimeWarning)
                 if baseline:
                     result = zoo.validate(name, fault=fault, seed=seed, workers=0)
-                    verdict, stages, draws = result.verdict, 1, result.settings["draws"]
+                    verdict, stages = result.verdict, 1
+                    draws = result.settings["budgets"]["exact"]["draws"]
                 else:
                     try:
                         assert_valid(
