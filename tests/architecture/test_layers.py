@@ -35,6 +35,7 @@ LAYERS = (
     ("zoo.check", 5),
     ("zoo.reports", 6),
     ("zoo.cli", 7),
+    ("zoo.testing", 7),
 )
 
 

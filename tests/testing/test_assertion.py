@@ -1,0 +1,76 @@
+"""``assert_valid`` on a user's PyMC model: a right sampler passes, its buggy twin fails."""
+
+import pytest
+
+from tests.support import pymc_models
+from zoo.testing import assert_valid
+from zoo.validation.results import ValidationResult
+
+FAST = {"checks": ("exact", "sbc"), "budget": "quick"}
+
+
+@pytest.mark.pymc
+def test_a_right_sampler_passes_and_the_same_seed_gives_the_same_run():
+    records = []
+    result = assert_valid(
+        pymc_models.beta_binomial, pymc_models.right, seed=5, on_record=records.append, **FAST
+    )
+    assert isinstance(result, ValidationResult)
+    assert result.verdict == "pass"
+    again = []
+    assert_valid(
+        pymc_models.beta_binomial, pymc_models.right, seed=5, on_record=again.append, **FAST
+    )
+    first, second = records[0], again[0]
+    assert [s for s, _ in first.stages] == [s for s, _ in second.stages]
+    assert first.draws == second.draws
+    assert (
+        first.result.to_dict()["checks"][0]["summary"]
+        == (second.result.to_dict()["checks"][0]["summary"])
+    )
+    assert first.line().startswith("PASS ")
+
+
+@pytest.mark.pymc
+def test_the_swapped_counts_fail_with_the_findings_table():
+    with pytest.raises(AssertionError) as caught:
+        assert_valid(pymc_models.beta_binomial, pymc_models.swapped, **FAST)
+    message = str(caught.value)
+    assert "FAIL after 1 stage(s)" in message
+    header = message.splitlines()[1].split()
+    assert header == ["check", "quantity", "statistic", "estimate", "reference", "mcse", "z", "p"]
+    assert "theta[group=" in message
+
+
+@pytest.mark.pymc
+def test_a_kernel_is_checked_with_the_kernel_checks():
+    result = assert_valid(
+        pymc_models.beta_binomial,
+        kernel=pymc_models.KERNEL,
+        checks=("exact", "invariance"),
+        budget="quick",
+    )
+    assert [c.name for c in result.checks] == ["exact", "invariance"]
+    with pytest.raises(AssertionError, match="invariance"):
+        assert_valid(
+            pymc_models.beta_binomial,
+            kernel=pymc_models.KERNEL_SWAPPED,
+            checks=("invariance",),
+            budget="quick",
+        )
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"rate": 2.0}, "rate: must be a probability"),
+        ({"budget": "huge"}, "budget: must be one of"),
+        ({"draws": 10}, "draws: set by the sequential stages"),
+        ({"alpha": 0.01}, "alpha: set by the sequential stages"),
+        ({"budgets": {}}, "budgets: set by the sequential stages"),
+        ({"seed": -1}, "seed"),
+    ],
+)
+def test_bad_arguments_are_refused_before_any_fit(options, message):
+    with pytest.raises(ValueError, match=message):
+        assert_valid(pymc_models.beta_binomial, pymc_models.right, **options)

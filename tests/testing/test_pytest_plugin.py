@@ -1,0 +1,47 @@
+"""The pytest plugin, through its entry point, on the test file of docs/testing.md.
+
+The page's complete test file is run by a pytest of its own (a subprocess, so the
+plugin is found as an installed user would find it: the ``pytest11`` entry point, no
+import): the right sampler's test passes, the planted bug's test passes because the
+assertion caught it, and the summary has one line per validation.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "testing.md"
+
+
+def _test_file() -> str:
+    return re.search(r"```python\n(.*?)```", PAGE.read_text(), re.DOTALL).group(1)
+
+
+@pytest.mark.pymc
+def test_the_page_s_test_file_passes_and_reports_each_validation(pytester):
+    pytester.makepyfile(test_my_sampler=_test_file())
+    report = pytester.path / "reports"
+    run = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--zoo-budget", "quick", "--zoo-report", str(report)
+    )
+    run.assert_outcomes(passed=2)
+    run.stdout.fnmatch_lines(
+        [
+            "*bayes-zoo validations*",
+            "PASS model: test_my_sampler:sampler [[]exact,sbc[]] 1 stage(s)*::test_my_sampler)",
+            "FAIL model: test_my_sampler:sampler_without_exposure [[]exact,sbc[]] 1 stage(s)*",
+        ]
+    )
+    # The failing validation's report, beside pytest's output, and only that one.
+    written = sorted(p.parent.name for p in report.glob("*/index.html"))
+    assert written == ["test_my_sampler.py_test_the_planted_bug_is_caught"]
+
+
+def test_a_bad_rate_is_a_usage_error(pytester):
+    pytester.makepyfile(test_nothing="def test_nothing():\n    pass\n")
+    run = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--zoo-rate", "2")
+    assert run.ret == pytest.ExitCode.USAGE_ERROR
+    run.stderr.fnmatch_lines(["*--zoo-rate: must be a probability in (0, 1), got 2.0*"])

@@ -1,0 +1,113 @@
+"""The stages and the stopping rule of a sequential validation, on real results."""
+
+import math
+
+import numpy as np
+import pytest
+
+from zoo.diagnostics.findings import Finding
+from zoo.diagnostics.kernel_result import KernelCheckResult
+from zoo.testing.sequential import (
+    BUDGETS,
+    CLEAR,
+    GROWTH,
+    RATE,
+    SPENDING,
+    check_step,
+    evidence,
+    stages,
+)
+from zoo.validation.results import CheckOutcome, ValidationResult
+
+
+def _kernel_result(p_values, alpha):
+    """A real KernelCheckResult over tests with these raw p-values (Holm inside)."""
+    n = len(p_values)
+    rows = {
+        "function": [f"f{i}" for i in range(n)],
+        "part": ["step"] * n,
+        "p": np.asarray(p_values, dtype=float),
+    }
+    return KernelCheckResult.build("geweke", rows, alpha=alpha, settings="")
+
+
+def _battery(p_lists, rate, verdicts=None, findings=None):
+    """A ValidationResult of checks whose tests have these raw p-values."""
+    share = rate / len(p_lists)
+    result = ValidationResult("m", "s", rate)
+    for i, p_values in enumerate(p_lists):
+        details = _kernel_result(p_values, share)
+        verdict = details.table.attrs["verdict"] if verdicts is None else verdicts[i]
+        found = [] if findings is None else findings[i]
+        result.checks.append(CheckOutcome(f"c{i}", verdict, "", share, found, details))
+    return result
+
+
+def test_the_stages_spend_the_rate_exactly_and_grow_the_budget():
+    plan = stages(1e-4, "quick", seed=3)
+    assert math.isclose(sum(s.alpha for s in plan), 1e-4, rel_tol=1e-12)
+    assert [s.alpha for s in plan] == [1e-4 * share for share in SPENDING]
+    assert [s.scale for s in plan] == [BUDGETS["quick"] * GROWTH**k for k in range(len(plan))]
+    assert len({s.seed for s in plan}) == len(plan)
+
+
+def test_the_same_seed_gives_the_same_stages_and_another_seed_others():
+    assert stages(RATE, "default", 7) == stages(RATE, "default", 7)
+    assert [s.seed for s in stages(RATE, "default", 7)] != [
+        s.seed for s in stages(RATE, "default", 8)
+    ]
+
+
+def test_an_unknown_budget_is_refused_naming_the_field():
+    with pytest.raises(ValueError, match="budget: must be one of quick, default, thorough"):
+        stages(RATE, "huge", 0)
+
+
+def test_evidence_is_the_smallest_rate_at_which_the_battery_would_fail():
+    # Two checks: Holm's smallest adjusted p of [0.001, 0.5, 0.9] is 0.003; times 2 checks.
+    result = _battery([[0.001, 0.5, 0.9], [0.2, 0.4]], 0.01)
+    assert math.isclose(evidence(result), 0.006)
+    # At exactly that rate the battery would fail; just below it, it would not.
+    assert (_battery([[0.001, 0.5, 0.9], [0.2, 0.4]], 0.0061).checks[0].verdict) == "fail"
+    assert (_battery([[0.001, 0.5, 0.9], [0.2, 0.4]], 0.0059).checks[0].verdict) == "pass"
+
+
+def test_a_check_split_over_data_sets_counts_each_set_once_per_share():
+    share = 0.01
+    result = ValidationResult("m", "s", share)
+    details = {"a": _kernel_result([0.002], share / 2), "b": _kernel_result([0.5], share / 2)}
+    result.checks.append(CheckOutcome("exact", "pass", "", share, [], details))
+    assert math.isclose(evidence(result), 0.004)
+
+
+def test_unreadable_details_count_against_a_clear_pass():
+    result = ValidationResult("m", "s", 0.01)
+    result.checks.append(CheckOutcome("exact", "pass", "", 0.01, [], {"a": "error: raised"}))
+    assert evidence(result) == 0.0
+
+
+def test_a_failing_check_ends_the_run_and_a_clear_pass_ends_the_check():
+    plan = stages(RATE, "default", 0)
+    failing = _battery([[1e-12, 0.5]], plan[0].alpha)
+    assert check_step(failing.checks[0], 1, last=False) == "fail"
+    clear = _battery([[0.9, 0.95], [0.8]], plan[0].alpha)
+    assert evidence(clear) >= CLEAR
+    assert [check_step(c, 2, last=False) for c in clear.checks] == ["pass", "pass"]
+
+
+def test_an_ambiguous_check_goes_on_alone_and_the_last_stage_stands():
+    plan = stages(RATE, "default", 0)
+    mixed = _battery([[0.001, 0.9], [0.9]], plan[0].alpha)
+    assert mixed.verdict == "pass"
+    # 0.002 (Holm) x 2 checks < CLEAR: the first goes on; the second is clear.
+    assert [check_step(c, 2, last=False) for c in mixed.checks] == ["continue", "pass"]
+    assert check_step(mixed.checks[0], 2, last=True) == "pass"
+
+
+def test_an_inconclusive_check_goes_on_only_when_more_draws_can_cure_it():
+    plan = stages(RATE, "default", 0)
+    curable = Finding("x", "inconclusive", gate="bulk ESS 212 < 400", draws_per_chain=2400)
+    stuck = Finding("x", "inconclusive", gate="R-hat 1.2", draws_per_chain=None)
+    for finding, expected in ((curable, "continue"), (stuck, "inconclusive")):
+        result = _battery([[0.5]], plan[0].alpha, ["inconclusive"], [[finding]])
+        assert check_step(result.checks[0], 1, last=False) == expected

@@ -1,0 +1,186 @@
+"""Sequential decisions at a low false-alarm rate: when to stop drawing, and what to say.
+
+A check in a test suite runs on every commit, so its false-alarm rate must be small
+(``1e-4`` by default: twenty samplers checked on every commit then fail a correct build
+about once in 500 runs, where a 1% battery fails it once in five). At a rate that small
+a fixed budget is either costly for every run or weak against subtle bugs. Here the
+battery runs in *stages* of growing budget, and each stage ends the run as soon as its
+evidence decides (Jennison & Turnbull 2000, "Group Sequential Methods with Applications
+to Clinical Trials", chapters 1, 7 and 10):
+
+- **alpha spending with a union bound.** Stage ``k`` runs the whole battery at its own
+  family-wise rate ``alpha_k``, with ``sum_k alpha_k = rate``: the spending sequence
+  :data:`SPENDING` (Lan & DeMets 1983 in spirit: little early, most at the last look).
+  Each stage draws from its own seed (fresh fits, fresh simulations), and whatever the
+  dependence between stages, the probability that a correct sampler fails at *any*
+  stage is at most the sum of the stages' rates (Bonferroni), so at most ``rate``.
+- **each check stops at a clear pass (non-binding futility).** A check whose smallest
+  adjusted p-value, at its share of the stage's family (:func:`check_step`), is at
+  least :data:`CLEAR` is a clear pass: nothing in it is even mildly surprising, and it
+  is done. Only the other checks run again in the next stage, sharing that stage's rate
+  among themselves: the set that runs is fixed by the earlier stages, whose draws are
+  independent of this stage's, so given that set the stage fails a correct sampler with
+  probability at most its rate, and the bound above holds. Stopping to accept can only
+  lower the chance of a false alarm; it costs power only against bugs too small to move
+  any test to ``p < CLEAR`` at the stage's budget, and those go on to the next, larger
+  stage instead. Any check failing ends the run with FAIL.
+- **inconclusive checks go on** when more draws could cure them (a finding names the
+  draws per chain that would clear its gate); a check that more draws cannot cure (one
+  that cannot judge at all) ends inconclusive.
+
+At the last stage every check's verdict stands. A correct sampler usually stops after
+the first stage, which costs what the fixed-budget battery costs; a gross bug fails in
+the first stage too; a subtle one gets the budget it needs, in the checks that need it.
+
+Every stage's seed is derived from the caller's (``numpy.random.SeedSequence``), so the
+same seed gives the same stages, the same draws and the same verdict on any machine.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "BUDGETS",
+    "CLEAR",
+    "RATE",
+    "SPENDING",
+    "Stage",
+    "check_step",
+    "evidence",
+    "stages",
+]
+
+#: The family-wise false-alarm rate of a check in a test suite (per validation).
+RATE = 1e-4
+#: Share of the rate each stage spends: 10%, 30%, 60%.
+SPENDING = (0.1, 0.3, 0.6)
+#: A stage whose smallest adjusted p-value is at least this is a clear pass.
+CLEAR = 0.05
+#: Budget presets: the first stage's budget as a multiple of the battery's defaults.
+BUDGETS = {"quick": 0.25, "default": 1.0, "thorough": 4.0}
+#: How much larger each stage's budget is than the one before.
+GROWTH = 4.0
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One look of a sequential validation.
+
+    Attributes
+    ----------
+    index : int
+        0 for the first stage.
+    alpha : float
+        The family-wise rate this stage spends.
+    scale : float
+        Its budget as a multiple of the battery's defaults (draws, simulations,
+        Geweke steps).
+    seed : int
+        The battery's root seed for this stage.
+    """
+
+    index: int
+    alpha: float
+    scale: float
+    seed: int
+
+
+def stages(rate: float, budget: str, seed: int) -> list[Stage]:
+    """The stages of a sequential validation at family-wise ``rate``.
+
+    Parameters
+    ----------
+    rate : float
+        The overall false-alarm rate, in (0, 1).
+    budget : {"quick", "default", "thorough"}
+        The first stage's budget (:data:`BUDGETS`); each later stage's is
+        :data:`GROWTH` times the one before.
+    seed : int
+        The caller's seed; each stage's is derived from it and its index.
+    """
+    if budget not in BUDGETS:
+        raise ValueError(f"budget: must be one of {', '.join(BUDGETS)}, got {budget!r}")
+    first = BUDGETS[budget]
+    out = []
+    for index, share in enumerate(SPENDING):
+        state = np.random.SeedSequence([seed, index]).generate_state(1, dtype=np.uint32)
+        out.append(Stage(index, rate * share, first * GROWTH**index, int(state[0])))
+    return out
+
+
+def _smallest(result) -> float:
+    """The smallest finite adjusted p-value of one diagnostic result (1 if none)."""
+    values = getattr(result, "p_adjusted", None)
+    if values is None:
+        table = getattr(result, "table", None)
+        if table is None or "p_adjusted" not in getattr(table, "data_vars", ()):
+            return math.nan
+        values = table["p_adjusted"].values
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    return float(values.min()) if values.size else 1.0
+
+
+def _check_evidence(details) -> float:
+    """The smallest rate at which one check would fail: its results' adjusted p-values.
+
+    A check over several data sets gives each the same share of its rate (Bonferroni),
+    so a data set's smallest Holm p-value counts times the number of data sets.
+    """
+    if isinstance(details, Mapping):
+        values = [_smallest(result) for result in details.values()]
+        if not values or any(math.isnan(v) for v in values):
+            return 0.0
+        return min(1.0, min(values) * len(values))
+    value = _smallest(details)
+    return 0.0 if math.isnan(value) else value
+
+
+def evidence(result) -> float:
+    """The smallest family-wise rate at which ``result``'s battery would fail.
+
+    Each check runs at an equal share of the battery's rate and Holm's adjusted
+    p-values decide within it, so the battery fails at rate ``a`` exactly when some
+    check's smallest adjusted p-value (times the number of checks, and of data sets
+    where a check splits its share over them) is at most ``a``. A check whose results
+    cannot be read (a fit that raised, an unknown result type) counts as 0: evidence
+    against a clear pass, never for one.
+
+    Parameters
+    ----------
+    result : zoo.ValidationResult
+    """
+    checks = list(result.checks)
+    if not checks:
+        return 0.0
+    return min(1.0, min(_check_evidence(check.details) for check in checks) * len(checks))
+
+
+def _curable(outcome) -> bool:
+    """Whether more draws could turn a check's inconclusive findings into verdicts."""
+    unjudged = [f for f in outcome.findings if f.verdict == "inconclusive"]
+    return bool(unjudged) and all(f.draws_per_chain for f in unjudged)
+
+
+def check_step(outcome, checks_in_stage: int, last: bool) -> str:
+    """What one check's outcome in a stage decides for that check.
+
+    One of ``"fail"`` (the run fails), ``"pass"`` (a clear pass: this check is done),
+    ``"inconclusive"`` (more draws would not help), or ``"continue"`` (the check runs
+    again in the next stage). ``outcome`` is the check's result at its share of the
+    stage's rate, ``checks_in_stage`` the number of checks that shared it. At the last
+    stage the outcome's verdict stands.
+    """
+    if outcome.verdict == "fail":
+        return "fail"
+    if last:
+        return outcome.verdict
+    if outcome.verdict == "pass":
+        clear = _check_evidence(outcome.details) * checks_in_stage >= CLEAR
+        return "pass" if clear else "continue"
+    return "continue" if _curable(outcome) else "inconclusive"
