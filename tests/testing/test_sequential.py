@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from zoo.diagnostics.findings import Finding
+from zoo.diagnostics.findings import COULD_NOT_JUDGE, Finding
 from zoo.diagnostics.kernel_result import KernelCheckResult
 from zoo.testing.sequential import (
     BUDGETS,
@@ -39,7 +39,8 @@ def _battery(p_lists, rate, verdicts=None, findings=None):
         details = _kernel_result(p_values, share)
         verdict = details.table.attrs["verdict"] if verdicts is None else verdicts[i]
         found = [] if findings is None else findings[i]
-        result.checks.append(CheckOutcome(f"c{i}", verdict, "", share, found, details))
+        name = ("exact", "sbc", "geweke")[i]
+        result.checks.append(CheckOutcome(name, verdict, "", share, found, details))
     return result
 
 
@@ -102,6 +103,14 @@ def test_an_ambiguous_check_goes_on_alone_and_the_last_stage_stands():
     # 0.002 (Holm) x 2 checks < CLEAR: the first goes on; the second is clear.
     assert [check_step(c, 2, last=False) for c in mixed.checks] == ["continue", "pass"]
     assert check_step(mixed.checks[0], 2, last=True) == "pass"
+
+
+def test_a_check_that_could_not_judge_is_done_without_a_verdict_on_the_sampler():
+    plan = stages(RATE, "default", 0)
+    reason = Finding("prior", COULD_NOT_JUDGE, gate="the prior is not simulable")
+    result = _battery([[0.5], [0.5]], plan[0].alpha, ["pass", COULD_NOT_JUDGE], [[], [reason]])
+    assert check_step(result.checks[1], 2, last=False) == COULD_NOT_JUDGE
+    assert result.verdict == "pass"
 
 
 def test_an_inconclusive_check_goes_on_only_when_more_draws_can_cure_it():

@@ -204,8 +204,9 @@ def assert_valid(
         [decided[check.name] for check in first.checks],
         {**first.settings, "rate": rate, "budget": budget, "stages": len(record.stages)},
     )
-    verdicts = set(steps.values())
-    record.verdict = next((v for v in ("fail", "inconclusive") if v in verdicts), "pass")
+    # The battery's own verdict policy over each check's deciding outcome: a check that
+    # could not judge is no evidence either way, and PASS needs exact or SBC to judge.
+    record.verdict = record.result.verdict
     record.seconds = time.perf_counter() - started
     if on_record is not None:
         on_record(record)

@@ -44,6 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from zoo.diagnostics.findings import COULD_NOT_JUDGE
+
 __all__ = [
     "BUDGETS",
     "CLEAR",
@@ -171,13 +173,14 @@ def check_step(outcome, checks_in_stage: int, last: bool) -> str:
     """What one check's outcome in a stage decides for that check.
 
     One of ``"fail"`` (the run fails), ``"pass"`` (a clear pass: this check is done),
-    ``"inconclusive"`` (more draws would not help), or ``"continue"`` (the check runs
-    again in the next stage). ``outcome`` is the check's result at its share of the
+    ``"inconclusive"`` (more draws would not help), ``"could not judge"`` (the check is
+    no evidence either way: more draws would not change that), or ``"continue"`` (the
+    check runs again in the next stage). ``outcome`` is the check's result at its share of the
     stage's rate, ``checks_in_stage`` the number of checks that shared it. At the last
     stage the outcome's verdict stands.
     """
-    if outcome.verdict == "fail":
-        return "fail"
+    if outcome.verdict in ("fail", COULD_NOT_JUDGE):
+        return outcome.verdict
     if last:
         return outcome.verdict
     if outcome.verdict == "pass":
