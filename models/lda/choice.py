@@ -13,7 +13,12 @@ The rule: the Gibbs sweep below :data:`METROPOLIS_FROM_TOPICS` topics, the
 Metropolis-Hastings sweep with :data:`METROPOLIS_CYCLES` cycles from there up. The
 Gibbs sweep's cost per token grows with the topics a word holds, which grows with K
 until it is bounded by the word's frequency; the Metropolis-Hastings sweep's does not,
-so past some K its cheaper sweeps outweigh its slower mixing.
+so past some K its cheaper sweeps outweigh its slower mixing. Measured on Reuters (one
+seed; CPU seconds to 99%, Gibbs against Metropolis-Hastings with 2 cycles): 0.84 against
+1.65 at K = 20, 0.82 against 1.32 at 100, 0.58 against 0.96 at 1,000, 4.00 against 3.62
+at 3,000, and at 10,000 the Gibbs sweep had not got there in 8 CPU seconds where the
+Metropolis-Hastings sweep took 6.33. On a larger corpus the crossing may come at a
+lower K (the Gibbs sweep's cost per token grows faster with K there); not measured.
 """
 
 from __future__ import annotations
