@@ -183,7 +183,9 @@ def make_kernel(
         """The sampler and cycles that run on ``data``."""
         if sampler == "auto":
             return choose_sampler(n_topics=data.n_topics, n_tokens=data.n_tokens)
-        return SamplerChoice(sampler, cycles, "chosen by the caller")
+        return SamplerChoice(
+            sampler, cycles if sampler == "metropolis" else 1, "chosen by the caller"
+        )
 
     def init(data: Data, prior: Prior, rng: np.random.Generator) -> State:
         resolved(data, prior)
