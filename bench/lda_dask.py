@@ -25,7 +25,7 @@ Two measurements:
    local Dask cluster of two single-threaded worker processes (one round per sweep:
    the driver sends each part the round's counts and merges what comes back).
 
-Run: ``python bench/lda_dask.py --distance --throughput`` (needs ``pip install -e
+Run: ``python -m bench.lda_dask --distance --throughput`` (needs ``pip install -e
 '.[bench]'`` for the corpus).
 """
 
@@ -40,6 +40,7 @@ from typing import NamedTuple
 import numpy as np
 
 import zoo
+from bench.lda_contenders import reuters
 from zoo.models.lda.corpus import Corpus
 from zoo.models.lda.counts import State, build_state, log_joint
 from zoo.models.lda.gibbs import counts_from_topics
@@ -215,11 +216,9 @@ def throughput(
     from dask.distributed import Client, LocalCluster
 
     if corpus_name == "reuters":
-        from lda_speed import reuters  # bench/ is on sys.path when run as a script
-
-        _, token_word, doc_start = reuters()
-        corpus = Corpus(token_word, doc_start)
-        n_words = int(token_word.max()) + 1
+        bench_corpus = reuters()
+        corpus = bench_corpus.corpus
+        n_words = bench_corpus.n_words
     else:
         n_words = 50_000
         corpus = synthetic_corpus(int(float(corpus_name)), n_words, seed)

@@ -6,8 +6,8 @@ burns in. This runs ``--burn`` sparse sweeps from random topics, then times one 
 each kernel from copies of that state (``--rounds`` times, medians, million tokens per
 CPU second).
 
-    python bench/lda_dense_vs_sparse.py --corpus zipf --burn 3 --topics 20 100
-    python bench/lda_dense_vs_sparse.py --corpus reuters --burn 3 --topics 5 20 100
+    python -m bench.lda_dense_vs_sparse --corpus zipf --burn 3 --topics 20 100
+    python -m bench.lda_dense_vs_sparse --corpus reuters --burn 3 --topics 5 20 100
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import argparse
 import time
 
 import numpy as np
-from lda_speed import Zoo, reuters, zipf_corpus
 
+from bench.lda_contenders import Zoo, reuters, zipf_corpus
 from zoo.models.lda import counts, sweeps
 
 

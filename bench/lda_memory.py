@@ -14,7 +14,7 @@ dtype of each array of the sampler state. Bytes per token are the growth of each
 over the memory in use after imports and compilation (interpreter, NumPy, numba: not
 the sampler's).
 
-Run: ``python bench/lda_memory.py [--tokens 10000000] [--sweeps 3]
+Run: ``python -m bench.lda_memory [--tokens 10000000] [--sweeps 3]
 [--out bench/results/lda_memory]``.
 """
 

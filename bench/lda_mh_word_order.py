@@ -10,7 +10,7 @@ order as well (bench/README.md: before = the commit before it), which draws the 
 topics; used again for the batch of uniforms drawn ahead (before = 41567eb), which
 consumes the generator differently and so draws other topics.
 
-Run: ``python bench/lda_mh_word_order.py --before COMMIT [--topics 100 1000]
+Run: ``python -m bench.lda_mh_word_order --before COMMIT [--topics 100 1000]
 [--sweeps 2] [--repeats 2]`` from the repository root.
 """
 
@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from lda_speed import hyper, zipf_corpus
 
+from bench.lda_contenders import hyper, zipf_corpus
 from zoo.models.lda import counts, metropolis
 
 

@@ -7,8 +7,8 @@ sparse sweep from copies of that state with each compiled variant (``--rounds`` 
 alternating, the same generator seed for both), checks that both leave the same state
 bit for bit, and prints the medians in million tokens per CPU second and their ratio.
 
-    python bench/lda_prefetch.py --corpus zipf --burn 30 --topics 20 100
-    python bench/lda_prefetch.py --corpus reuters --burn 30 --topics 20 100 1000 10000
+    python -m bench.lda_prefetch --corpus zipf --burn 30 --topics 20 100
+    python -m bench.lda_prefetch --corpus reuters --burn 30 --topics 20 100 1000 10000
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import argparse
 import time
 
 import numpy as np
-from host import cpu_name
-from lda_speed import Zoo, reuters, zipf_corpus
 
+from bench.host import cpu_name
+from bench.lda_contenders import Zoo, reuters, zipf_corpus
 from zoo.models.lda import counts, sweeps
 
 KERNELS = {

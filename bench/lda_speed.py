@@ -1,42 +1,15 @@
 """LDA samplers: tokens per second, memory per token and log joint, zoo vs tomotopy vs lda.
 
-Corpora (``--corpus``), both held flat as ``(token_word int32, doc_start int64,
-n_words)``, never as a dense D x V matrix:
-
-- ``reuters``: the sample shipped with the ``lda`` package (``lda.datasets.load_reuters``:
-  395 documents, 4,258 words, 84,010 tokens), tokens of a document in word-id order;
-- ``zipf``: synthetic, deterministic from :data:`ZIPF_SEED` (:func:`zipf_corpus`):
-  10,000,000 tokens or a few more, V = 50,000, 50,000-odd documents of 1 + Poisson(199)
-  tokens, drawn from an LDA generative process with 100 true topics whose word
-  distributions are a Zipf law (exponent 1) modulated per topic by Gamma(0.1) noise.
-
-Model: symmetric alpha = 0.1 per topic, beta = 0.01 per word, K from ``--topics``.
-Contenders (``--contenders``):
-
-- ``zoo``: ``zoo.models.lda.sweeps.sweep``, the exact collapsed Gibbs sweep (SparseLDA
-  buckets from K = 4 up); its per-word topic lists are built once and carried;
-- ``zoo-mh``: ``zoo.models.lda.metropolis.metropolis_sweep`` with ``cycles=1`` (one doc
-  and one word proposal per token and sweep), its word index (``build_word_tokens``)
-  built once before timing;
-- ``zoo-mh-2``: the same on two threads (``parts=2``: blocks of documents and words;
-  not exact, docs/scaling.md), its partition built once before timing;
-- ``tomotopy``: ``LDAModel(k=K, alpha=0.1, eta=0.01, seed=...)`` with
-  ``optim_interval = 0`` (no hyperparameter optimisation; its ``alpha`` is per topic),
-  ``burn_in = 0``, trained with ``workers=1, parallel=ParallelScheme.NONE``;
-- ``tomotopy-2``: the same model trained with ``workers=2,
-  parallel=ParallelScheme.PARTITION``, which is what ``ParallelScheme.DEFAULT`` resolves
-  to for ``LDAModel`` (tomotopy's ``getRealScheme``: models flagged
-  ``partitioned_multisampling``, as LDAModel is by default, get PARTITION);
-- ``lda``: ``lda.LDA(n_topics=K, alpha=0.1, eta=0.01)``; its state (``WS``, ``DS``,
-  ``ZS``, ``nzw_``, ``ndz_``, ``nz_``) is built with numpy exactly as its ``_initialize``
-  builds it (deterministic ``i % K`` topics; ``_initialize`` needs a document-term matrix
-  and loops over the tokens in Python, and ``lda.utils.matrix_to_lists`` reads a sparse
-  matrix one cell at a time), then driven as its ``fit`` drives it (per sweep a shuffle
-  of its recycled buffer of uniforms and ``_sample_topics``). Its cost is O(K) per token:
-  it is skipped where one sweep is estimated to take more than ``--lda-sweep-limit`` CPU
-  seconds, and runs fewer burn-in and timed sweeps where all of them would take more than
-  ``--lda-run-limit`` (both from a calibration on the corpus's first documents; the
-  table says where).
+Corpora (``--corpus``: ``reuters``, the ``lda`` package's 84,010-token sample, or
+``zipf``, a synthetic 10-million-token corpus), the model (alpha = 0.1, beta = 0.01, K
+from ``--topics``) and the contenders (``--contenders``: ``zoo``, ``zoo-mh`` with the
+Metropolis-Hastings sweep's default cycles, 2 since the time-to-quality measurements and
+1 in the tables committed before them, ``zoo-mh-c1``, ``zoo-mh-2``, ``tomotopy``,
+``tomotopy-2``, ``lda``) are ``bench/lda_contenders.py``'s, described there. ``lda``'s
+cost is O(K) per token: it is skipped where one sweep is estimated to take more than
+``--lda-sweep-limit`` CPU seconds, and runs fewer burn-in and timed sweeps where all of
+them would take more than ``--lda-run-limit`` (both from a calibration on the corpus's
+first documents; the table says where).
 
 numba compilation is excluded for both zoo samplers: before timing, one call updates the
 first 1,000 tokens of the chain itself (an exact update of a few tokens, counted as
@@ -62,10 +35,10 @@ contenders freed into its allocator).
 
 Run (from the repository root; needs ``pip install -e '.[bench]'``), for example::
 
-    python bench/lda_speed.py --corpus reuters --topics 20 100 1000 10000 \\
+    python -m bench.lda_speed --corpus reuters --topics 20 100 1000 10000 \\
         --seeds 3 --burn 30 --sweeps 10
-    python bench/lda_speed.py --corpus zipf --topics 1000 --seeds 1 --burn 3 --sweeps 3
-    python bench/lda_speed.py --corpus zipf --topics 20 100 --seeds 1 --burn 5 \\
+    python -m bench.lda_speed --corpus zipf --topics 1000 --seeds 1 --burn 3 --sweeps 3
+    python -m bench.lda_speed --corpus zipf --topics 20 100 --seeds 1 --burn 5 \\
         --sweeps 5 --append
 
 (the exact commands behind the committed tables are in ``bench/README.md``).
@@ -78,322 +51,32 @@ JSONL (replacing the records of the K values run again) and rewrites the tables 
 from __future__ import annotations
 
 import argparse
-import functools
 import gc
 import json
-import logging
 import math
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
-from host import cpu_name
 
-from zoo.models.lda import counts, metropolis, sweeps
-from zoo.models.lda.corpus import Corpus
-
-ALPHA = 0.1
-BETA = 0.01
-
-# The synthetic corpus: fixed, so that every run sees the same tokens.
-ZIPF_SEED = 17
-ZIPF_TOKENS = 10_000_000
-ZIPF_WORDS = 50_000
-ZIPF_EXPONENT = 1.0
-ZIPF_MEAN_LENGTH = 200
-ZIPF_TRUE_TOPICS = 100
-ZIPF_DOC_ALPHA = 0.1
-ZIPF_TOPIC_SHAPE = 0.1
-
-# zoo's compile call: the first tokens only, so that it costs nothing on a large corpus.
-COMPILE_TOKENS = 1_000
-
-
-class BenchCorpus(NamedTuple):
-    """A corpus in the zoo's flat layout, plus its vocabulary size."""
-
-    name: str
-    token_word: np.ndarray
-    doc_start: np.ndarray
-    n_words: int
-
-    @property
-    def corpus(self) -> Corpus:
-        return Corpus(self.token_word, self.doc_start)
-
-    @property
-    def n_tokens(self) -> int:
-        return int(self.token_word.shape[0])
-
-    @property
-    def n_docs(self) -> int:
-        return int(self.doc_start.shape[0] - 1)
-
-
-def reuters() -> BenchCorpus:
-    """The ``lda`` package's Reuters sample; tokens of a document in word-id order."""
-    import lda.datasets
-
-    matrix = lda.datasets.load_reuters()
-    n_docs, n_words = matrix.shape
-    doc_start = np.zeros(n_docs + 1, dtype=np.int64)
-    np.cumsum(matrix.sum(axis=1), out=doc_start[1:])
-    # Each word repeated by its count: the order lda.utils.matrix_to_lists uses too, so
-    # that lda sees its tokens in the order its own fit would.
-    token_word = np.concatenate(
-        [np.repeat(np.arange(n_words, dtype=np.int32), matrix[d]) for d in range(n_docs)]
-    )
-    return BenchCorpus("reuters", token_word, doc_start, int(n_words))
-
-
-def zipf_corpus(seed: int = ZIPF_SEED) -> BenchCorpus:
-    """A synthetic corpus from an LDA generative process over a Zipfian vocabulary.
-
-    Word ``w`` (ids by rank, 0 the most frequent) has base probability proportional to
-    ``1 / (w + 1) ** ZIPF_EXPONENT``. Each of ``ZIPF_TRUE_TOPICS`` true topics weights
-    that law by independent Gamma(``ZIPF_TOPIC_SHAPE``) noise per word and renormalises:
-    a topic concentrates on a few hundred words (its heavy-noise ones) while the corpus
-    keeps a Zipfian rank-frequency curve, so words are spread over few topics, as in
-    real text, rather than over all of them as with words drawn from the Zipf law alone
-    (which gives no topic structure for the samplers to find) or with topics that are
-    random permutations of one Zipf law (which flattens the corpus' word frequencies).
-    Document lengths are 1 + Poisson(``ZIPF_MEAN_LENGTH - 1``) (no empty documents),
-    drawn until they sum to at least ``ZIPF_TOKENS``; topic proportions are
-    Dirichlet(``ZIPF_DOC_ALPHA``); tokens are shuffled within each document (text
-    order, not grouped by topic or word).
-    """
-    rng = np.random.default_rng(seed)
-    rank = np.arange(1, ZIPF_WORDS + 1, dtype=np.float64)
-    base = rank**-ZIPF_EXPONENT
-    phi = base * rng.gamma(ZIPF_TOPIC_SHAPE, size=(ZIPF_TRUE_TOPICS, ZIPF_WORDS))
-    phi /= phi.sum(axis=1, keepdims=True)
-    # Enough lengths for the target with certainty (the mean is ZIPF_MEAN_LENGTH).
-    lengths = 1 + rng.poisson(
-        ZIPF_MEAN_LENGTH - 1, size=ZIPF_TOKENS // ZIPF_MEAN_LENGTH * 11 // 10
-    )
-    n_docs = int(np.searchsorted(np.cumsum(lengths), ZIPF_TOKENS)) + 1
-    lengths = lengths[:n_docs]
-    theta = rng.dirichlet(np.full(ZIPF_TRUE_TOPICS, ZIPF_DOC_ALPHA), size=n_docs)
-    per_topic = rng.multinomial(lengths, theta)  # (D, T): tokens of each true topic
-    true_topic = np.repeat(
-        np.tile(np.arange(ZIPF_TRUE_TOPICS, dtype=np.int32), n_docs), per_topic.ravel()
-    )
-    n_tokens = true_topic.shape[0]
-    token_word = np.empty(n_tokens, dtype=np.int32)
-    order = np.argsort(true_topic, kind="stable")
-    topic_start = np.concatenate([[0], np.cumsum(per_topic.sum(axis=0))])
-    for k in range(ZIPF_TRUE_TOPICS):
-        where = order[topic_start[k] : topic_start[k + 1]]
-        token_word[where] = rng.choice(ZIPF_WORDS, size=where.shape[0], p=phi[k])
-    doc_start = np.zeros(n_docs + 1, dtype=np.int64)
-    np.cumsum(lengths, out=doc_start[1:])
-    # Shuffle within documents: sort by document plus a uniform in [0, 1).
-    doc_of = np.repeat(np.arange(n_docs, dtype=np.float64), lengths)
-    token_word = token_word[np.argsort(doc_of + rng.random(n_tokens), kind="stable")]
-    return BenchCorpus("zipf", token_word, doc_start, ZIPF_WORDS)
-
-
-def load_corpus(name: str) -> BenchCorpus:
-    if name == "reuters":
-        return reuters()
-    if name == "zipf":
-        return zipf_corpus()
-    raise ValueError(f"unknown corpus {name!r}")
-
-
-@functools.lru_cache(maxsize=2)
-def vocabulary(n_words: int) -> list[str]:
-    """Word strings for tomotopy (which takes words, not ids), built once per V."""
-    return [str(w) for w in range(n_words)]
-
-
-def hyper(n_topics: int, n_words: int):
-    beta = np.full(n_words, BETA)
-    return np.full(n_topics, ALPHA), beta, float(beta.sum())
-
-
-class Zoo:
-    name = "zoo"
-
-    def __init__(self, corpus: BenchCorpus, n_topics, seed):
-        self.corpus = corpus.corpus
-        rng = np.random.default_rng(seed)
-        topic = rng.integers(0, n_topics, corpus.n_tokens, dtype=np.int64).astype(
-            counts.topic_dtype(n_topics)
-        )
-        self.state = counts.build_state(
-            self.corpus, topic, n_topics=n_topics, n_words=corpus.n_words
-        )
-        self.hyper = hyper(n_topics, corpus.n_words)
-        self.rng = np.random.default_rng(seed + 1)
-        self._prepare()
-        # Loads (or compiles) the numba kernel outside the timing: a copy of the state
-        # would cost gigabytes at K = 10,000 on the Zipf corpus, so the chain itself
-        # takes one exact update of its first tokens (part of its burn-in).
-        self._sweep(1, (0, min(COMPILE_TOKENS, corpus.n_tokens)))
-
-    def _prepare(self):
-        # Carried between sweeps (the kernel would otherwise rebuild them every call).
-        self.aux = (
-            sweeps.build_word_lists(self.state.word_topic)
-            if self.state.topic_total.shape[0] >= sweeps.SPARSE_FROM_TOPICS
-            else None
-        )
-
-    def _sweep(self, n_sweeps, tokens=None):
-        sweeps.sweep(
-            self.corpus,
-            self.state,
-            self.hyper,
-            self.rng,
-            sweeps=n_sweeps,
-            tokens=tokens,
-            word_lists=self.aux,
-        )
-
-    def run(self, n_sweeps):
-        if n_sweeps:
-            self._sweep(n_sweeps)
-
-    def state_bytes(self) -> int:
-        arrays = list(self.state) + ([] if self.aux is None else list(self.aux))
-        return int(sum(a.nbytes for a in arrays))
-
-    def log_joint(self) -> float:
-        # The counts are consistent with the topics: the same value as
-        # counts.log_joint of the assignments, without rebuilding D x K and V x K.
-        alpha, beta, _ = self.hyper
-        return counts.log_joint_counts(*self.state[1:], alpha, beta)
-
-
-class ZooMH(Zoo):
-    name = "zoo-mh"
-    parts = 1
-
-    def _prepare(self):
-        n_words = self.state.word_topic.shape[0]
-        self.aux = metropolis.build_word_tokens(self.corpus, n_words)
-        self.partition = None
-        if self.parts > 1:
-            self.partition = metropolis.build_partition(self.corpus, n_words, self.parts)
-
-    def _sweep(self, n_sweeps, tokens=None):
-        metropolis.metropolis_sweep(
-            self.corpus,
-            self.state,
-            self.hyper,
-            self.rng,
-            sweeps=n_sweeps,
-            cycles=1,
-            tokens=tokens,
-            word_tokens=self.aux,
-            parts=self.parts,
-            partition=self.partition,
-        )
-
-
-class ZooMH2(ZooMH):
-    """The Metropolis-Hastings sweep on two threads (``parts=2``; not exact)."""
-
-    name = "zoo-mh-2"
-    parts = 2
-
-
-class Tomotopy:
-    name = "tomotopy"
-    workers = 1
-
-    def __init__(self, corpus: BenchCorpus, n_topics, seed):
-        import tomotopy
-
-        self.scheme = (
-            tomotopy.ParallelScheme.NONE
-            if self.workers == 1
-            else tomotopy.ParallelScheme.PARTITION
-        )
-        self.n_words = corpus.n_words
-        self.model = tomotopy.LDAModel(k=n_topics, alpha=ALPHA, eta=BETA, seed=seed)
-        self.model.optim_interval = 0
-        self.model.burn_in = 0
-        vocab = vocabulary(corpus.n_words)
-        doc_start = corpus.doc_start
-        for d in range(corpus.n_docs):
-            words = corpus.token_word[doc_start[d] : doc_start[d + 1]].tolist()
-            self.model.add_doc([vocab[w] for w in words])
-        # train(0) initialises the assignments without sampling.
-        self.run(0)
-
-    def run(self, n_sweeps):
-        self.model.train(n_sweeps, workers=self.workers, parallel=self.scheme)
-
-    def log_joint(self) -> float:
-        # tomotopy numbers words in order of first appearance: map back to ours.
-        to_ours = np.array([int(v) for v in self.model.used_vocabs], dtype=np.int32)
-        words, topics, lengths = [], [], []
-        for doc in self.model.docs:
-            words.append(to_ours[np.asarray(doc.words)])
-            topics.append(np.asarray(doc.topics))
-            lengths.append(len(doc.words))
-        doc_start = np.zeros(len(lengths) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=doc_start[1:])
-        topic = np.concatenate(topics).astype(counts.topic_dtype(self.model.k))
-        corpus = Corpus(np.concatenate(words).astype(np.int32), doc_start)
-        alpha, beta, _ = hyper(self.model.k, self.n_words)
-        return counts.log_joint(corpus, topic, alpha, beta)
-
-
-class Tomotopy2(Tomotopy):
-    name = "tomotopy-2"
-    workers = 2
-
-
-class LdaPackage:
-    name = "lda"
-
-    def __init__(self, corpus: BenchCorpus, n_topics, seed):
-        import lda
-        import lda.utils
-
-        logging.getLogger("lda").setLevel(logging.ERROR)
-        self.corpus = corpus
-        model = lda.LDA(n_topics=n_topics, n_iter=1, alpha=ALPHA, eta=BETA, random_state=seed)
-        # The steps of lda.LDA._fit, so that sweeps can be timed and ZS kept.
-        self.random_state = lda.utils.check_random_state(seed)
-        self.rands = model._rands.copy()
-        # What lda.LDA._initialize builds, built with numpy (its own loop is in Python).
-        n_tokens, n_words, n_docs = corpus.n_tokens, corpus.n_words, corpus.n_docs
-        ws = corpus.token_word.astype(np.intc)
-        ds = np.repeat(np.arange(n_docs, dtype=np.intc), np.diff(corpus.doc_start))
-        zs = (np.arange(n_tokens, dtype=np.int64) % n_topics).astype(np.intc)
-        nzw = np.bincount(zs.astype(np.int64) * n_words + ws, minlength=n_topics * n_words)
-        ndz = np.bincount(ds.astype(np.int64) * n_topics + zs, minlength=n_docs * n_topics)
-        model.nzw_ = np.asfortranarray(nzw.reshape(n_topics, n_words), dtype=np.intc)
-        model.ndz_ = np.ascontiguousarray(ndz.reshape(n_docs, n_topics), dtype=np.intc)
-        model.nz_ = np.bincount(zs, minlength=n_topics).astype(np.intc)
-        model.WS, model.DS, model.ZS = ws, ds, zs
-        model.loglikelihoods_ = []
-        self.model = model
-
-    def run(self, n_sweeps):
-        for _ in range(n_sweeps):
-            self.random_state.shuffle(self.rands)
-            self.model._sample_topics(self.rands)
-
-    def log_joint(self) -> float:
-        topic = np.asarray(self.model.ZS).astype(counts.topic_dtype(self.model.n_topics))
-        alpha, beta, _ = hyper(self.model.n_topics, self.corpus.n_words)
-        # WS and DS are the corpus' own tokens in its own order.
-        return counts.log_joint(self.corpus.corpus, topic, alpha, beta)
-
-
-CONTENDERS = {cls.name: cls for cls in (Zoo, ZooMH, ZooMH2, Tomotopy, Tomotopy2, LdaPackage)}
-PEERS = ("tomotopy", "tomotopy-2", "lda")
+from bench.lda_contenders import (
+    ALPHA,
+    BETA,
+    CONTENDERS,
+    PEERS,
+    BenchCorpus,
+    LdaPackage,
+    corpus_info,
+    load_corpus,
+    timed_run,
+    versions,
+    vocabulary,
+)
+from zoo.models.lda import counts, sweeps
 
 
 def vm_status() -> dict:
@@ -529,11 +212,8 @@ def run_on(chain, record, target, cap, stride):
     trajectory = [(0, log_p)]
     while log_p < target and extra < cap:
         step = min(stride, cap - extra)
-        start, start_cpu = time.perf_counter(), time.process_time()
-        chain.run(step)
-        seconds += time.perf_counter() - start
-        cpu_seconds += time.process_time() - start_cpu
-        extra += step
+        cpu, wall = timed_run(chain, step)
+        seconds, cpu_seconds, extra = seconds + wall, cpu_seconds + cpu, extra + step
         log_p = chain.log_joint()
         trajectory.append((extra, log_p))
     return {
@@ -582,7 +262,8 @@ def probe(args):
 def probe_memory(corpus_file, name, n_topics, n_sweeps):
     cmd = [
         sys.executable,
-        __file__,
+        "-m",
+        "bench.lda_speed",
         "--probe",
         name,
         "--probe-corpus",
@@ -592,27 +273,14 @@ def probe_memory(corpus_file, name, n_topics, n_sweeps):
         "--probe-sweeps",
         str(n_sweeps),
     ]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    # Run as a module from the repository root, where the bench package is.
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=root)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def environment():
-    import lda
-    import numba
-    import tomotopy
-
-    return {
-        "machine": platform.platform(),
-        "cpu": cpu_name(),
-        "cores": os.cpu_count(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "numba": numba.__version__,
-        "tomotopy": tomotopy.__version__,
-        "tomotopy_isa": tomotopy.isa,
-        "lda": getattr(lda, "__version__", "3.0.2"),
-        "zoo_sparse_from_topics": sweeps.SPARSE_FROM_TOPICS,
-    }
+    return {**versions(), "zoo_sparse_from_topics": sweeps.SPARSE_FROM_TOPICS}
 
 
 def _median(values):
@@ -623,7 +291,7 @@ def _cell(value, digits=2):
     return "–" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
 
 
-def summarise(records, env, corpus_info):
+def summarise(records, env, info):
     """The summary dict and the markdown tables of one corpus."""
     runs = [r for r in records if r["kind"] == "run"]
     topics = sorted({r["topics"] for r in records if r["kind"] in ("run", "skip")})
@@ -677,11 +345,10 @@ def summarise(records, env, corpus_info):
         return None if a is None or b is None else a / b
 
     corpus_line = (
-        f"{corpus_info['n_tokens']:,} tokens, {corpus_info['n_docs']:,} documents, "
-        f"V = {corpus_info['n_words']:,}"
+        f"{info['n_tokens']:,} tokens, {info['n_docs']:,} documents, V = {info['n_words']:,}"
     )
     lines = [
-        f"# LDA sampler speed on {corpus_info['title']} ({corpus_line})",
+        f"# LDA sampler speed on {info['title']} ({corpus_line})",
         "",
         f"alpha = {ALPHA} per topic, beta = {BETA} per word; medians over seeds; "
         f"tomotopy {env['tomotopy']} ({env['tomotopy_isa']}), lda {env['lda']}, "
@@ -848,24 +515,6 @@ def summarise(records, env, corpus_info):
     if notes:
         lines += ["", "## Skipped or shortened", ""] + [f"- {n}" for n in notes]
     return summary, "\n".join(lines) + "\n"
-
-
-def corpus_info(corpus: BenchCorpus) -> dict:
-    title = {
-        "reuters": "Reuters (lda.datasets)",
-        "zipf": (
-            f"a synthetic Zipf corpus (seed {ZIPF_SEED}; {ZIPF_TRUE_TOPICS} true topics, "
-            f"Zipf exponent {ZIPF_EXPONENT}, 1 + Poisson({ZIPF_MEAN_LENGTH - 1}) lengths)"
-        ),
-    }[corpus.name]
-    return {
-        "name": corpus.name,
-        "title": title,
-        "n_tokens": corpus.n_tokens,
-        "n_docs": corpus.n_docs,
-        "n_words": corpus.n_words,
-        "n_words_used": int(np.count_nonzero(np.bincount(corpus.token_word))),
-    }
 
 
 def main():

@@ -10,7 +10,7 @@ quantities, the largest mean shift in exact posterior sds and the largest tail e
 as ``bench/lda_dask.py --distance`` does for AD-LDA. One part is the exact serial
 sampler: its row is the yardstick.
 
-Run: ``python bench/lda_threaded.py [--parts 1 2 3] [--seeds 3] [--draws N]
+Run: ``python -m bench.lda_threaded [--parts 1 2 3] [--seeds 3] [--draws N]
 [--out bench/results/lda_threaded.jsonl]`` (``--draws``: per chain, to resolve a bias
 smaller than the default budget's noise).
 """
@@ -21,8 +21,7 @@ import argparse
 import json
 from pathlib import Path
 
-from lda_dask import distance
-
+from bench.lda_dask import distance
 from zoo.models.lda import make_kernel
 
 

@@ -5,7 +5,7 @@ into the bit generator. This times ``draw_uniforms`` (``--size`` uniforms into a
 that stays in cache, ``--rounds`` times, CPU seconds) for both sources, one draw at a
 time and in one run, and checks that both give ``Generator.random``'s numbers.
 
-    python bench/lda_uniforms.py
+    python -m bench.lda_uniforms
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import argparse
 import time
 
 import numpy as np
-from host import cpu_name
 
+from bench.host import cpu_name
 from zoo.models.lda.uniforms import draw_uniforms, pcg64_state
 
 

@@ -20,6 +20,7 @@ from zoo.models.lda.counts import State
 from zoo.models.lda.faults import FAULTS as FAULT_KERNELS
 from zoo.models.lda.gibbs import (
     counts_from_topics,
+    gibbs_kernel,
     infer_documents,
     kernel,
     make_kernel,
@@ -44,6 +45,7 @@ __all__ = [
     "State",
     "TrackedPairs",
     "counts_from_topics",
+    "gibbs_kernel",
     "infer_documents",
     "kernel",
     "label_invariants",

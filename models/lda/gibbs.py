@@ -23,9 +23,11 @@ import numpy as np
 
 from zoo.core.arguments import as_int
 from zoo.core.contract import Kernel
+from zoo.models.lda.choice import SamplerChoice, choose_sampler
 from zoo.models.lda.counts import State, build_state
 from zoo.models.lda.invariants import label_invariants
 from zoo.models.lda.metropolis import (
+    DEFAULT_CYCLES,
     MetropolisFault,
     build_partition,
     build_word_tokens,
@@ -39,6 +41,7 @@ from zoo.models.simplex import dirichlet
 __all__ = [
     "FAULTS",
     "counts_from_topics",
+    "gibbs_kernel",
     "infer_documents",
     "kernel",
     "make_kernel",
@@ -46,8 +49,8 @@ __all__ = [
     "threaded_kernel",
 ]
 
-#: The two samplers :func:`make_kernel` builds.
-SAMPLERS = ("gibbs", "metropolis")
+#: The samplers :func:`make_kernel` builds ("auto": the one the rule picks for the data).
+SAMPLERS = ("auto", "gibbs", "metropolis")
 
 #: The model's planted faults (``Model.faults``), by name: each is one value of the
 #: Gibbs sweep's :class:`~zoo.models.lda.sweeps.Fault` switch or of the
@@ -85,7 +88,11 @@ def counts_from_topics(data: Data, topic: np.ndarray) -> State:
 
 
 def make_kernel(
-    *, fault: str | None = None, sampler: str | None = None, cycles: int = 1, parts: int = 1
+    *,
+    fault: str | None = None,
+    sampler: str | None = None,
+    cycles: int | None = None,
+    parts: int = 1,
 ) -> Kernel:
     """Build the kernel, or one of the deliberately wrong ones (negative controls).
 
@@ -109,17 +116,27 @@ def make_kernel(
         accepted with ``pi(t) / pi(s)``, the proposal ratio left out;
         "mh-counts-with-token": the ratio reads the counts with the token still in its
         topic; "mh-no-prior-branch": the doc proposal never takes its ``alpha`` branch.
-    sampler : {"gibbs", "metropolis"}, optional
-        The exact conditional draw of :func:`~zoo.models.lda.sweeps.sweep` (default), or
-        :func:`~zoo.models.lda.metropolis.metropolis_sweep` (O(1) per token). Default:
-        the one ``fault`` belongs to, else "gibbs".
-    cycles : int
-        "metropolis" only: cycles of (doc proposal, word proposal) per token and sweep.
+    sampler : {"auto", "gibbs", "metropolis"}, optional
+        The exact conditional draw of :func:`~zoo.models.lda.sweeps.sweep`,
+        :func:`~zoo.models.lda.metropolis.metropolis_sweep` (O(1) per token), or "auto":
+        the one :func:`~zoo.models.lda.choice.choose_sampler` picks for the data's K and
+        tokens, with its cycles (decided per data set; the same data, the same pick).
+        Default: the sampler ``fault`` belongs to, else "auto".
+    cycles : int, optional
+        "metropolis" only: cycles of (doc proposal, word proposal) per token and sweep;
+        default :data:`~zoo.models.lda.metropolis.DEFAULT_CYCLES` (2).
     parts : int
         "metropolis" only: 1 (default) for the exact serial sweep; more for the threaded
         sweep over ``parts x parts`` blocks, which is **not exact** (each thread reads
         topic totals that lag the other threads' moves within an epoch;
         :func:`~zoo.models.lda.metropolis.metropolis_sweep`).
+
+    Returns
+    -------
+    Kernel
+        Its ``describe(data, prior)`` names the sampler that runs on ``data`` (for
+        "auto", with the rule's reason); ``zoo.sample`` records it in the output's
+        attributes (``sampler``).
 
     Notes
     -----
@@ -137,18 +154,19 @@ def make_kernel(
         raise ValueError(f"sampler: must be one of {SAMPLERS}, got {sampler!r}")
     switch = Fault.NONE if fault is None else FAULTS[fault]
     metropolis = isinstance(switch, MetropolisFault)
-    if sampler == "gibbs" and metropolis:
+    if sampler in ("gibbs", "auto") and metropolis:
         raise ValueError(f"fault: {fault!r} is a fault of the 'metropolis' sampler")
-    if sampler == "metropolis" and fault is not None and not metropolis:
+    if sampler in ("metropolis", "auto") and fault is not None and not metropolis:
         raise ValueError(f"fault: {fault!r} is a fault of the 'gibbs' sampler")
-    metropolis = metropolis or sampler == "metropolis"
-    cycles = as_int("cycles", cycles, minimum=1)
-    if cycles != 1 and not metropolis:
+    if sampler is None:
+        sampler = "metropolis" if metropolis else "gibbs" if fault is not None else "auto"
+    if cycles is not None and sampler != "metropolis":
         raise ValueError("cycles: only the 'metropolis' sampler takes cycles")
+    cycles = as_int("cycles", DEFAULT_CYCLES if cycles is None else cycles, minimum=1)
     parts = as_int("parts", parts, minimum=1)
-    if parts != 1 and not metropolis:
+    if parts != 1 and sampler != "metropolis":
         raise ValueError("parts: only the 'metropolis' sampler runs in parts")
-    if metropolis and not isinstance(switch, MetropolisFault):
+    if sampler == "metropolis" and not metropolis:
         switch = MetropolisFault.NONE
     point_estimate = switch == Fault.THETA_POINT_ESTIMATE
     correct = switch in (Fault.NONE, MetropolisFault.NONE)
@@ -161,6 +179,14 @@ def make_kernel(
     def resolved(data: Data, prior: Prior) -> Hyperparameters:
         return last(prior, data, prior.resolve)
 
+    def choice(data: Data) -> SamplerChoice:
+        """The sampler and cycles that run on ``data``."""
+        if sampler == "auto":
+            return choose_sampler(n_topics=data.n_topics, n_tokens=data.n_tokens)
+        return SamplerChoice(
+            sampler, cycles if sampler == "metropolis" else 1, "chosen by the caller"
+        )
+
     def init(data: Data, prior: Prior, rng: np.random.Generator) -> State:
         resolved(data, prior)
         # Uniform random topics: over-dispersed starts let R-hat see chains that stick.
@@ -169,7 +195,8 @@ def make_kernel(
     def step(state: State, data: Data, prior: Prior, rng: np.random.Generator) -> State:
         new = counts_from_topics(data, state.topic)
         hyper = resolved(data, prior)
-        if metropolis:
+        picked = choice(data)
+        if picked.sampler == "metropolis":
             words = index(prior, data, lambda data: build_word_tokens(data.corpus, data.n_words))
             partition = (
                 None
@@ -183,11 +210,11 @@ def make_kernel(
                 new,
                 hyper,
                 rng,
-                cycles=cycles,
+                cycles=picked.cycles,
                 word_tokens=words,
                 parts=parts,
                 partition=partition,
-                fault=switch,
+                fault=switch if isinstance(switch, MetropolisFault) else MetropolisFault.NONE,
             )
         else:
             sweep(data.corpus, new, hyper, rng, fault=switch)
@@ -211,10 +238,23 @@ def make_kernel(
             **label_invariants(data, theta, phi),
         }
 
-    return Kernel(init=init, step=step, draw=draw)
+    def describe(data: Data, prior: Prior) -> str:
+        picked = choice(data)
+        text = "lda " + picked.label + ("" if parts == 1 else f", {parts} threads (not exact)")
+        if fault is not None:
+            text += f", fault {fault!r}"
+        return text + (f" (auto: {picked.reason})" if sampler == "auto" else "")
+
+    return Kernel(init=init, step=step, draw=draw, describe=describe)
 
 
+#: The default kernel: the exact sampler :func:`~zoo.models.lda.choice.choose_sampler`
+#: picks for the data (the Gibbs sweep below its topic threshold, the
+#: Metropolis-Hastings sweep above), deciding per data set.
 kernel = make_kernel()
+
+#: The exact Gibbs sweep whatever the data (``kernel=`` to ask for it explicitly).
+gibbs_kernel = make_kernel(sampler="gibbs")
 
 #: The Metropolis-Hastings kernel (:mod:`zoo.models.lda.metropolis`): O(1) per token, for
 #: large K (``zoo validate lda --kernel zoo.models.lda:metropolis_kernel``).

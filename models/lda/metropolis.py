@@ -88,6 +88,7 @@ from zoo.models.lda.sweeps import check_sweep_arrays, document_span
 from zoo.models.lda.uniforms import fill_uniforms, uniform_source
 
 __all__ = [
+    "DEFAULT_CYCLES",
     "MetropolisFault",
     "Partition",
     "WordTokens",
@@ -122,6 +123,16 @@ class MetropolisFault(IntEnum):
 _NO_PROPOSAL_RATIO = int(MetropolisFault.NO_PROPOSAL_RATIO)
 _COUNTS_WITH_TOKEN = int(MetropolisFault.COUNTS_WITH_TOKEN)
 _NO_PRIOR_BRANCH = int(MetropolisFault.NO_PRIOR_BRANCH)
+
+#: Cycles of (doc proposal, word proposal) per token and sweep unless the caller says.
+#: Two, measured as CPU seconds to 99% of the way from a random start to the best log
+#: joint on Reuters (``bench/lda_time_to_quality.py``, one seed): one cycle needs about
+#: twice the sweeps of two (315 against 150 at K = 1,000) for 0.6 times the cost per
+#: sweep, so two got there first at K = 20, 100 and 1,000 (one never did at K = 20 in
+#: 1,000 sweeps) and as fast at K = 3,000; four cost more than they saved
+#: (``docs/lda-time-to-quality.md``). LightLDA runs several such steps per token for
+#: the same reason (Yuan et al. 2015, section 3).
+DEFAULT_CYCLES = 2
 
 #: Tokens whose uniforms are drawn before they are updated (see the module docstring):
 #: a batch is part of one document, so the buffer does not grow with the documents.
@@ -397,7 +408,7 @@ def metropolis_sweep(
     rng: np.random.Generator,
     *,
     sweeps: int = 1,
-    cycles: int = 1,
+    cycles: int = DEFAULT_CYCLES,
     tokens: tuple[int, int] | None = None,
     word_tokens: WordTokens | None = None,
     parts: int = 1,
@@ -423,7 +434,8 @@ def metropolis_sweep(
     sweeps : int
         Sweeps to run (default 1).
     cycles : int
-        Cycles of (doc proposal, word proposal) per token and sweep (default 1).
+        Cycles of (doc proposal, word proposal) per token and sweep (default
+        :data:`DEFAULT_CYCLES`).
     tokens : (lo, hi), optional
         Update only tokens ``lo <= i < hi``, in order; default all.
     word_tokens : WordTokens, optional

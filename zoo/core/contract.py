@@ -47,11 +47,17 @@ class Kernel(NamedTuple):
         ``draw(state, data, prior, rng) -> {name: array}``: the model's variables given
         the state, drawn from their conjugate conditionals (for a collapsed sampler this
         is the step that brings the integrated-out parameters back).
+    describe : callable, optional
+        ``describe(data, prior) -> str``: which sampler runs on this data, for a kernel
+        that decides per data set (LDA's default picks its sampler from K and the
+        corpus). ``zoo.sample`` records it in the output's attributes (``sampler``) and
+        prints it where it shows progress.
     """
 
     init: Callable[..., Any]
     step: Callable[..., Any]
     draw: Callable[..., Mapping[str, np.ndarray]]
+    describe: Callable[..., str] | None = None
 
 
 class KernelChecks(NamedTuple):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import time
 import warnings
 from collections.abc import Mapping
@@ -190,6 +191,11 @@ def _sample_gibbs(
     model, data, prior, kernel, draws, tune, chains, root, progress, attrs, compute, keep
 ):
     rngs = [np.random.default_rng(child) for child in streams.items(root, "gibbs-chains", chains)]
+    describe = getattr(kernel, "describe", None)
+    sampler = describe(data, prior) if callable(describe) else None
+    if sampler is not None and progress:
+        # One line where the progress is shown (the bar itself leaves none behind).
+        print(f"{model.name}: sampling with {sampler}", file=sys.stderr, flush=True)
     states = [kernel.init(data, prior, rng) for rng in rngs]
     shapes = {
         name: tuple(len(data.coords[d]) for d in dims)
@@ -225,6 +231,8 @@ def _sample_gibbs(
                 stacklevel=3,
             )
     attrs = {**attrs, "sampling_time": time.perf_counter() - started, "kernel": _describe(kernel)}
+    if sampler is not None:
+        attrs["sampler"] = sampler
     if interrupted:
         attrs.update(interrupted=True, draws=completed)
     posterior = {name: values[:, :completed] for name, values in store.items()}
