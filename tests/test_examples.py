@@ -31,6 +31,10 @@ def test_every_example_is_tested():
         *OUTSIDE_EXAMPLES,
         "validate_my_sampler.py",
         "lda_pydoc_topics.py",
+        # not scripts: the package marker and the outside examples' harness (its tests:
+        # tests/examples/test_harness.py)
+        "__init__.py",
+        "harness.py",
     }
     assert {p.name for p in EXAMPLES.glob("*.py")} == tested
 

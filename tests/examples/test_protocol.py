@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import zoo
+from examples import harness
 
 SMALL = {"draws": 50, "chains": 2, "seed": 3}
 
@@ -70,7 +71,7 @@ def test_bug_samplers_are_the_bug_kernels_looped_and_pickle_by_reference(example
     for name, bug in module.BUG_SAMPLERS.items():
         restored = pickle.loads(pickle.dumps(bug))
         assert repr(restored) == f"BUG_SAMPLERS[{name!r}]"
-        direct = module.run(module.BUG_KERNELS[name], data, **SMALL)
+        direct = harness.run(module.BUG_KERNELS[name], data, **SMALL, warmup=module.WARMUP)
         looped = restored(data, **SMALL)
         for variable in direct:
             np.testing.assert_array_equal(direct[variable], looped[variable])
