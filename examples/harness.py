@@ -91,15 +91,19 @@ class BugSampler:
         The kernel with the bug.
     warmup : int
         Steps discarded at the start of each chain, as for the example's ``sampler``.
+    collection : str
+        The name of the example's dict that holds it (a file with several models names
+        one per model).
     """
 
-    def __init__(self, name, kernel, *, warmup):
+    def __init__(self, name, kernel, *, warmup, collection="BUG_SAMPLERS"):
         self.name = name
         self.kernel = kernel
         self.warmup = warmup
+        self.collection = collection
         # what `zoo validate` prints for it: the example's module, not this one
         self.__module__ = kernel.step.__module__
-        self.__qualname__ = f"BUG_SAMPLERS[{name!r}]"
+        self.__qualname__ = f"{collection}[{name!r}]"
 
     def __call__(self, data, *, draws, chains, seed, warmup=None):
         """Draws from the kernel with the bug; arguments as for the example's ``sampler``."""
@@ -107,12 +111,15 @@ class BugSampler:
         return run(self.kernel, data, draws=draws, chains=chains, seed=seed, warmup=warmup)
 
     def __repr__(self):
-        return f"BUG_SAMPLERS[{self.name!r}]"
+        return f"{self.collection}[{self.name!r}]"
 
 
-def bug_samplers(bug_kernels, *, warmup):
+def bug_samplers(bug_kernels, *, warmup, collection="BUG_SAMPLERS"):
     """``BUG_SAMPLERS``: a :class:`BugSampler` per kernel of ``BUG_KERNELS``, same names."""
-    return {name: BugSampler(name, kernel, warmup=warmup) for name, kernel in bug_kernels.items()}
+    return {
+        name: BugSampler(name, kernel, warmup=warmup, collection=collection)
+        for name, kernel in bug_kernels.items()
+    }
 
 
 def settings(description, argv=None):

@@ -14,19 +14,26 @@ parameter a conjugate hyperprior. Both full conditionals are Gamma:
     theta_i | beta, y ~ Gamma(alpha + y_i, rate beta + t_i)
     beta | theta ~ Gamma(6 + n alpha, rate 2.5 + sum_i theta_i)
 
-The hyperprior is proper and weakly informative (a prior mean failure rate ``E[theta] =
-alpha E[1/beta] = 0.9`` per thousand hours), not the vaguer Gamma(0.1, 1.0) of the BUGS
-"Pumps" example, because SBC, Geweke's test and the invariance check draw parameters and
-data from the prior. Under Gamma(0.1, 1.0) about 2% of draws have ``beta < 2e-17``, where
-the expected failures of the longest-running pump exceed ``2^63`` and the simulated count
-overflows a 64-bit integer, and ``theta`` has no prior mean, so moment tests are
-undefined; Gamma(6, 2.5) gives ``theta`` four finite moments, as the
-second-moment test functions of Geweke's test need.
+The hyperprior of ``model()`` is proper and weakly informative (a prior mean failure
+rate ``E[theta] = alpha E[1/beta] = 0.9`` per thousand hours), not the vaguer Gamma(0.1,
+1.0) of the BUGS "Pumps" example, because SBC, Geweke's test and the invariance check
+draw parameters and data from the prior. Under Gamma(0.1, 1.0) about 2% of draws have
+``beta < 2e-17``, where the expected failures of the longest-running pump exceed
+``2^63`` and the simulated count overflows a 64-bit integer, and ``theta`` has no prior
+mean, so moment tests are undefined; Gamma(6, 2.5) gives ``theta`` four finite moments,
+as the second-moment test functions of Geweke's test need.
+
+BUGS's own hyperprior is a parameter of the model: ``bugs_model()`` is ``model(hyperprior=
+BUGS_HYPERPRIOR)``, Gamma(0.1, rate 1.0) (Spiegelhalter et al. 1996, "Pumps"), for the
+checks that do not simulate from the prior (exact, nuts). The hyperprior's shape and rate
+are ``pm.Data`` (``beta_shape``, ``beta_rate``), so one kernel and one set of bugs serve
+both: the sampler reads them from its data like the exposures.
 
 What this module offers (the protocol of ``zoo validate --model``):
 
 - ``model()``: the PyMC program; ``y`` is observed and the exposure ``t`` is a
-  ``pm.Data``, both with dims ``("pump",)``. Free variables: ``beta`` (scalar) and
+  ``pm.Data``, both with dims ``("pump",)``, and so are the hyperprior's ``beta_shape``
+  and ``beta_rate`` (scalars). Free variables: ``beta`` (scalar) and
   ``theta`` (``pump``).
 - ``kernel = zoo.Kernel(init, step, draw)``: the state is ``{"beta": ..., "theta": ...}``;
   ``step`` returns a new state and never modifies its argument.
@@ -65,6 +72,8 @@ Gaver, D. P. & O'Muircheartaigh, I. G. (1987). Robust empirical Bayes analyses o
 rates. Technometrics 29, 1-15.
 Gelfand, A. E. & Smith, A. F. M. (1990). Sampling-based approaches to calculating
 marginal densities. Journal of the American Statistical Association 85, 398-409.
+Spiegelhalter, D., Thomas, A., Best, N. & Gilks, W. (1996). BUGS 0.5 Examples, Volume 1
+("Pumps: conjugate gamma-Poisson hierarchical model"). MRC Biostatistics Unit, Cambridge.
 """
 
 import numpy as np
@@ -84,11 +93,13 @@ FAILURES = np.array([5, 1, 5, 14, 3, 19, 1, 1, 4, 22])
 ALPHA = 1.802
 #: Shape and rate of the Gamma hyperprior of beta.
 BETA_SHAPE, BETA_RATE = 6.0, 2.5
+#: The BUGS example's hyperprior of beta: Gamma(0.1, rate 1.0).
+BUGS_HYPERPRIOR = (0.1, 1.0)
 #: Sweeps discarded at the start of each chain.
 WARMUP = 200
 
 
-def model(failures=FAILURES, exposure=EXPOSURE):
+def model(failures=FAILURES, exposure=EXPOSURE, hyperprior=(BETA_SHAPE, BETA_RATE)):
     """The PyMC program: the specification the sampler is checked against.
 
     Parameters
@@ -97,6 +108,9 @@ def model(failures=FAILURES, exposure=EXPOSURE):
         Failures ``y_i`` of each pump (observed).
     exposure : array of float
         Operating time ``t_i`` of each pump, thousands of hours (a ``pm.Data``).
+    hyperprior : (float, float)
+        Shape and rate of the Gamma prior of ``beta`` (``pm.Data`` ``beta_shape`` and
+        ``beta_rate``).
 
     Returns
     -------
@@ -109,10 +123,25 @@ def model(failures=FAILURES, exposure=EXPOSURE):
     coords = {"pump": np.arange(1, failures.size + 1)}
     with pm.Model(coords=coords) as pumps:
         t = pm.Data("t", np.asarray(exposure, dtype=float), dims="pump")
-        beta = pm.Gamma("beta", alpha=BETA_SHAPE, beta=BETA_RATE)
+        shape = pm.Data("beta_shape", float(hyperprior[0]))
+        rate = pm.Data("beta_rate", float(hyperprior[1]))
+        beta = pm.Gamma("beta", alpha=shape, beta=rate)
         theta = pm.Gamma("theta", alpha=ALPHA, beta=beta, dims="pump")
         pm.Poisson("y", mu=theta * t, observed=failures, dims="pump")
     return pumps
+
+
+def bugs_model():
+    """:func:`model` under the BUGS example's hyperprior Gamma(0.1, rate 1.0)."""
+    return model(hyperprior=BUGS_HYPERPRIOR)
+
+
+def _hyperprior(data):
+    """Shape and rate of beta's Gamma prior from a data dict, checked."""
+    shape, rate = float(data["beta_shape"]), float(data["beta_rate"])
+    if not (shape > 0 and rate > 0):
+        raise ValueError(f"data: beta_shape and beta_rate must be > 0, got {shape}, {rate}")
+    return shape, rate
 
 
 def _data(data):
@@ -140,7 +169,8 @@ def step(state, data, rng):
     y, t = _data(data)
     # numpy's gamma takes the shape and the *scale*, 1 / rate.
     theta = rng.gamma(ALPHA + y, 1.0 / (state["beta"] + t))
-    beta = rng.gamma(BETA_SHAPE + y.size * ALPHA, 1.0 / (BETA_RATE + theta.sum()))
+    shape, rate = _hyperprior(data)
+    beta = rng.gamma(shape + y.size * ALPHA, 1.0 / (rate + theta.sum()))
     return {"beta": np.asarray(beta), "theta": theta}
 
 
@@ -158,7 +188,8 @@ def sampler(data, *, draws, chains, seed, warmup=WARMUP):
     Parameters
     ----------
     data : dict
-        ``{"y": failures, "t": exposure}``, as ``zoo validate`` passes them.
+        ``{"y": failures, "t": exposure, "beta_shape": ..., "beta_rate": ...}``, as
+        ``zoo validate`` passes them.
     draws, chains : int
         Draws kept per chain, and chains.
     seed : int or None
@@ -181,7 +212,8 @@ def step_rate_as_scale(state, data, rng):
     """Bug: the Gamma rate ``beta + t_i`` passed where numpy wants the scale."""
     y, t = _data(data)
     theta = rng.gamma(ALPHA + y, state["beta"] + t)
-    beta = rng.gamma(BETA_SHAPE + y.size * ALPHA, 1.0 / (BETA_RATE + theta.sum()))
+    shape, rate = _hyperprior(data)
+    beta = rng.gamma(shape + y.size * ALPHA, 1.0 / (rate + theta.sum()))
     return {"beta": np.asarray(beta), "theta": theta}
 
 
@@ -189,7 +221,8 @@ def step_no_exposure(state, data, rng):
     """Bug: the exposure forgotten, as if ``y_i ~ Poisson(theta_i)``."""
     y, _ = _data(data)
     theta = rng.gamma(ALPHA + y, 1.0 / (state["beta"] + 1.0))
-    beta = rng.gamma(BETA_SHAPE + y.size * ALPHA, 1.0 / (BETA_RATE + theta.sum()))
+    shape, rate = _hyperprior(data)
+    beta = rng.gamma(shape + y.size * ALPHA, 1.0 / (rate + theta.sum()))
     return {"beta": np.asarray(beta), "theta": theta}
 
 
@@ -197,7 +230,8 @@ def step_shape_update(state, data, rng):
     """Bug: ``beta``'s shape updated by ``n``, one per pump, instead of ``n alpha``."""
     y, t = _data(data)
     theta = rng.gamma(ALPHA + y, 1.0 / (state["beta"] + t))
-    beta = rng.gamma(BETA_SHAPE + y.size, 1.0 / (BETA_RATE + theta.sum()))
+    shape, rate = _hyperprior(data)
+    beta = rng.gamma(shape + y.size, 1.0 / (rate + theta.sum()))
     return {"beta": np.asarray(beta), "theta": theta}
 
 
@@ -205,7 +239,8 @@ def step_no_prior_rate(state, data, rng):
     """Bug: ``beta``'s rate is ``sum_i theta_i``, the prior's rate dropped."""
     y, t = _data(data)
     theta = rng.gamma(ALPHA + y, 1.0 / (state["beta"] + t))
-    beta = rng.gamma(BETA_SHAPE + y.size * ALPHA, 1.0 / theta.sum())
+    shape, _ = _hyperprior(data)
+    beta = rng.gamma(shape + y.size * ALPHA, 1.0 / theta.sum())
     return {"beta": np.asarray(beta), "theta": theta}
 
 
@@ -218,8 +253,13 @@ BUG_KERNELS = {
 BUG_SAMPLERS = harness.bug_samplers(BUG_KERNELS, warmup=WARMUP)
 
 
+#: The model with its correct forms and bugs, for the script and the tests.
+EXAMPLES = [
+    harness.Example("pump failures", model, kernel, sampler, BUG_KERNELS, BUG_SAMPLERS),
+    harness.Example(
+        "pump failures, BUGS hyperprior", bugs_model, kernel, sampler, BUG_KERNELS, BUG_SAMPLERS
+    ),
+]
+
 if __name__ == "__main__":
-    harness.main(
-        __doc__.splitlines()[0],
-        [harness.Example("pump failures", model, kernel, sampler, BUG_KERNELS, BUG_SAMPLERS)],
-    )
+    harness.main(__doc__.splitlines()[0], EXAMPLES)

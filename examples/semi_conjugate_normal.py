@@ -223,8 +223,10 @@ BUG_KERNELS = {
 BUG_SAMPLERS = harness.bug_samplers(BUG_KERNELS, warmup=WARMUP)
 
 
+#: The model with its correct forms and bugs, for the script and the tests.
+EXAMPLES = [
+    harness.Example("midge wing lengths", model, kernel, sampler, BUG_KERNELS, BUG_SAMPLERS)
+]
+
 if __name__ == "__main__":
-    harness.main(
-        __doc__.splitlines()[0],
-        [harness.Example("midge wing lengths", model, kernel, sampler, BUG_KERNELS, BUG_SAMPLERS)],
-    )
+    harness.main(__doc__.splitlines()[0], EXAMPLES)

@@ -10,7 +10,16 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 MODEL_EXAMPLES = ["beta_binomial_rats.py", "naive_bayes_digits.py", "gda_iris.py"]
 # Models outside the zoo, specified in PyMC, each with a Gibbs sampler and planted bugs
 # (their statistics: tests/examples/).
-OUTSIDE_EXAMPLES = ["pump_failures.py", "semi_conjugate_normal.py", "probit_regression.py"]
+OUTSIDE_EXAMPLES = [
+    "pump_failures.py",
+    "semi_conjugate_normal.py",
+    "probit_regression.py",
+    "linear_regression.py",
+    "eight_schools.py",
+    "coal_mining.py",
+    "gaussian_mixture.py",
+    "dirichlet_multinomial.py",
+]
 SMALL = ["--draws", "100", "--tune", "100", "--chains", "2"]
 
 

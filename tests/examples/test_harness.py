@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from examples import harness, pump_failures
+from tests.test_examples import OUTSIDE_EXAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPTS = ["pump_failures.py", "semi_conjugate_normal.py", "probit_regression.py"]
+SCRIPTS = OUTSIDE_EXAMPLES
 
 
 def _python(*args, cwd):
@@ -55,6 +56,7 @@ def test_bug_sampler_names_the_example_and_pickles_with_its_kernel():
 
 def test_run_keeps_draws_after_warmup_on_one_stream_per_chain():
     data = {"y": pump_failures.FAILURES, "t": pump_failures.EXPOSURE}
+    data.update(beta_shape=pump_failures.BETA_SHAPE, beta_rate=pump_failures.BETA_RATE)
     kernel = pump_failures.kernel
     out = harness.run(kernel, data, draws=3, chains=2, seed=7, warmup=2)
     # chain 1 by hand: its own spawned stream, two warm-up steps, then three kept
