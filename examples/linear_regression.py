@@ -35,8 +35,8 @@ Normal-Inverse-Gamma
 independent priors
     ``squares-about-least-squares`` (formula): ``sigma2``'s rate from the residuals at
     the least-squares fit, not at the current ``beta``. ``variance-as-precision``
-    (draw): the Gamma draw not inverted. ``no-prior-precision`` (prior): ``P = X'X /
-    sigma2``, the prior of ``beta`` dropped.
+    (draw): the Gamma draw not inverted. ``prior-sd-as-variance`` (prior): as for known
+    noise.
 
     python examples/linear_regression.py [--sampler] [--checks LIST] [--only NAMES] ...
     zoo validate --model examples.linear_regression:known_noise_model
@@ -362,10 +362,10 @@ def step_variance_as_precision(state, data, rng):
     return {"beta": beta, "sigma2": np.asarray(sigma2)}
 
 
-def step_no_prior_precision(state, data, rng):
-    """Bug (prior): ``P = X'X / sigma2``, the prior of ``beta`` dropped."""
+def step_independent_prior_sd_as_variance(state, data, rng):
+    """Bug (prior): ``beta``'s prior precision ``1 / S0``, the sd used as the variance."""
     y, X = _data(data)
-    beta = _beta_known_noise(y, X, rng, prior_precision=0.0, noise_variance=state["sigma2"])
+    beta = _beta_known_noise(y, X, rng, prior_precision=1.0 / S0, noise_variance=state["sigma2"])
     return {"beta": beta, "sigma2": np.asarray(_sigma2_given(beta, y, X, rng))}
 
 
@@ -374,7 +374,7 @@ INDEPENDENT_BUG_KERNELS = {
     for name, step in (
         ("squares-about-least-squares", step_squares_about_least_squares),
         ("variance-as-precision", step_variance_as_precision),
-        ("no-prior-precision", step_no_prior_precision),
+        ("prior-sd-as-variance", step_independent_prior_sd_as_variance),
     )
 }
 INDEPENDENT_BUG_SAMPLERS = harness.bug_samplers(

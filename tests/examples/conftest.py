@@ -79,6 +79,13 @@ REFERENCES = {
         b=linear_regression.B,
         g=linear_regression.G,
     ),
+    "linear_regression:independent_model": lambda: references.regression_independent(
+        linear_regression.Y_VALUES,
+        linear_regression.design(),
+        s0=linear_regression.S0,
+        a=linear_regression.A,
+        b=linear_regression.B,
+    ),
     "eight_schools:centred_model": lambda: _eight_schools(centred=True),
     "eight_schools:noncentred_model": lambda: _eight_schools(centred=False),
     "coal_mining:model": lambda: references.change_point(

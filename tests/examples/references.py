@@ -523,6 +523,24 @@ def _normal_mixture(mean, var, weights, dims):
     )
 
 
+def _log_grid_marginal(u, log_density, weights):
+    """The marginal of ``exp(u)`` from its log density on equally spaced ``u`` (with weights).
+
+    Its CDF is that of ``u`` at ``log x`` (cumulative Simpson on the grid); its moments
+    are the quadrature's.
+    """
+    log_cdf, log_ppf = _grid_cdf(u, np.exp(log_density - log_density.max()))
+    mean, sd, kurtosis = _moments(np.exp(u), weights)
+    return Marginal(
+        dims=(),
+        mean=np.asarray(mean),
+        sd=np.asarray(sd),
+        cdf=lambda x: log_cdf(np.log(np.maximum(x, 1e-300))),
+        ppf=lambda prob: np.exp(log_ppf(prob)),
+        kurtosis=np.asarray(kurtosis),
+    )
+
+
 def eight_schools(y, sigma, *, mu_sd, tau_scale, centred, points=1401):
     """Reference of eight schools: ``tau`` by quadrature in ``log tau``, the rest mixtures.
 
@@ -550,18 +568,7 @@ def eight_schools(y, sigma, *, mu_sd, tau_scale, centred, points=1401):
         raise RuntimeError("the grid is too narrow: the density at its edge is not negligible")
     weights = _normalised(log_density, _trapezoid_weights(u))
 
-    log_cdf, log_ppf = _grid_cdf(u, np.exp(log_density - log_density.max()))
-    raw = [weights @ tau[:, 0] ** k for k in range(1, 5)]
-    m1, m2, m3, m4 = raw
-    variance = m2 - m1**2
-    tau_marginal = Marginal(
-        dims=(),
-        mean=np.asarray(m1),
-        sd=np.asarray(np.sqrt(variance)),
-        cdf=lambda x: log_cdf(np.log(np.maximum(x, 1e-300))),
-        ppf=lambda prob: np.exp(log_ppf(prob)),
-        kurtosis=np.asarray((m4 - 4 * m3 * m1 + 6 * m2 * m1**2 - 3 * m1**4) / variance**2),
-    )
+    tau_marginal = _log_grid_marginal(u, log_density, weights)
     mu_mean, mu_var = linear / precision, 1.0 / precision
     mu = _normal_mixture(mu_mean, mu_var, weights, ())
     q = 1.0 / sigma**2 + 1.0 / tau**2
@@ -579,4 +586,44 @@ def eight_schools(y, sigma, *, mu_sd, tau_scale, centred, points=1401):
         {"mu": mu, "tau": tau_marginal, name: _normal_mixture(mean, var, weights, ("school",))},
         coords={"school": np.arange(1, y.size + 1)},
         note=f"quadrature in log tau ({points} nodes), mu and {name} as Normal mixtures",
+    )
+
+
+def regression_independent(y, X, *, s0, a, b, points=1201):
+    """Reference of the regression with independent priors: ``sigma2`` by quadrature.
+
+    With ``beta ~ Normal(0, s0^2 I)`` integrated out, ``y | sigma2 ~ Normal(0, sigma2 I +
+    s0^2 X X')``, so ``log p(sigma2 | y) = log InverseGamma(sigma2; a, b) + log Normal(y;
+    0, sigma2 I + s0^2 X X') + const``, on a grid in ``log sigma2`` (the log density via
+    the Cholesky factor of the covariance). Given ``sigma2``, ``beta`` is Normal with
+    precision ``X'X / sigma2 + I / s0^2``; its marginal is the mixture over the nodes.
+    """
+    y, X = np.asarray(y, dtype=float), np.asarray(X, dtype=float)
+    least_squares = np.linalg.lstsq(X, y, rcond=None)[0]
+    centre = np.log(np.sum((y - X @ least_squares) ** 2) / y.size)
+    u = np.linspace(centre - 8.0, centre + 8.0, points)
+    sigma2 = np.exp(u)
+    gram = s0**2 * X @ X.T
+    log_density = np.empty(points)
+    for i, variance in enumerate(sigma2):
+        factor = linalg.cho_factor(variance * np.eye(y.size) + gram, lower=True)
+        log_det = 2 * np.log(np.diag(factor[0])).sum()
+        quadratic = y @ linalg.cho_solve(factor, y)
+        log_density[i] = -0.5 * (log_det + quadratic)
+    # the InverseGamma(a, b) prior, and the Jacobian sigma2 of u = log sigma2
+    log_density += -(a + 1) * u - b / sigma2 + u
+    if log_density.max() - max(log_density[0], log_density[-1]) < 30:
+        raise RuntimeError("the grid is too narrow: the density at its edge is not negligible")
+    weights = _normalised(log_density, _trapezoid_weights(u))
+    precision = X.T @ X / sigma2[:, None, None] + np.eye(X.shape[1]) / s0**2  # (node, 2, 2)
+    covariance = np.array([_inverse(node) for node in precision])
+    mean = np.einsum("nij,j,n->ni", covariance, X.T @ y, 1.0 / sigma2)
+    var = np.diagonal(covariance, axis1=1, axis2=2)
+    return Reference(
+        {
+            "beta": _normal_mixture(mean, var, weights, ("coefficient",)),
+            "sigma2": _log_grid_marginal(u, log_density, weights),
+        },
+        coords=_coefficient_coords(X),
+        note=f"quadrature in log sigma2 ({points} nodes), beta as Normal mixtures",
     )

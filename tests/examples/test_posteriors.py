@@ -54,9 +54,19 @@ def test_each_planted_bug_disagrees_with_the_quadrature(name, bug, reference):
 NUTS_MODEL = {"eight_schools:centred_model": EXAMPLES["eight_schools:noncentred_model"].model}
 
 
+#: The first three by default; the classic models' (30 s to minutes each) with -m slow.
+NUTS_BY_DEFAULT = ("pump_failures:model", "semi_conjugate_normal:model", "probit_regression:model")
+
+
 @pytest.mark.pymc
-@pytest.mark.parametrize("name", WITH_REFERENCE)
-def test_nuts_on_the_pymc_model_agrees_with_the_quadrature(name, reference):
+@pytest.mark.parametrize(
+    "name",
+    [
+        name if name in NUTS_BY_DEFAULT else pytest.param(name, marks=pytest.mark.slow)
+        for name in WITH_REFERENCE
+    ],
+)
+def test_nuts_on_the_pymc_model_agrees_with_the_reference(name, reference):
     # deferred: PyMC takes seconds to import
     import pymc as pm
 
