@@ -112,17 +112,17 @@ def _data(data):
     return y
 
 
-def _labels(z, mu, y, rng, *, own="remove", noise_variance=SIGMA**2):
+def _labels(z, mu, y, rng, *, other_label=False, noise_variance=SIGMA**2):
     """One pass over the labels, ``w`` integrated out; returns new labels.
 
-    ``own="other"`` plants a bug: the prior odds read the other label's count.
+    ``other_label=True`` plants a bug: the prior odds read the other label's count.
     """
     z = z.copy()
     counts = np.array([np.sum(z == 0), np.sum(z == 1)], dtype=float)
     prior = np.array([B, A])  # pseudo-counts of labels 0 and 1
     for i in range(y.size):
         counts[z[i]] -= 1  # n_k^-i: the others' labels
-        others = counts[::-1] if own == "other" else counts
+        others = counts[::-1] if other_label else counts
         log_p = np.log(prior + others) - (y[i] - mu) ** 2 / (2 * noise_variance)
         p1 = 1.0 / (1.0 + np.exp(log_p[0] - log_p[1]))
         z[i] = int(rng.random() < p1)
@@ -191,7 +191,7 @@ def sampler(data, *, draws, chains, seed, warmup=WARMUP):
 
 def step_counts_of_the_other_label(state, data, rng):
     """Bug (bookkeeping): each label's prior odds from the other label's count."""
-    return _sweep(state, data, rng, labels={"own": "other"})
+    return _sweep(state, data, rng, labels={"other_label": True})
 
 
 def step_prior_mean_dropped(state, data, rng):
