@@ -14,21 +14,26 @@ parameter a conjugate hyperprior. Both full conditionals are Gamma:
     theta_i | beta, y ~ Gamma(alpha + y_i, rate beta + t_i)
     beta | theta ~ Gamma(6 + n alpha, rate 2.5 + sum_i theta_i)
 
-The hyperprior is proper and weakly informative (a prior mean failure rate ``E[theta] =
-alpha E[1/beta] = 0.9`` per thousand hours), not the vaguer Gamma(0.1, 1.0) of the BUGS
-"Pumps" example, because SBC, Geweke's test and the invariance check draw parameters and
-data from the prior. Under Gamma(0.1, 1.0) about 2% of draws have ``beta < 2e-17``, where
-the expected failures of the longest-running pump exceed ``2^63`` and the simulated count
-overflows a 64-bit integer (SBC draws such a data set again: ``docs/design.md``, "The
-verdict policy"; ``model(hyperprior=BUGS_HYPERPRIOR)`` and ``step(...,
-hyperprior=BUGS_HYPERPRIOR)`` are the BUGS variant), and ``theta`` has no prior mean, so
-moment tests are undefined; Gamma(6, 2.5) gives ``theta`` four finite moments, as the
-second-moment test functions of Geweke's test need.
+The hyperprior of ``model()`` is proper and weakly informative (a prior mean failure
+rate ``E[theta] = alpha E[1/beta] = 0.9`` per thousand hours), not the vaguer Gamma(0.1,
+1.0) of the BUGS "Pumps" example, because SBC, Geweke's test and the invariance check
+draw parameters and data from the prior. Under Gamma(0.1, 1.0) about 2% of draws have
+``beta < 2e-17``, where the expected failures of the longest-running pump exceed
+``2^63`` and the simulated count overflows a 64-bit integer, and ``theta`` has no prior
+mean, so moment tests are undefined; Gamma(6, 2.5) gives ``theta`` four finite moments,
+as the second-moment test functions of Geweke's test need.
+
+BUGS's own hyperprior is a parameter of the model: ``bugs_model()`` is ``model(hyperprior=
+BUGS_HYPERPRIOR)``, Gamma(0.1, rate 1.0) (Spiegelhalter et al. 1996, "Pumps"), for the
+checks that do not simulate from the prior (exact, nuts). The hyperprior's shape and rate
+are ``pm.Data`` (``beta_shape``, ``beta_rate``), so one kernel and one set of bugs serve
+both: the sampler reads them from its data like the exposures.
 
 What this module offers (the protocol of ``zoo validate --model``):
 
 - ``model()``: the PyMC program; ``y`` is observed and the exposure ``t`` is a
-  ``pm.Data``, both with dims ``("pump",)``. Free variables: ``beta`` (scalar) and
+  ``pm.Data``, both with dims ``("pump",)``, and so are the hyperprior's ``beta_shape``
+  and ``beta_rate`` (scalars). Free variables: ``beta`` (scalar) and
   ``theta`` (``pump``).
 - ``kernel = zoo.Kernel(init, step, draw)``: the state is ``{"beta": ..., "theta": ...}``;
   ``step`` returns a new state and never modifies its argument.
@@ -67,14 +72,18 @@ Gaver, D. P. & O'Muircheartaigh, I. G. (1987). Robust empirical Bayes analyses o
 rates. Technometrics 29, 1-15.
 Gelfand, A. E. & Smith, A. F. M. (1990). Sampling-based approaches to calculating
 marginal densities. Journal of the American Statistical Association 85, 398-409.
+Spiegelhalter, D., Thomas, A., Best, N. & Gilks, W. (1996). BUGS 0.5 Examples, Volume 1
+("Pumps: conjugate gamma-Poisson hierarchical model"). MRC Biostatistics Unit, Cambridge.
 """
-
-import argparse
-import os
 
 import numpy as np
 
 import zoo
+
+if __package__:  # imported: `examples.pump_failures`, from the root of the repository
+    from . import harness
+else:  # run as a script: Python puts examples/ first on the path
+    import harness
 
 #: Thousands of hours each pump ran (Gaver & O'Muircheartaigh 1987).
 EXPOSURE = np.array([94.3, 15.7, 62.9, 126.0, 5.24, 31.4, 1.05, 1.05, 2.1, 10.5])
@@ -84,14 +93,13 @@ FAILURES = np.array([5, 1, 5, 14, 3, 19, 1, 1, 4, 22])
 ALPHA = 1.802
 #: Shape and rate of the Gamma hyperprior of beta.
 BETA_SHAPE, BETA_RATE = 6.0, 2.5
-#: The hyperprior of the BUGS "Pumps" example, ``beta ~ Gamma(0.1, 1.0)``: under it about
-#: 2% of prior-predictive data sets overflow int64, and SBC draws them again.
+#: The BUGS example's hyperprior of beta: Gamma(0.1, rate 1.0).
 BUGS_HYPERPRIOR = (0.1, 1.0)
 #: Sweeps discarded at the start of each chain.
 WARMUP = 200
 
 
-def model(failures=FAILURES, exposure=EXPOSURE, *, hyperprior=(BETA_SHAPE, BETA_RATE)):
+def model(failures=FAILURES, exposure=EXPOSURE, hyperprior=(BETA_SHAPE, BETA_RATE)):
     """The PyMC program: the specification the sampler is checked against.
 
     Parameters
@@ -101,8 +109,8 @@ def model(failures=FAILURES, exposure=EXPOSURE, *, hyperprior=(BETA_SHAPE, BETA_
     exposure : array of float
         Operating time ``t_i`` of each pump, thousands of hours (a ``pm.Data``).
     hyperprior : (float, float)
-        Shape and rate of the Gamma hyperprior of ``beta`` (:data:`BUGS_HYPERPRIOR` for
-        the BUGS example's).
+        Shape and rate of the Gamma prior of ``beta`` (``pm.Data`` ``beta_shape`` and
+        ``beta_rate``).
 
     Returns
     -------
@@ -115,10 +123,25 @@ def model(failures=FAILURES, exposure=EXPOSURE, *, hyperprior=(BETA_SHAPE, BETA_
     coords = {"pump": np.arange(1, failures.size + 1)}
     with pm.Model(coords=coords) as pumps:
         t = pm.Data("t", np.asarray(exposure, dtype=float), dims="pump")
-        beta = pm.Gamma("beta", alpha=hyperprior[0], beta=hyperprior[1])
+        shape = pm.Data("beta_shape", float(hyperprior[0]))
+        rate = pm.Data("beta_rate", float(hyperprior[1]))
+        beta = pm.Gamma("beta", alpha=shape, beta=rate)
         theta = pm.Gamma("theta", alpha=ALPHA, beta=beta, dims="pump")
         pm.Poisson("y", mu=theta * t, observed=failures, dims="pump")
     return pumps
+
+
+def bugs_model():
+    """:func:`model` under the BUGS example's hyperprior Gamma(0.1, rate 1.0)."""
+    return model(hyperprior=BUGS_HYPERPRIOR)
+
+
+def _hyperprior(data):
+    """Shape and rate of beta's Gamma prior from a data dict, checked."""
+    shape, rate = float(data["beta_shape"]), float(data["beta_rate"])
+    if not (shape > 0 and rate > 0):
+        raise ValueError(f"data: beta_shape and beta_rate must be > 0, got {shape}, {rate}")
+    return shape, rate
 
 
 def _data(data):
@@ -141,15 +164,12 @@ def init(data, rng):
     return {"beta": np.asarray(beta), "theta": rng.gamma(ALPHA + y, 1.0 / (beta + t))}
 
 
-def step(state, data, rng, *, hyperprior=(BETA_SHAPE, BETA_RATE)):
-    """One Gibbs sweep: theta given beta, then beta given theta (Gelfand & Smith 1990).
-
-    ``hyperprior`` is the shape and rate of ``beta``'s Gamma prior, as in :func:`model`.
-    """
+def step(state, data, rng):
+    """One Gibbs sweep: theta given beta, then beta given theta (Gelfand & Smith 1990)."""
     y, t = _data(data)
-    shape, rate = hyperprior
     # numpy's gamma takes the shape and the *scale*, 1 / rate.
     theta = rng.gamma(ALPHA + y, 1.0 / (state["beta"] + t))
+    shape, rate = _hyperprior(data)
     beta = rng.gamma(shape + y.size * ALPHA, 1.0 / (rate + theta.sum()))
     return {"beta": np.asarray(beta), "theta": theta}
 
@@ -162,42 +182,14 @@ def draw(state, data, rng):
 kernel = zoo.Kernel(init, step, draw)
 
 
-def run(kernel, data, *, draws, chains, seed, warmup=WARMUP):
-    """Run ``kernel``: ``chains`` chains of ``warmup`` discarded sweeps and ``draws`` kept.
-
-    Each chain has its own stream, spawned from ``numpy.random.default_rng(seed)``.
-
-    Returns
-    -------
-    dict of str to ndarray
-        Every free variable, shaped ``(chain, draw, *shape)``.
-    """
-    for name, value in (("draws", draws), ("chains", chains), ("warmup", warmup)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
-            raise ValueError(f"{name}: must be an integer >= 0, got {value!r}")
-    if draws < 1 or chains < 1:
-        raise ValueError(f"draws, chains: must be >= 1, got {draws}, {chains}")
-    out = {}
-    for c, rng in enumerate(np.random.default_rng(seed).spawn(chains)):
-        state = kernel.init(data, rng)
-        for _ in range(warmup):
-            state = kernel.step(state, data, rng)
-        for d in range(draws):
-            state = kernel.step(state, data, rng)
-            for name, value in kernel.draw(state, data, rng).items():
-                if name not in out:
-                    out[name] = np.empty((chains, draws, *np.shape(value)))
-                out[name][c, d] = value
-    return out
-
-
 def sampler(data, *, draws, chains, seed, warmup=WARMUP):
     """Posterior draws of ``beta`` and ``theta`` by the Gibbs sampler of ``kernel``.
 
     Parameters
     ----------
     data : dict
-        ``{"y": failures, "t": exposure}``, as ``zoo validate`` passes them.
+        ``{"y": failures, "t": exposure, "beta_shape": ..., "beta_rate": ...}``, as
+        ``zoo validate`` passes them.
     draws, chains : int
         Draws kept per chain, and chains.
     seed : int or None
@@ -210,7 +202,7 @@ def sampler(data, *, draws, chains, seed, warmup=WARMUP):
     dict of str to ndarray
         ``beta`` shaped ``(chain, draw)`` and ``theta`` shaped ``(chain, draw, pump)``.
     """
-    return run(kernel, data, draws=draws, chains=chains, seed=seed, warmup=warmup)
+    return harness.run(kernel, data, draws=draws, chains=chains, seed=seed, warmup=warmup)
 
 
 # The planted bugs: each step below differs from `step` by one classic derivation slip.
@@ -220,7 +212,8 @@ def step_rate_as_scale(state, data, rng):
     """Bug: the Gamma rate ``beta + t_i`` passed where numpy wants the scale."""
     y, t = _data(data)
     theta = rng.gamma(ALPHA + y, state["beta"] + t)
-    beta = rng.gamma(BETA_SHAPE + y.size * ALPHA, 1.0 / (BETA_RATE + theta.sum()))
+    shape, rate = _hyperprior(data)
+    beta = rng.gamma(shape + y.size * ALPHA, 1.0 / (rate + theta.sum()))
     return {"beta": np.asarray(beta), "theta": theta}
 
 
@@ -228,7 +221,8 @@ def step_no_exposure(state, data, rng):
     """Bug: the exposure forgotten, as if ``y_i ~ Poisson(theta_i)``."""
     y, _ = _data(data)
     theta = rng.gamma(ALPHA + y, 1.0 / (state["beta"] + 1.0))
-    beta = rng.gamma(BETA_SHAPE + y.size * ALPHA, 1.0 / (BETA_RATE + theta.sum()))
+    shape, rate = _hyperprior(data)
+    beta = rng.gamma(shape + y.size * ALPHA, 1.0 / (rate + theta.sum()))
     return {"beta": np.asarray(beta), "theta": theta}
 
 
@@ -236,7 +230,8 @@ def step_shape_update(state, data, rng):
     """Bug: ``beta``'s shape updated by ``n``, one per pump, instead of ``n alpha``."""
     y, t = _data(data)
     theta = rng.gamma(ALPHA + y, 1.0 / (state["beta"] + t))
-    beta = rng.gamma(BETA_SHAPE + y.size, 1.0 / (BETA_RATE + theta.sum()))
+    shape, rate = _hyperprior(data)
+    beta = rng.gamma(shape + y.size, 1.0 / (rate + theta.sum()))
     return {"beta": np.asarray(beta), "theta": theta}
 
 
@@ -244,28 +239,9 @@ def step_no_prior_rate(state, data, rng):
     """Bug: ``beta``'s rate is ``sum_i theta_i``, the prior's rate dropped."""
     y, t = _data(data)
     theta = rng.gamma(ALPHA + y, 1.0 / (state["beta"] + t))
-    beta = rng.gamma(BETA_SHAPE + y.size * ALPHA, 1.0 / theta.sum())
+    shape, _ = _hyperprior(data)
+    beta = rng.gamma(shape + y.size * ALPHA, 1.0 / theta.sum())
     return {"beta": np.asarray(beta), "theta": theta}
-
-
-class BugSampler:
-    """``sampler`` with a planted bug: the same loop around ``BUG_KERNELS[name]``.
-
-    A module-level class (not a closure), so it pickles by reference for worker
-    processes; reports name it ``BUG_SAMPLERS['name']``.
-    """
-
-    def __init__(self, name):
-        self.name = name
-        self.__qualname__ = f"BUG_SAMPLERS[{name!r}]"
-
-    def __call__(self, data, *, draws, chains, seed, warmup=WARMUP):
-        """Draws from the kernel with the bug; arguments as for :func:`sampler`."""
-        bug = BUG_KERNELS[self.name]
-        return run(bug, data, draws=draws, chains=chains, seed=seed, warmup=warmup)
-
-    def __repr__(self):
-        return f"BUG_SAMPLERS[{self.name!r}]"
 
 
 BUG_KERNELS = {
@@ -274,65 +250,16 @@ BUG_KERNELS = {
     "shape-update": zoo.Kernel(init, step_shape_update, draw),
     "no-prior-rate": zoo.Kernel(init, step_no_prior_rate, draw),
 }
-BUG_SAMPLERS = {name: BugSampler(name) for name in BUG_KERNELS}
+BUG_SAMPLERS = harness.bug_samplers(BUG_KERNELS, warmup=WARMUP)
 
 
-def settings():
-    """Command-line settings; defaults from ZOO_EXAMPLE_* environment variables."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for name, default in (
-        ("draws", 1000),
-        ("chains", 4),
-        ("simulations", 100),
-        ("seed", 0),
-        ("workers", 0),
-    ):
-        env = os.environ.get(f"ZOO_EXAMPLE_{name.upper()}")
-        parser.add_argument(f"--{name}", type=int, default=int(env) if env else default)
-    parser.add_argument(
-        "--checks", help="comma-separated subset of the checks (default: all that apply)"
-    )
-    parser.add_argument(
-        "--sampler",
-        action="store_true",
-        help="validate the sampler functions (nuts, sbc) rather than the kernels (all checks)",
-    )
-    parser.add_argument("--only", help="comma-separated: correct and/or names of bugs")
-    return parser.parse_args()
-
-
-def main():
-    """Run ``zoo.validate`` on the correct kernel (or sampler) and on each planted bug."""
-    args = settings()
-    form = "sampler" if args.sampler else "kernel"
-    candidates = (
-        {"correct": sampler, **BUG_SAMPLERS}
-        if args.sampler
-        else {"correct": kernel, **BUG_KERNELS}
-    )
-    names = args.only.split(",") if args.only else list(candidates)
-    unknown = [name for name in names if name not in candidates]
-    if unknown:
-        raise SystemExit(f"--only: unknown {unknown}; choose from {list(candidates)}")
-    checks = tuple(args.checks.split(",")) if args.checks else None
-    print(f"pump failures: zoo.validate on the correct {form} and each planted bug")
-    for name in names:
-        result = zoo.validate(
-            model,
-            **{form: candidates[name]},
-            checks=checks,
-            budgets={
-                "exact": {"draws": args.draws, "chains": args.chains},
-                "nuts": {"draws": args.draws, "chains": args.chains},
-                "sbc": {"simulations": args.simulations},
-            },
-            seed=args.seed,
-            # in this process: a sampler defined in a script is not importable by workers
-            workers=args.workers,
-        )
-        detail = ", ".join(f"{check.name} {check.verdict}" for check in result.checks)
-        print(f"  {name}: {result.verdict} ({detail})")
-
+#: The model with its correct forms and bugs, for the script and the tests.
+EXAMPLES = [
+    harness.Example("pump failures", model, kernel, sampler, BUG_KERNELS, BUG_SAMPLERS),
+    harness.Example(
+        "pump failures, BUGS hyperprior", bugs_model, kernel, sampler, BUG_KERNELS, BUG_SAMPLERS
+    ),
+]
 
 if __name__ == "__main__":
-    main()
+    harness.main(__doc__.splitlines()[0], EXAMPLES)

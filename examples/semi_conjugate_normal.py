@@ -68,12 +68,14 @@ to Palpomyia and Bessia. Proceedings of the Biological Society of Washington 94,
 Hoff, P. D. (2009). A First Course in Bayesian Statistical Methods. Springer.
 """
 
-import argparse
-import os
-
 import numpy as np
 
 import zoo
+
+if __package__:  # imported: `examples.semi_conjugate_normal`, from the root of the repository
+    from . import harness
+else:  # run as a script: Python puts examples/ first on the path
+    import harness
 
 #: Wing lengths of nine midges, mm (Grogan & Wirth 1981, as given by Hoff 2009).
 WING_LENGTHS = np.array([1.64, 1.70, 1.72, 1.74, 1.82, 1.82, 1.82, 1.90, 2.08])
@@ -153,35 +155,6 @@ def draw(state, data, rng):
 kernel = zoo.Kernel(init, step, draw)
 
 
-def run(kernel, data, *, draws, chains, seed, warmup=WARMUP):
-    """Run ``kernel``: ``chains`` chains of ``warmup`` discarded sweeps and ``draws`` kept.
-
-    Each chain has its own stream, spawned from ``numpy.random.default_rng(seed)``.
-
-    Returns
-    -------
-    dict of str to ndarray
-        Every free variable, shaped ``(chain, draw, *shape)``.
-    """
-    for name, value in (("draws", draws), ("chains", chains), ("warmup", warmup)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
-            raise ValueError(f"{name}: must be an integer >= 0, got {value!r}")
-    if draws < 1 or chains < 1:
-        raise ValueError(f"draws, chains: must be >= 1, got {draws}, {chains}")
-    out = {}
-    for c, rng in enumerate(np.random.default_rng(seed).spawn(chains)):
-        state = kernel.init(data, rng)
-        for _ in range(warmup):
-            state = kernel.step(state, data, rng)
-        for d in range(draws):
-            state = kernel.step(state, data, rng)
-            for name, value in kernel.draw(state, data, rng).items():
-                if name not in out:
-                    out[name] = np.empty((chains, draws, *np.shape(value)))
-                out[name][c, d] = value
-    return out
-
-
 def sampler(data, *, draws, chains, seed, warmup=WARMUP):
     """Posterior draws of ``mu`` and ``sigma2`` by the Gibbs sampler of ``kernel``.
 
@@ -201,7 +174,7 @@ def sampler(data, *, draws, chains, seed, warmup=WARMUP):
     dict of str to ndarray
         ``mu`` and ``sigma2``, each shaped ``(chain, draw)``.
     """
-    return run(kernel, data, draws=draws, chains=chains, seed=seed, warmup=warmup)
+    return harness.run(kernel, data, draws=draws, chains=chains, seed=seed, warmup=warmup)
 
 
 # The planted bugs: each step below differs from `step` by one classic derivation slip.
@@ -241,91 +214,19 @@ def step_squares_about_ybar(state, data, rng):
     return {"mu": np.asarray(mu), "sigma2": np.asarray(sigma2)}
 
 
-class BugSampler:
-    """``sampler`` with a planted bug: the same loop around ``BUG_KERNELS[name]``.
-
-    A module-level class (not a closure), so it pickles by reference for worker
-    processes; reports name it ``BUG_SAMPLERS['name']``.
-    """
-
-    def __init__(self, name):
-        self.name = name
-        self.__qualname__ = f"BUG_SAMPLERS[{name!r}]"
-
-    def __call__(self, data, *, draws, chains, seed, warmup=WARMUP):
-        """Draws from the kernel with the bug; arguments as for :func:`sampler`."""
-        bug = BUG_KERNELS[self.name]
-        return run(bug, data, draws=draws, chains=chains, seed=seed, warmup=warmup)
-
-    def __repr__(self):
-        return f"BUG_SAMPLERS[{self.name!r}]"
-
-
 BUG_KERNELS = {
     "variance-as-sd": zoo.Kernel(init, step_variance_as_sd, draw),
     "no-prior": zoo.Kernel(init, step_no_prior, draw),
     "shape-not-halved": zoo.Kernel(init, step_shape_not_halved, draw),
     "squares-about-ybar": zoo.Kernel(init, step_squares_about_ybar, draw),
 }
-BUG_SAMPLERS = {name: BugSampler(name) for name in BUG_KERNELS}
+BUG_SAMPLERS = harness.bug_samplers(BUG_KERNELS, warmup=WARMUP)
 
 
-def settings():
-    """Command-line settings; defaults from ZOO_EXAMPLE_* environment variables."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for name, default in (
-        ("draws", 1000),
-        ("chains", 4),
-        ("simulations", 100),
-        ("seed", 0),
-        ("workers", 0),
-    ):
-        env = os.environ.get(f"ZOO_EXAMPLE_{name.upper()}")
-        parser.add_argument(f"--{name}", type=int, default=int(env) if env else default)
-    parser.add_argument(
-        "--checks", help="comma-separated subset of the checks (default: all that apply)"
-    )
-    parser.add_argument(
-        "--sampler",
-        action="store_true",
-        help="validate the sampler functions (nuts, sbc) rather than the kernels (all checks)",
-    )
-    parser.add_argument("--only", help="comma-separated: correct and/or names of bugs")
-    return parser.parse_args()
-
-
-def main():
-    """Run ``zoo.validate`` on the correct kernel (or sampler) and on each planted bug."""
-    args = settings()
-    form = "sampler" if args.sampler else "kernel"
-    candidates = (
-        {"correct": sampler, **BUG_SAMPLERS}
-        if args.sampler
-        else {"correct": kernel, **BUG_KERNELS}
-    )
-    names = args.only.split(",") if args.only else list(candidates)
-    unknown = [name for name in names if name not in candidates]
-    if unknown:
-        raise SystemExit(f"--only: unknown {unknown}; choose from {list(candidates)}")
-    checks = tuple(args.checks.split(",")) if args.checks else None
-    print(f"midge wing lengths: zoo.validate on the correct {form} and each planted bug")
-    for name in names:
-        result = zoo.validate(
-            model,
-            **{form: candidates[name]},
-            checks=checks,
-            budgets={
-                "exact": {"draws": args.draws, "chains": args.chains},
-                "nuts": {"draws": args.draws, "chains": args.chains},
-                "sbc": {"simulations": args.simulations},
-            },
-            seed=args.seed,
-            # in this process: a sampler defined in a script is not importable by workers
-            workers=args.workers,
-        )
-        detail = ", ".join(f"{check.name} {check.verdict}" for check in result.checks)
-        print(f"  {name}: {result.verdict} ({detail})")
-
+#: The model with its correct forms and bugs, for the script and the tests.
+EXAMPLES = [
+    harness.Example("midge wing lengths", model, kernel, sampler, BUG_KERNELS, BUG_SAMPLERS)
+]
 
 if __name__ == "__main__":
-    main()
+    harness.main(__doc__.splitlines()[0], EXAMPLES)

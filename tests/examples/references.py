@@ -17,7 +17,7 @@ nodes (for the mixtures, the mixture of exact CDFs); quantiles by bisection.
 """
 
 import numpy as np
-from scipy import integrate, interpolate, special
+from scipy import integrate, interpolate, linalg, special, stats
 
 from zoo.core.reference import Marginal, Reference, quantile_by_bisection
 
@@ -277,3 +277,353 @@ def probit(y, X, *, prior_sd, points=801, width=16.0):
 def _log_mills(eta):
     """``log(phi(eta) / Phi(eta))``, stable in both tails."""
     return -0.5 * eta**2 - 0.5 * np.log(2 * np.pi) - special.log_ndtr(eta)
+
+
+def _coefficient_coords(X):
+    """The coefficient coordinates of the regression examples."""
+    if X.shape[1] != 2:
+        raise ValueError("X: the regression examples have an intercept and a slope")
+    return {"coefficient": np.array(["intercept", "slope"])}
+
+
+def _inverse(precision):
+    """The covariance ``P^-1`` through the Cholesky factor of ``P``."""
+    factor = linalg.cho_factor(precision, lower=True)
+    return linalg.cho_solve(factor, np.eye(precision.shape[0]))
+
+
+def regression_known_noise(y, X, *, sigma, s0):
+    """Closed form: ``beta | y ~ Normal(P^-1 X'y / sigma^2, P^-1)``.
+
+    ``P = X'X / sigma^2 + I / s0^2``: the posterior of a linear regression with known
+    noise and independent Normal(0, s0^2) priors (BDA3 section 14.2); each coefficient's
+    marginal is Normal.
+    """
+    y, X = np.asarray(y, dtype=float), np.asarray(X, dtype=float)
+    precision = X.T @ X / sigma**2 + np.eye(X.shape[1]) / s0**2
+    covariance = _inverse(precision)
+    mean = covariance @ (X.T @ y) / sigma**2
+    beta = stats.norm(mean, np.sqrt(np.diag(covariance)))
+    return Reference(
+        {"beta": Marginal.from_scipy(beta, ("coefficient",))},
+        coords=_coefficient_coords(X),
+        note="closed form: Gaussian posterior of beta",
+    )
+
+
+def regression_nig(y, X, *, a, b, g):
+    """Closed form of the Normal-Inverse-Gamma regression (Murphy 2007, section 7.6).
+
+    With ``sigma2 ~ InverseGamma(a, b)`` and ``beta | sigma2 ~ Normal(0, sigma2 g^2 I)``:
+    ``V = (X'X + I / g^2)^-1``, ``m = V X'y``, ``sigma2 | y ~ InverseGamma(a + n / 2,
+    b + (y'y - m' V^-1 m) / 2)`` and ``beta_j | y ~ t_{2 a_n}(m_j, sqrt(b_n / a_n V_jj))``.
+    """
+    y, X = np.asarray(y, dtype=float), np.asarray(X, dtype=float)
+    precision = X.T @ X + np.eye(X.shape[1]) / g**2
+    covariance = _inverse(precision)
+    mean = covariance @ (X.T @ y)
+    shape = a + y.size / 2
+    rate = b + (y @ y - mean @ precision @ mean) / 2
+    beta = stats.t(2 * shape, mean, np.sqrt(rate / shape * np.diag(covariance)))
+    return Reference(
+        {
+            "beta": Marginal.from_scipy(beta, ("coefficient",)),
+            "sigma2": Marginal.from_scipy(stats.invgamma(shape, scale=rate)),
+        },
+        coords=_coefficient_coords(X),
+        note="closed form: Normal-Inverse-Gamma (Student-t and Inverse-Gamma marginals)",
+    )
+
+
+def dirichlet_multinomial(counts, *, alpha):
+    """Closed form: ``p | counts ~ Dirichlet(alpha + counts)``, Beta marginals.
+
+    Each ``p_k ~ Beta(a_k, sum(a) - a_k)`` with ``a = alpha + counts`` (BDA3 section 3.4).
+    """
+    a = np.asarray(alpha, dtype=float) + np.asarray(counts, dtype=float)
+    p = stats.beta(a, a.sum() - a)
+    return Reference(
+        {"p": Marginal.from_scipy(p, ("face",))},
+        coords={"face": np.arange(1, a.size + 1)},
+        note="closed form: Dirichlet(alpha + counts), Beta marginals",
+    )
+
+
+def _gamma_mixture(shapes, rates, weights):
+    """A scalar marginal: the mixture of ``Gamma(shapes, rates)`` with ``weights``."""
+    raw = [np.sum(weights * special.poch(shapes, k) / rates**k) for k in range(1, 5)]
+    m1, m2, m3, m4 = raw
+    variance = m2 - m1**2
+    fourth = m4 - 4 * m3 * m1 + 6 * m2 * m1**2 - 3 * m1**4
+
+    def cdf(points):
+        points = np.asarray(points, dtype=float)
+        return special.gammainc(shapes, rates * points[..., None]) @ weights
+
+    return _mixture_marginal(
+        np.asarray(m1),
+        np.asarray(np.sqrt(variance)),
+        np.asarray(fourth / variance**2),
+        cdf,
+        np.asarray(0.0),
+        np.asarray(m1 + 50 * np.sqrt(variance)),
+        (),
+    )
+
+
+def _discrete_marginal(values, pmf, dims=()):
+    """A marginal on the sorted ``values`` (last axis) with probabilities ``pmf``."""
+    cumulative = np.cumsum(pmf, axis=-1)
+    mean = np.sum(pmf * values, axis=-1)
+    variance = np.sum(pmf * (values - mean[..., None]) ** 2, axis=-1)
+
+    def cdf(points):
+        points = np.asarray(points, dtype=float)
+        below = points[..., None] >= values  # (n, *shape, value)
+        return np.sum(below * pmf, axis=-1)
+
+    def ppf(prob):
+        index = np.argmax(cumulative >= prob - 1e-12, axis=-1)
+        return np.take_along_axis(
+            np.broadcast_to(values, cumulative.shape), index[..., None], axis=-1
+        )[..., 0].astype(float)
+
+    return Marginal(
+        dims=dims,
+        mean=np.asarray(mean),
+        sd=np.asarray(np.sqrt(variance)),
+        cdf=cdf,
+        ppf=ppf,
+        discrete=True,
+    )
+
+
+def change_point(y, years, *, a, b):
+    """Exact reference of the coal-mining change point, by enumerating the switch year.
+
+    Given ``m`` early years, the rates integrate out (Gamma-Poisson):
+    ``log p(m | y) = lgamma(a + S_m) - (a + S_m) log(b + m) + lgamma(a + S - S_m) - (a + S
+    - S_m) log(b + n - m) + const`` under the uniform prior; each rate's marginal is the
+    mixture over ``m`` of its Gamma conditional.
+    """
+    y = np.asarray(y, dtype=float)
+    n, m = y.size, np.arange(1, y.size + 1)
+    before = np.cumsum(y)
+    after = y.sum() - before
+    log_p = (
+        special.gammaln(a + before)
+        - (a + before) * np.log(b + m)
+        + special.gammaln(a + after)
+        - (a + after) * np.log(b + n - m)
+    )
+    weights = np.exp(log_p - log_p.max())
+    weights /= weights.sum()
+    return Reference(
+        {
+            "switch": _discrete_marginal(np.asarray(years, dtype=float), weights),
+            "early": _gamma_mixture(a + before, b + m, weights),
+            "late": _gamma_mixture(a + after, b + n - m, weights),
+        },
+        note=f"enumeration of the {n} switch years, rates as Gamma mixtures",
+    )
+
+
+def _from_raw_moments(raw, cdf, lower, upper, dims):
+    """A mixture marginal from its first four raw moments and its CDF."""
+    m1, m2, m3, m4 = (np.asarray(moment, dtype=float) for moment in raw)
+    variance = m2 - m1**2
+    fourth = m4 - 4 * m3 * m1 + 6 * m2 * m1**2 - 3 * m1**4
+    return _mixture_marginal(m1, np.sqrt(variance), fourth / variance**2, cdf, lower, upper, dims)
+
+
+def two_component_mixture(y, *, a, b, prior_means, prior_sd, sigma):
+    """Exact reference of the two-component mixture with known noise, by enumeration.
+
+    For each of the ``2^n`` labellings ``z`` (``n <= 16``), with ``w`` and the means
+    integrated out: ``log p(z) = log B(a + n_1, b + n_0) - log B(a, b)``, and the
+    observations of component ``k`` are jointly ``Normal(M_k 1, sigma^2 I + s^2 1 1')``,
+    whose log density is ``-n_k / 2 log(2 pi sigma^2) - 1/2 log(1 + n_k s^2 / sigma^2) -
+    (Q_k - s^2 D_k^2 / (sigma^2 + n_k s^2)) / (2 sigma^2)`` with ``D_k = sum (y_i - M_k)``
+    and ``Q_k = sum (y_i - M_k)^2`` over its observations (the matrix determinant lemma
+    and Sherman-Morrison). Given ``z``: ``mu_k ~ Normal`` (precisions add), ``w ~ Beta(a +
+    n_1, b + n_0)``; the marginals are mixtures over the labellings, and each label's
+    probability is the sum of the labellings' where it is 1.
+    """
+    y = np.asarray(y, dtype=float)
+    n = y.size
+    if n > 16:
+        raise ValueError(f"y: at most 16 observations are enumerated, got {n}")
+    labels = (np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1  # (labelling, obs)
+    members = np.stack([labels == 0, labels == 1], axis=-1)  # (labelling, obs, component)
+    counts = members.sum(axis=1).astype(float)  # (labelling, component)
+    deviations = y[None, :, None] - np.asarray(prior_means)[None, None, :]
+    d = np.sum(members * deviations, axis=1)
+    q = np.sum(members * deviations**2, axis=1)
+    s2, v = prior_sd**2, sigma**2
+    log_likelihood = np.sum(
+        -counts / 2 * np.log(2 * np.pi * v)
+        - 0.5 * np.log1p(counts * s2 / v)
+        - (q - s2 * d**2 / (v + counts * s2)) / (2 * v),
+        axis=1,
+    )
+    n1 = counts[:, 1]
+    log_prior = special.betaln(a + n1, b + n - n1) - special.betaln(a, b)
+    log_weights = log_prior + log_likelihood
+    weights = np.exp(log_weights - log_weights.max())
+    weights /= weights.sum()
+
+    precision = 1.0 / s2 + counts / v  # (labelling, component)
+    sums = np.sum(members * y[None, :, None], axis=1)
+    mean = (np.asarray(prior_means) / s2 + sums / v) / precision
+    mu = _normal_mixture(mean, 1.0 / precision, weights, ("component",))
+    alpha, beta = a + n1, b + n - n1
+    w = _from_raw_moments(
+        [weights @ (special.poch(alpha, k) / special.poch(alpha + beta, k)) for k in range(1, 5)],
+        lambda points: special.betainc(alpha, beta, np.asarray(points)[..., None]) @ weights,
+        np.asarray(0.0),
+        np.asarray(1.0),
+        (),
+    )
+    p1 = weights @ labels  # P(z_i = 1)
+    z = _discrete_marginal(np.array([0.0, 1.0]), np.stack([1 - p1, p1], axis=-1), ("obs",))
+    return Reference(
+        {"w": w, "mu": mu, "z": z},
+        coords={"obs": np.arange(1, n + 1), "component": np.array([0, 1])},
+        note=f"enumeration of the {2**n} labellings, w and mu as mixtures",
+    )
+
+
+def _normal_mixture(mean, var, weights, dims):
+    """The mixture over nodes (first axis) of ``Normal(mean, var)``, element by element."""
+    w = weights.reshape((-1,) + (1,) * (mean.ndim - 1))
+    raw = [
+        np.sum(w * moment, axis=0)
+        for moment in (
+            mean,
+            mean**2 + var,
+            mean**3 + 3 * mean * var,
+            mean**4 + 6 * mean**2 * var + 3 * var**2,
+        )
+    ]
+    sd = np.sqrt(var)
+
+    def cdf(points):
+        points = np.asarray(points, dtype=float)  # (n, *shape)
+        out = np.empty(points.shape)
+        for start in range(0, points.shape[0], 64):  # (chunk, node, *shape) at a time
+            chunk = points[start : start + 64, None]
+            out[start : start + 64] = np.tensordot(
+                special.ndtr((chunk - mean) / sd), weights, axes=([1], [0])
+            ).reshape(chunk.shape[:1] + mean.shape[1:])
+        return out
+
+    spread = sd.max(axis=0)
+    return _from_raw_moments(
+        raw, cdf, mean.min(axis=0) - 40 * spread, mean.max(axis=0) + 40 * spread, dims
+    )
+
+
+def _log_grid_marginal(u, log_density, weights):
+    """The marginal of ``exp(u)`` from its log density on equally spaced ``u`` (with weights).
+
+    Its CDF is that of ``u`` at ``log x`` (cumulative Simpson on the grid); its moments
+    are the quadrature's.
+    """
+    log_cdf, log_ppf = _grid_cdf(u, np.exp(log_density - log_density.max()))
+    mean, sd, kurtosis = _moments(np.exp(u), weights)
+    return Marginal(
+        dims=(),
+        mean=np.asarray(mean),
+        sd=np.asarray(sd),
+        cdf=lambda x: log_cdf(np.log(np.maximum(x, 1e-300))),
+        ppf=lambda prob: np.exp(log_ppf(prob)),
+        kurtosis=np.asarray(kurtosis),
+    )
+
+
+def eight_schools(y, sigma, *, mu_sd, tau_scale, centred, points=1401):
+    """Reference of eight schools: ``tau`` by quadrature in ``log tau``, the rest mixtures.
+
+    ``log p(tau | y) = log p(tau) - 1/2 sum_j log(sigma_j^2 + tau^2) - 1/2 sum_j w_j
+    y_j^2 - 1/2 log P + b^2 / (2 P) + const``, ``w_j = 1 / (sigma_j^2 + tau^2)``, ``P =
+    1 / mu_sd^2 + sum_j w_j``, ``b = sum_j w_j y_j`` (BDA3 section 5.4, with a proper
+    prior on mu), on a grid in ``log tau``. Given ``tau``, ``mu ~ Normal(b / P, 1 / P)``
+    and ``theta_j = y_j / (sigma_j^2 Q_j) + c_j mu + Normal(0, 1 / Q_j)`` with ``Q_j = 1 /
+    sigma_j^2 + 1 / tau^2`` and ``c_j = 1 / (tau^2 Q_j)``; the non-centred ``eta_j =
+    (theta_j - mu) / tau`` is Normal too.
+    """
+    y, sigma = np.asarray(y, dtype=float), np.asarray(sigma, dtype=float)
+    u = np.linspace(-14.0, 7.0, points)
+    tau = np.exp(u)[:, None]  # (node, 1)
+    w = 1.0 / (sigma**2 + tau**2)  # (node, school)
+    precision = 1.0 / mu_sd**2 + w.sum(axis=1)
+    linear = w @ y
+    log_density = (
+        -np.log1p((tau[:, 0] / tau_scale) ** 2)
+        + 0.5 * (np.log(w).sum(axis=1) - w @ y**2 - np.log(precision))
+        + linear**2 / (2 * precision)
+        + u  # the Jacobian of tau = exp(u)
+    )
+    if log_density.max() - log_density[-1] < 30 or log_density.max() - log_density[0] < 10:
+        raise RuntimeError("the grid is too narrow: the density at its edge is not negligible")
+    weights = _normalised(log_density, _trapezoid_weights(u))
+
+    tau_marginal = _log_grid_marginal(u, log_density, weights)
+    mu_mean, mu_var = linear / precision, 1.0 / precision
+    mu = _normal_mixture(mu_mean, mu_var, weights, ())
+    q = 1.0 / sigma**2 + 1.0 / tau**2
+    c = 1.0 / (tau**2 * q)
+    own = y / (sigma**2 * q)
+    if centred:
+        name = "theta"
+        mean = own + c * mu_mean[:, None]
+        var = 1.0 / q + c**2 * mu_var[:, None]
+    else:
+        name = "eta"
+        mean = (own + (c - 1.0) * mu_mean[:, None]) / tau
+        var = (1.0 / q + (c - 1.0) ** 2 * mu_var[:, None]) / tau**2
+    return Reference(
+        {"mu": mu, "tau": tau_marginal, name: _normal_mixture(mean, var, weights, ("school",))},
+        coords={"school": np.arange(1, y.size + 1)},
+        note=f"quadrature in log tau ({points} nodes), mu and {name} as Normal mixtures",
+    )
+
+
+def regression_independent(y, X, *, s0, a, b, points=1201):
+    """Reference of the regression with independent priors: ``sigma2`` by quadrature.
+
+    With ``beta ~ Normal(0, s0^2 I)`` integrated out, ``y | sigma2 ~ Normal(0, sigma2 I +
+    s0^2 X X')``, so ``log p(sigma2 | y) = log InverseGamma(sigma2; a, b) + log Normal(y;
+    0, sigma2 I + s0^2 X X') + const``, on a grid in ``log sigma2`` (the log density via
+    the Cholesky factor of the covariance). Given ``sigma2``, ``beta`` is Normal with
+    precision ``X'X / sigma2 + I / s0^2``; its marginal is the mixture over the nodes.
+    """
+    y, X = np.asarray(y, dtype=float), np.asarray(X, dtype=float)
+    least_squares = np.linalg.lstsq(X, y, rcond=None)[0]
+    centre = np.log(np.sum((y - X @ least_squares) ** 2) / y.size)
+    u = np.linspace(centre - 8.0, centre + 8.0, points)
+    sigma2 = np.exp(u)
+    gram = s0**2 * X @ X.T
+    log_density = np.empty(points)
+    for i, variance in enumerate(sigma2):
+        factor = linalg.cho_factor(variance * np.eye(y.size) + gram, lower=True)
+        log_det = 2 * np.log(np.diag(factor[0])).sum()
+        quadratic = y @ linalg.cho_solve(factor, y)
+        log_density[i] = -0.5 * (log_det + quadratic)
+    # the InverseGamma(a, b) prior, and the Jacobian sigma2 of u = log sigma2
+    log_density += -(a + 1) * u - b / sigma2 + u
+    if log_density.max() - max(log_density[0], log_density[-1]) < 30:
+        raise RuntimeError("the grid is too narrow: the density at its edge is not negligible")
+    weights = _normalised(log_density, _trapezoid_weights(u))
+    precision = X.T @ X / sigma2[:, None, None] + np.eye(X.shape[1]) / s0**2  # (node, 2, 2)
+    covariance = np.array([_inverse(node) for node in precision])
+    mean = np.einsum("nij,j,n->ni", covariance, X.T @ y, 1.0 / sigma2)
+    var = np.diagonal(covariance, axis1=1, axis2=2)
+    return Reference(
+        {
+            "beta": _normal_mixture(mean, var, weights, ("coefficient",)),
+            "sigma2": _log_grid_marginal(u, log_density, weights),
+        },
+        coords=_coefficient_coords(X),
+        note=f"quadrature in log sigma2 ({points} nodes), beta as Normal mixtures",
+    )

@@ -1,0 +1,1 @@
+"""Example scripts; a package so that ``examples.pump_failures:model`` imports from the root."""
