@@ -1,7 +1,7 @@
 """How far a sweep moves the topics: the zoo's Gibbs sweep against its Metropolis-Hastings sweep.
 
 Why the Metropolis-Hastings sweep needs more sweeps than the Gibbs sweep to reach the
-same log joint (``docs/lda-time-to-quality.md``): a token's topic moves only when a
+same log joint (``docs/performance.md, "LDA"``): a token's topic moves only when a
 proposal is accepted. This counts, per sweep, the share of tokens whose topic changed,
 for the Gibbs sweep and the Metropolis-Hastings sweep at 1, 2 (the default) and 4
 cycles per token, each from its own random start (the contenders of

@@ -7,7 +7,7 @@ Metropolis-Hastings sweep (:func:`~zoo.models.lda.metropolis.metropolis_sweep`: 
 per token whatever K, but a token moves less per sweep). Which reaches a good model
 first is measured as CPU seconds to 99% of the way from a random start to the best log
 joint any contender reached (``bench/lda_time_to_quality.py``;
-``docs/lda-time-to-quality.md`` has the tables the rule below comes from).
+``docs/performance.md, "LDA"`` has the tables the rule below comes from).
 
 The rule: the Gibbs sweep below :data:`METROPOLIS_FROM_TOPICS` topics, the
 Metropolis-Hastings sweep with :data:`METROPOLIS_CYCLES` cycles from there up. The

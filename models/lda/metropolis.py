@@ -130,7 +130,7 @@ _NO_PRIOR_BRANCH = int(MetropolisFault.NO_PRIOR_BRANCH)
 #: twice the sweeps of two (315 against 150 at K = 1,000) for 0.6 times the cost per
 #: sweep, so two got there first at K = 20, 100 and 1,000 (one never did at K = 20 in
 #: 1,000 sweeps) and as fast at K = 3,000; four cost more than they saved
-#: (``docs/lda-time-to-quality.md``). LightLDA runs several such steps per token for
+#: (``docs/performance.md, "LDA"``). LightLDA runs several such steps per token for
 #: the same reason (Yuan et al. 2015, section 3).
 DEFAULT_CYCLES = 2
 
