@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from zoo.cli.output_paths import claimed_outputs
-from zoo.cli.stdout_guard import stdout_to_stderr
+from zoo.cli.stdout_guard import emit
 from zoo.core.defaults import FIT_TIMEOUT
 from zoo.core.loading import load_object
 from zoo.registry import get, names
@@ -125,13 +125,13 @@ def _validate(args: argparse.Namespace, refuse) -> int:
             progress.stop()
         return result
 
-    # A user's module may print when it is imported or run: not into the JSON.
-    with stdout_to_stderr(args.json):
-        result = battery()
+    # A user's module may print when it is imported or run: not into the JSON
+    # (zoo.cli.main guards standard output for --json).
+    result = battery()
     if isinstance(result, int):
         return result
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, default=_jsonable))
+        emit(json.dumps(result.to_dict(), indent=2, default=_jsonable))
     else:
         _print(result)
     if args.report:

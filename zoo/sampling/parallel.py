@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import ast
 import inspect
+import itertools
 import logging
 import os
 import re
 import signal
 import socket
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -90,12 +92,20 @@ class Outcome:
     seconds: float = 0.0
 
 
-def _call(task: Task) -> Outcome:
+def _call(task: Task, *, here: bool = False) -> Outcome:
+    """Run ``task``: whatever it raises is its outcome, but an interrupt ``here``."""
     started = time.perf_counter()
     try:
         value = task.function(*task.args)
     except KeyboardInterrupt:
-        raise
+        if here:
+            raise
+        # A worker is not interrupted by the terminal (it leaves its process group): the
+        # sampler raised it. Raised on, Dask printed 30 lines of its own traceback.
+        message = "the sampler raised KeyboardInterrupt"
+        return Outcome(task.key, "error", None, message, time.perf_counter() - started)
+    except _ProcessExit as error:
+        return Outcome(task.key, "error", None, str(error), time.perf_counter() - started)
     except SystemExit as error:
         # Not an error of the run: a sampler that exits must not take its worker (or,
         # with workers=0, the zoo) with it.
@@ -105,6 +115,62 @@ def _call(task: Task) -> Outcome:
         message = f"{type(error).__name__}: {error}"
         return Outcome(task.key, "error", None, message, time.perf_counter() - started)
     return Outcome(task.key, "ok", value, "", time.perf_counter() - started)
+
+
+#: The signals that stop a run: Ctrl-C, and ``kill``'s default.
+_STOPPING = (signal.SIGINT, signal.SIGTERM)
+
+
+def _call_here(task: Task) -> Outcome:
+    """Run ``task`` in this process (``workers=0``); a signal that stops the run wins.
+
+    The Gibbs driver and ``pm.sample`` both answer Ctrl-C by returning the draws made so
+    far: in a fit of a check, that cut-short fit was taken for the sampler's (an SBC
+    record "38 draws; 200 were asked for", stored, and failing every resumed run). A
+    stopping signal received while the task runs discards its outcome and raises, as
+    the signal's own handler would have. A sampler that ends the process with
+    ``os._exit`` is stopped at the call and reported as an error: the process must not
+    end with the run unfinished and its exit status the sampler's.
+    """
+    received: list[int] = []
+    previous = {}
+
+    def note(number, frame):
+        received.append(number)
+        previous[number](number, frame)
+
+    here = os.getpid()
+
+    def ended_process(status=0):
+        if os.getpid() != here:  # a forked child (PyMC's chains) ends as it should
+            exit_process(status)
+        raise _ProcessExit(status)
+
+    if threading.current_thread() is threading.main_thread():
+        for number in _STOPPING:
+            handler = signal.getsignal(number)
+            if callable(handler):  # Python's handler, or the zoo's: not the default
+                previous[number] = handler
+                signal.signal(number, note)
+    exit_process, os._exit = os._exit, ended_process
+    try:
+        outcome = _call(task, here=True)
+    finally:
+        os._exit = exit_process
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    if received:
+        # The fit swallowed what the handler raised: raise it again.
+        previous[received[0]](received[0], None)
+        raise KeyboardInterrupt
+    return outcome
+
+
+class _ProcessExit(Exception):
+    """``os._exit`` called by a sampler running in the zoo's own process."""
+
+    def __init__(self, status):
+        super().__init__(f"the sampler called os._exit({status!r}), which would end the zoo")
 
 
 def default_workers() -> int:
@@ -239,11 +305,16 @@ class FitPool:
         self._client = self._cluster = self._notices = None
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
-        """Run ``tasks``; yield their outcomes as they complete (not in order)."""
-        tasks = list(tasks)
+        """Run ``tasks``; yield their outcomes as they complete (not in order).
+
+        ``tasks`` is read lazily, one task when a worker is free to start it: an
+        iterator that claims each task as it hands it out (a store shared by several
+        runs, :mod:`zoo.validation.result_store`) claims no more than it can start.
+        """
+        tasks = iter(tasks)
         if self.in_process:
             for task in tasks:
-                yield _call(task)
+                yield _call_here(task)
             return
         if self._client is None:
             raise RuntimeError("FitPool.run: use the pool as a context manager (with ...)")
@@ -361,12 +432,12 @@ def _run_on_dask(client, tasks, timeout, notices=None):
     # deferred: distributed takes about 1 s to import; workers=0 runs without it
     from distributed import wait
 
-    pending = list(reversed(tasks))
+    pending = _Lookahead(tasks)
     running = {}  # future -> (task, worker address, start time)
     pids = {}  # worker address -> process id, for the nannies' death notices
     missing = {}  # worker address -> when it was first seen gone with a fit running
     try:
-        while pending or running:
+        while running or pending:
             workers = set(client.scheduler_info()["workers"])
             now = time.monotonic()
             for future, (task, worker, start) in list(running.items()):
@@ -398,7 +469,7 @@ def _run_on_dask(client, tasks, timeout, notices=None):
                 new = [worker for worker in idle if worker not in pids]
                 if new:
                     pids.update(client.run(os.getpid, workers=new))
-            while pending and idle:
+            while idle and pending:
                 task = pending.pop()
                 worker = idle.pop()
                 future = client.submit(
@@ -448,6 +519,22 @@ def _run_on_dask(client, tasks, timeout, notices=None):
     finally:
         for future in running:
             future.cancel()
+
+
+class _Lookahead:
+    """An iterator of tasks that says whether another is left before it is taken."""
+
+    def __init__(self, tasks: Iterator[Task]):
+        self._tasks = tasks
+        self._next: list[Task] = []
+
+    def __bool__(self) -> bool:
+        if not self._next:
+            self._next.extend(itertools.islice(self._tasks, 1))
+        return bool(self._next)
+
+    def pop(self) -> Task:
+        return self._next.pop() if self._next else next(self._tasks)
 
 
 #: Seconds between looks for workers that died while running a fit.
