@@ -7,13 +7,14 @@ not pay for PyMC, ArviZ and Dask.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import os
 import signal
 import sys
 import threading
 
-from zoo.cli.parser import build_parser
+from zoo.cli.parser import build_parser, empty_value
 from zoo.cli.stdout_guard import json_stdout
 from zoo.registry import get, names
 
@@ -96,10 +97,37 @@ class _StopSignals:
             signal.signal(number, previous)
 
 
+def _one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``parser`` (and each sub-command's) refusing bad arguments in one line, exit 2.
+
+    argparse's own way is the whole usage text and then the error: the rule of the zoo's
+    command line is one line, naming the option and the rule.
+    """
+    parsers = [parser]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            parsers += action.choices.values()
+    for each in parsers:
+
+        def error(message, each=each):
+            each.exit(2, f"{each.prog}: {message} (`{each.prog} --help` lists the options)\n")
+
+        each.error = error
+    return parser
+
+
 def _run(argv: list[str] | None) -> int:
     program = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser().parse_args(argv)
+    parser = _one_line_errors(build_parser())
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:  # --help, or a refusal already said: its status
+        return done.code
+    empty = empty_value(parser, args)
+    if empty is not None:
+        print(f"zoo {args.command}: {empty}", file=sys.stderr)
+        return 2
     if args.command == "list":
         for name in names():
             model = get(name)

@@ -20,6 +20,7 @@ from zoo.core.defaults import FIT_TIMEOUT
 from zoo.core.loading import load_object
 from zoo.registry import get, names
 from zoo.reports.validation_report import validation_report
+from zoo.sampling.parallel import as_workers
 from zoo.sampling.progress import TaskProgress
 from zoo.validation import validate
 from zoo.validation.results import by_data_set, finding_cells
@@ -59,6 +60,10 @@ def _validate(args: argparse.Namespace, refuse) -> int:
             "--timeout: a fit in this process (--workers 0) cannot be stopped; "
             "give --workers 1 or more for a timeout"
         )
+    try:
+        as_workers("--workers", args.workers)
+    except ValueError as error:
+        return refuse(str(error))
     if args.reference and args.pymc_model is None:
         return refuse("--reference: only with --model (a zoo model has its exact posterior)")
 

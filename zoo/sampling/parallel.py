@@ -47,6 +47,7 @@ __all__ = [
     "InProcessWarning",
     "Outcome",
     "Task",
+    "as_workers",
     "default_workers",
     "run_tasks",
     "unguarded_script_call",
@@ -181,6 +182,23 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: Local worker processes allowed per core: beyond a few per core, more only cost memory
+#: (each imports NumPy, numba and the sampler) and start-up time.
+WORKERS_PER_CORE = 4
+
+
+def as_workers(field: str, value) -> int | None:
+    """``value`` as a number of local workers: None, or an integer from 0 to 4 per core."""
+    value = as_int(field, value, minimum=0, allow_none=True)
+    most = WORKERS_PER_CORE * default_workers()
+    if value is not None and value > most:
+        raise ValueError(
+            f"{field}: must be at most {most} ({WORKERS_PER_CORE} per core this process may "
+            f"use; 0 runs the fits in this process), got {value}"
+        )
+    return value
+
+
 class FitPool:
     """Where fits run: this process, a local Dask cluster, or a remote scheduler.
 
@@ -210,7 +228,7 @@ class FitPool:
     ):
         if timeout is not None:
             timeout = as_positive_scalar("timeout", timeout)
-        self.workers = as_int("workers", workers, minimum=0, allow_none=True)
+        self.workers = as_workers("workers", workers)
         self.scheduler = scheduler
         self.timeout = timeout
         self._client = None
