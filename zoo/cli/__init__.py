@@ -8,6 +8,7 @@ not pay for PyMC, ArviZ and Dask.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import importlib
 import os
 import signal
@@ -17,6 +18,7 @@ import threading
 from zoo.cli.parser import build_parser, empty_value
 from zoo.cli.stdout_guard import json_stdout
 from zoo.registry import get, names
+from zoo.sampling.interrupts import deferred
 
 __all__ = ["main"]
 
@@ -41,6 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     ``argv`` None: the ``zoo`` program itself, with the process's arguments (standard
     output then stays guarded until the process ends, :mod:`zoo.cli.stdout_guard`).
     """
+    if argv is None:
+        # A sampler run in this process (--workers 0) that crashes it (a segmentation
+        # fault in compiled code) ends the zoo: with a word on where, not silently.
+        faulthandler.enable()
     with _StopSignals() as stop:
         try:
             status = _run(argv)
@@ -88,6 +94,8 @@ class _StopSignals:
         return self
 
     def _handle(self, number, frame) -> None:
+        if not self.received and deferred(number, frame):
+            return  # inside numba's conversion of arguments: sent again in a moment
         self.received.append(number)
         if len(self.received) == 1:
             raise KeyboardInterrupt

@@ -41,6 +41,7 @@ from typing import Any
 
 from zoo.core.arguments import as_int, as_positive_scalar
 from zoo.sampling.child_stderr import ChildStderr
+from zoo.sampling.interrupts import deferred
 
 __all__ = [
     "FitPool",
@@ -137,6 +138,8 @@ def _call_here(task: Task) -> Outcome:
     previous = {}
 
     def note(number, frame):
+        if deferred(number, frame):
+            return  # inside numba's conversion of arguments: sent again in a moment
         received.append(number)
         previous[number](number, frame)
 
@@ -155,7 +158,11 @@ def _call_here(task: Task) -> Outcome:
                 signal.signal(number, note)
     exit_process, os._exit = os._exit, ended_process
     try:
-        outcome = _call(task, here=True)
+        with warnings.catch_warnings():
+            # The driver's "interrupted: keeping the N draws" is about a fit whose
+            # outcome is discarded here: the run says it was interrupted, once.
+            warnings.filterwarnings("ignore", message="interrupted:", category=RuntimeWarning)
+            outcome = _call(task, here=True)
     finally:
         os._exit = exit_process
         for number, handler in previous.items():
