@@ -8,7 +8,14 @@ import signal
 
 import pytest
 
-from zoo.sampling.parallel import WORKERS_PER_CORE, FitPool, Task, as_workers, default_workers
+from zoo.sampling.parallel import (
+    WORKERS_PER_CORE,
+    FitPool,
+    Task,
+    _call,
+    as_workers,
+    default_workers,
+)
 
 
 def _swallows_ctrl_c():
@@ -56,3 +63,15 @@ def test_workers_are_bounded_with_the_rule_said():
         as_workers("--workers", most + 1)
     with pytest.raises(ValueError, match=r"^workers: must be at most"):
         FitPool(workers=10**6)
+
+
+def test_a_samplers_keyboard_interrupt_on_a_worker_is_the_fits_error():
+    # What a Dask worker runs (zoo.sampling.parallel._call): raised on, the interrupt
+    # printed some 30 lines of Dask's traceback. In this process it is the run's.
+    def interrupts():
+        raise KeyboardInterrupt
+
+    outcome = _call(Task("ctrl-c", interrupts))
+    assert (outcome.status, outcome.message) == ("error", "the sampler raised KeyboardInterrupt")
+    with pytest.raises(KeyboardInterrupt):
+        _call(Task("ctrl-c", interrupts), here=True)
