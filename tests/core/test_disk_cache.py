@@ -97,8 +97,9 @@ def test_a_damaged_file_is_computed_again_and_replaced(folder):
     cached_arrays("thing", [__file__], (), compute)
     (kept,) = folder.glob("thing-*.npz")
     kept.write_bytes(kept.read_bytes()[:20])
-    assert cached_arrays("thing", [__file__], (), compute)["x"][0] == 1.0
-    assert compute.calls == 2
+    with pytest.warns(RuntimeWarning, match=r"damaged \(BadZipFile\); computed again") as said:
+        assert cached_arrays("thing", [__file__], (), compute)["x"][0] == 1.0
+    assert compute.calls == 2 and len(said) == 1
     cached_arrays("thing", [__file__], (), compute)
     assert compute.calls == 2
     assert not list(folder.glob("*.part"))
@@ -126,3 +127,34 @@ def test_a_tabulated_mixture_reads_back_the_same_cdf(folder):
     other = mixture_marginal(("e",), weights[::-1], stats.beta(a, b), scale="logit")
     assert len(list(folder.glob("mixture-cdf-*.npz"))) == 2
     assert other.cdf(points).tobytes() != cold.cdf(points).tobytes()
+
+
+def test_a_whole_file_holding_another_entrys_arrays_is_computed_again(folder):
+    # A valid file of other arrays at an entry's path once raised KeyError: 'low' deep in
+    # a mixture's reference instead of being recomputed.
+    cached_arrays("other", [__file__], (), lambda: {"z": np.zeros(2)})
+    compute = Counted([1.0])
+    cached_arrays("thing", [__file__], (), compute)
+    (other,) = folder.glob("other-*.npz")
+    (kept,) = folder.glob("thing-*.npz")
+    kept.write_bytes(other.read_bytes())
+    with pytest.warns(RuntimeWarning, match="holds another entry's arrays") as said:
+        arrays = cached_arrays("thing", [__file__], (), compute)
+    assert set(arrays) == {"x", "y"} and compute.calls == 2 and len(said) == 1
+    assert set(cached_arrays("thing", [__file__], (), compute)) == {"x", "y"}
+    assert compute.calls == 2  # replaced by a good file
+
+
+def test_a_symbolic_link_planted_as_an_entry_is_neither_read_nor_written_through(folder, tmp_path):
+    compute = Counted([1.0])
+    cached_arrays("thing", [__file__], (), compute)
+    (kept,) = folder.glob("thing-*.npz")
+    victim = tmp_path / "victim.npz"
+    victim.write_bytes(kept.read_bytes())  # even a valid entry is not read through a link
+    before = victim.read_bytes()
+    kept.unlink()
+    kept.symlink_to(victim)
+    with pytest.warns(RuntimeWarning, match="computed again and replaced"):
+        cached_arrays("thing", [__file__], (), compute)
+    assert compute.calls == 2
+    assert victim.read_bytes() == before and not kept.is_symlink()

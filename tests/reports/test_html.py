@@ -1,5 +1,7 @@
 """The HTML report: self-contained page, PNGs of the stated size, verdicts coloured."""
 
+import os
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -192,3 +194,19 @@ def test_write_replaces_a_report_in_place_and_leaves_no_staging_folder(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]
     fresh = Report("New").write(tmp_path / "new")
     assert fresh.is_file() and sorted(p.name for p in tmp_path.iterdir()) == ["new", "report"]
+
+
+def test_a_staging_folder_name_planted_beforehand_is_not_used(tmp_path):
+    # The staging folder was `.NAME.partial-PID`, removed and made again: planted as a
+    # symbolic link (or a folder of someone else's) it took the report's files, or had a
+    # victim's folder emptied. Its name is now unpredictable and made fresh.
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keep.txt").write_text("mine")
+    planted = tmp_path / f".report.partial-{os.getpid()}"
+    planted.symlink_to(victim)
+    index = Report("Planted").write(tmp_path / "report")
+    assert index.is_file() and not index.parent.is_symlink()
+    assert [p.name for p in victim.iterdir()] == ["keep.txt"]
+    assert (victim / "keep.txt").read_text() == "mine" and planted.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [planted.name, "report", "victim"]

@@ -3,6 +3,7 @@
 import dataclasses
 import itertools
 import json
+import os
 import subprocess
 import sys
 
@@ -303,3 +304,20 @@ def test_zoo_report_says_when_verdicts_differ_from_the_recorded_ones(check, tmp_
     path = save_runs(tmp_path / "run.nc", [check.run], verdicts={check.model: recorded})
     assert main(["report", str(path), "--report", str(tmp_path / "html"), "--quiet"]) == 0
     assert "differ from those recorded" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("suffix", [".nc", ".zarr"])
+def test_a_staging_name_planted_beforehand_is_not_written_through(check, suffix, tmp_path):
+    # The file was written at `.NAME.partial-PID` first: a symbolic link planted there had
+    # the run written into the victim's file. The staging name is now unpredictable.
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine")
+    planted = tmp_path / f".run{suffix}.partial-{os.getpid()}"
+    planted.symlink_to(victim)
+    path = save_runs(tmp_path / f"run{suffix}", [check.run])
+    assert victim.read_text() == "mine" and planted.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [planted.name, f"run{suffix}", "victim.txt"]
+    )
+    (run,) = load_runs(path)
+    assert run.model == check.run.model

@@ -75,3 +75,46 @@ def test_header_is_first_line(tmp_path):
     path = tmp_path / "run.jsonl"
     ResultStore(path, SETTINGS)
     assert json.loads(path.read_text().splitlines()[0]) == {"header": SETTINGS}
+
+
+def test_a_store_planted_as_a_symbolic_link_is_refused_and_the_victim_kept(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("")  # empty: once taken for a new store and given a header
+    (tmp_path / "run.jsonl").symlink_to(victim)
+    with pytest.raises(ValueError, match=r"run.jsonl is a symbolic link; give the file itself"):
+        ResultStore(tmp_path / "run.jsonl", SETTINGS)
+    assert victim.read_text() == ""
+
+
+def test_a_new_store_appears_whole_and_leaves_nothing_beside_it(tmp_path):
+    # Written under a temporary name and linked into place: a reader never sees a file
+    # without its header, and two runs creating it at once share one.
+    path = tmp_path / "run.jsonl"
+    first, second = ResultStore(path, SETTINGS), ResultStore(path, SETTINGS)
+    first.add({"key": "sbc-0", "index": 0})
+    second.refresh()
+    assert "sbc-0" in second
+    assert [p.name for p in tmp_path.iterdir()] == ["run.jsonl"]
+    assert path.read_text().splitlines()[0] == json.dumps({"header": SETTINGS})
+    first.close()
+    second.close()
+
+
+def test_two_stores_on_one_file_claim_each_key_once(tmp_path):
+    # The claims are locks on open file descriptions: two stores of one process exclude
+    # each other as two processes' do (tests/cli/test_shared_store.py starts two runs).
+    path = tmp_path / "run.jsonl"
+    with ResultStore(path, SETTINGS) as one, ResultStore(path, SETTINGS) as two:
+        assert one.claim("sbc-0") and one.claim("sbc-0")  # a claim held is held
+        assert not two.claim("sbc-0")
+        one.add({"key": "sbc-0", "index": 0, "by": "one"})
+        one.release("sbc-0")
+        assert not two.claim("sbc-0"), "stored: nothing to claim"
+        two.add({"key": "sbc-0", "index": 0, "by": "two"})  # too late: not written again
+        assert two.records["sbc-0"]["by"] == "one"
+        assert one.claim("sbc-1")
+        one.close()  # ended without a record (interrupted, killed): the claim ends too
+        two.wait("sbc-1")
+        assert two.claim("sbc-1")
+    lines = path.read_text().splitlines()
+    assert len(lines) == 2 and json.loads(lines[1])["by"] == "one"

@@ -15,7 +15,9 @@ silently replacing the other's. ``--store`` is not claimed: runs share a store b
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,8 +33,12 @@ __all__ = ["claimed_outputs", "outputs_usable", "unusable_output"]
 _CLAIMED = ("out", "report")
 
 
-def unusable_output(field: str, path, *, folder: bool) -> str | None:
-    """Why ``path`` cannot take the output of ``field`` (a folder or a file), or None."""
+def unusable_output(field: str, path, *, folder: bool, locked: bool = False) -> str | None:
+    """Why ``path`` cannot take the output of ``field`` (a folder or a file), or None.
+
+    ``locked``: the path gets a lock file beside it (its name plus ``.lock``), which
+    must fit the folder's longest name too.
+    """
     target = Path(path)
     if target.exists():
         if folder and not target.is_dir():
@@ -45,11 +51,28 @@ def unusable_output(field: str, path, *, folder: bool) -> str | None:
         parent = parent.parent
     if not parent.is_dir():
         return f"{field} {path}: {parent} is a file, not a folder"
+    longest = _longest_name(parent)
+    size = len(os.fsencode(target.name))
+    if size + (len(_LOCK_SUFFIX) if locked else 0) > longest:
+        room = f", less {len(_LOCK_SUFFIX)} for its lock file ({_LOCK_SUFFIX})" if locked else ""
+        return f"{field} {path}: the name is {size} bytes long; the folder allows {longest}{room}"
     if not os.access(parent, os.W_OK | os.X_OK):
         return f"{field} {path}: cannot write in {parent}"
     if target.is_file() and not os.access(target, os.W_OK):
         return f"{field} {path}: cannot write to it"
     return None
+
+
+#: What a claimed output's lock file adds to its name.
+_LOCK_SUFFIX = ".lock"
+
+
+def _longest_name(folder: Path) -> int:
+    """The longest file name (bytes) the file system of ``folder`` allows."""
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):  # not reported: the common limit
+        return 255
 
 
 def outputs_usable(command: str, **paths: tuple[str | None, bool]) -> bool:
@@ -61,7 +84,7 @@ def outputs_usable(command: str, **paths: tuple[str | None, bool]) -> bool:
     for name, (path, folder) in paths.items():
         if path is None:
             continue
-        problem = unusable_output(f"--{name}", path, folder=folder)
+        problem = unusable_output(f"--{name}", path, folder=folder, locked=name in _CLAIMED)
         if problem:
             print(f"{command}: {problem}", file=sys.stderr)
             return False
@@ -84,7 +107,12 @@ def claimed_outputs(command: str, **paths: tuple[str | None, bool]) -> Iterator[
             if path is None or name not in _CLAIMED or fcntl is None:
                 continue
             lock = _PathLock(path)
-            holder = lock.acquire()
+            try:
+                holder = lock.acquire()
+            except (OSError, _Unusable) as error:
+                print(f"{command}: --{name} {path}: {_lock_problem(lock, error)}", file=sys.stderr)
+                yield False
+                return
             if holder is not None:
                 print(
                     f"{command}: --{name} {path}: another run is writing it ({holder}, "
@@ -97,28 +125,56 @@ def claimed_outputs(command: str, **paths: tuple[str | None, bool]) -> Iterator[
         yield True
 
 
+def _lock_problem(lock: _PathLock, error: Exception) -> str:
+    """One line on why the lock file beside an output could not be created."""
+    if isinstance(error, _Unusable):
+        return f"its lock file {error}"
+    if error.errno == errno.ELOOP:
+        return f"its lock file {lock.path} is a symbolic link; remove it"
+    where = error.filename or lock.path
+    return f"cannot create its lock file {lock.path}: {error.strerror or error} ({where})"
+
+
 class _PathLock:
-    """An exclusive ``flock`` on ``PATH.lock``, the file removed when released."""
+    """An exclusive ``flock`` on ``PATH.lock``, the file removed when released.
+
+    The lock's name is fixed (another run must find it), so it is opened as nothing but
+    a regular file of one link: never through a symbolic link (``O_NOFOLLOW``; a planted
+    ``rep.lock -> ~/victim.txt`` once had the victim's file truncated and replaced by a
+    process id), never a hard link to someone's file, a FIFO or a device. Its content is
+    written only once it is locked and known to be such a file.
+    """
 
     def __init__(self, path: str):
-        self.path = f"{os.fspath(path).rstrip(os.sep)}.lock"
+        self.path = f"{os.fspath(path).rstrip(os.sep)}{_LOCK_SUFFIX}"
         self._fd: int | None = None
 
     def acquire(self) -> str | None:
-        """Take the lock; None when taken, else who holds it (``pid N``)."""
+        """Take the lock; None when taken, else who holds it (``pid N``).
+
+        Raises
+        ------
+        _Unusable
+            When the lock file cannot be created, or what is at its path is not a lock
+            file the zoo may use.
+        """
         Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
             try:
+                _require_plain_file(fd, self.path)
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 holder = os.read(fd, 64).decode(errors="replace").strip()
                 os.close(fd)
                 return holder or "pid unknown"
+            except BaseException:
+                os.close(fd)
+                raise
             # The previous holder removes the file on release: a lock taken on a file
             # already unlinked is no lock; take the one at the path now.
             try:
-                current = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+                current = os.stat(self.path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
             except FileNotFoundError:
                 current = False
             if current:
@@ -131,7 +187,24 @@ class _PathLock:
     def release(self) -> None:
         if self._fd is None:
             return
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.path)
+        # Removed only while it is still the file this run locked.
+        with contextlib.suppress(OSError):
+            if os.stat(self.path, follow_symlinks=False).st_ino == os.fstat(self._fd).st_ino:
+                os.unlink(self.path)
         os.close(self._fd)  # closing the descriptor releases the flock
         self._fd = None
+
+
+class _Unusable(Exception):
+    """What is at a lock file's path cannot be used as one (the message says why)."""
+
+
+def _require_plain_file(fd: int, path: str) -> None:
+    """Raise :class:`_Unusable` unless ``fd`` is a regular file with one link."""
+    status = os.fstat(fd)
+    if not stat.S_ISREG(status.st_mode):
+        raise _Unusable(f"{path} exists and is not a regular file; remove it")
+    if status.st_nlink != 1:
+        raise _Unusable(
+            f"{path} is a hard link to another file ({status.st_nlink} links); remove it"
+        )

@@ -7,7 +7,7 @@ import argparse
 from zoo.core.defaults import ALPHA, CHAINS, DRAWS, ENGINES, FIT_TIMEOUT, TUNE
 from zoo.registry import names
 
-__all__ = ["budget_options", "build_parser", "option_dest", "validate_table"]
+__all__ = ["budget_options", "build_parser", "empty_value", "option_dest", "validate_table"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -244,7 +244,12 @@ def _add_validate(commands, table) -> None:
         help=f"family-wise false-alarm rate (default {ALPHA:g})",
     )
     parser.add_argument(
-        "--workers", type=int, default=None, help="local Dask workers (default: one per core)"
+        "--workers",
+        type=int,
+        default=None,
+        help="local Dask worker processes the fits run in, at most 4 per core (default: one "
+        "per core); 0 runs them in this process, one after the other: the only way the "
+        "sampler runs in the zoo's own process (for debugging; no timeout)",
     )
     parser.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler")
     parser.add_argument(
@@ -267,3 +272,21 @@ def _add_validate(commands, table) -> None:
         metavar="DIR",
         help="write an HTML report (index.html, SBC ECDF figure) into DIR",
     )
+
+
+def empty_value(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str | None:
+    """``--OPTION: must not be empty`` for the first option given an empty value, or None.
+
+    An empty value is never a choice the user made on purpose (an unset shell variable,
+    ``--report "$DIR"``): ``--report ""`` wrote index.html into the current folder and
+    ``--checks ""`` ran the whole battery, as if the option had not been given.
+    """
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    command = subparsers.choices[args.command]
+    for action in command._actions:
+        value = getattr(args, action.dest, None)
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and not v.strip() for v in values):
+            name = action.option_strings[-1] if action.option_strings else action.metavar
+            return f"{name or action.dest}: must not be empty"
+    return None

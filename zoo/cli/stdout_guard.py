@@ -2,11 +2,14 @@
 
 ``zoo validate --json`` runs code the user wrote (a sampler, a kernel, a model module),
 in this process and in the worker processes Dask and PyMC start. One ``print()`` there
-put text before the ``{`` and broke every reader of the JSON. While the command works,
-file descriptor 1 is the write end of a pipe (so child processes, which inherit it, and
-C code write there too) and ``sys.stdout`` writes into it as well; a thread forwards
-what arrives to standard error, up to :data:`CAP` bytes, and counts the rest (a chatty
-sampler once pushed 40 MB through). The JSON is printed after, to the real stdout.
+put text before the ``{`` and broke every reader of the JSON; a thread writing to file
+descriptor 1 put it inside, an ``atexit`` handler after. From the start of a ``--json``
+command (before the user's module is imported) the real standard output is a descriptor
+of the zoo's alone, and file descriptor 1 the write end of a pipe (so child processes,
+which inherit it, and C code write there too) into which ``sys.stdout`` writes as
+well; a thread forwards what arrives to standard error, up to :data:`CAP` bytes, and
+counts the rest (a chatty sampler once pushed 40 MB through). The JSON is written by
+:func:`emit` to the saved descriptor; after it, descriptor 1 is standard error.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import sys
 import threading
 from collections.abc import Iterator
 
-__all__ = ["CAP", "stdout_to_stderr"]
+__all__ = ["CAP", "emit", "json_stdout"]
 
 #: Bytes of the user's output passed on to standard error; the rest is counted, not shown.
 CAP = 64 * 1024
@@ -63,9 +66,21 @@ class _Text(io.TextIOBase):
         return len(text)
 
 
+#: Where :func:`emit` writes while :func:`json_stdout` is active: the real stdout.
+_saved: list = []
+
+
 @contextlib.contextmanager
-def stdout_to_stderr(active: bool = True) -> Iterator[None]:
-    """While active, everything written to standard output goes to standard error, capped."""
+def json_stdout(active: bool = True, *, program: bool = False) -> Iterator[None]:
+    """While active, standard output holds only what :func:`emit` writes; the rest goes to stderr.
+
+    The real standard output is duplicated away first (a descriptor of the zoo's, not
+    inherited by child processes), and file descriptor 1 pointed at the forwarding
+    pipe. ``program``: this is the ``zoo`` program, not a call of ``zoo.cli.main`` from
+    Python: descriptor 1 then stays pointed at standard error when the block ends, so
+    that what the user's code writes after it (an ``atexit`` handler, a thread still
+    running) cannot follow the JSON either.
+    """
     if not active:
         yield
         return
@@ -76,6 +91,7 @@ def stdout_to_stderr(active: bool = True) -> Iterator[None]:
         saved = os.dup(1)
     except OSError:  # no file descriptor 1 (a closed stdout): Python's level only
         saved = None
+    stream = sys.stdout
     reader = None
     if saved is not None:
         read_end, write_end = os.pipe()
@@ -83,16 +99,19 @@ def stdout_to_stderr(active: bool = True) -> Iterator[None]:
         os.close(write_end)
         reader = threading.Thread(target=_forward, args=(read_end, sink), daemon=True)
         reader.start()
+    _saved.append((stream, saved))
     try:
         # Python's writes go down the same pipe as the file descriptor's, in order.
         write = sink.write if saved is None else _write_all_to_stdout_fd
         with contextlib.redirect_stdout(_Text(write)):
             yield
     finally:
+        _saved.pop()
         if saved is not None:
             # Closing the last write end ends the forwarding thread (worker processes
             # that inherited it have been stopped by now).
-            os.dup2(saved, 1)
+            sys.stderr.flush()
+            os.dup2(2 if program else saved, 1)
             os.close(saved)
             reader.join(timeout=5)
         if sink.dropped:
@@ -101,6 +120,26 @@ def stdout_to_stderr(active: bool = True) -> Iterator[None]:
                 f"(more than {CAP // 1024} KiB)",
                 file=sys.stderr,
             )
+
+
+def emit(text: str) -> None:
+    """Write ``text`` and a newline to the real standard output (the JSON of a command)."""
+    if not _saved:
+        print(text)
+        return
+    stream, saved = _saved[-1]
+    if saved is not None and _writes_to_descriptor_1(stream):
+        _write_all(saved, (text + "\n").encode("utf-8"))
+    else:  # a stream of Python's (a test's capture): written as print would
+        stream.write(text + "\n")
+        stream.flush()
+
+
+def _writes_to_descriptor_1(stream) -> bool:
+    try:
+        return stream.fileno() == 1
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        return False
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from zoo.check import COMPARISONS, exact_mean, quantity_rows
+from zoo.cli.stdout_guard import emit
 from zoo.core.defaults import ENGINES
 from zoo.reports.check_report import check_report
 
@@ -53,7 +54,7 @@ def finish_checks(args, checks, say) -> int:
     verdicts = {c.verdict for c in checks}
     verdict = next((v for v in ("disagree", "inconclusive") if v in verdicts), "agree")
     if args.json:
-        print(
+        emit(
             json.dumps(
                 {"verdict": verdict, "models": [c.to_dict() for c in checks]},
                 indent=2,

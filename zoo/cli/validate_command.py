@@ -16,11 +16,12 @@ from rich.table import Table
 
 from zoo.cli.output_paths import claimed_outputs
 from zoo.cli.parser import budget_options, option_dest
-from zoo.cli.stdout_guard import stdout_to_stderr
+from zoo.cli.stdout_guard import emit
 from zoo.core.defaults import FIT_TIMEOUT
 from zoo.core.loading import load_object
 from zoo.registry import get, names
 from zoo.reports.validation_report import validation_report
+from zoo.sampling.parallel import as_workers
 from zoo.sampling.progress import TaskProgress
 from zoo.validation import CHECKS, validate
 from zoo.validation.results import COULD_NOT_JUDGE, by_data_set, finding_cells
@@ -83,6 +84,10 @@ def _validate(args: argparse.Namespace, refuse) -> int:
             "--timeout: a fit in this process (--workers 0) cannot be stopped; "
             "give --workers 1 or more for a timeout"
         )
+    try:
+        as_workers("--workers", args.workers)
+    except ValueError as error:
+        return refuse(str(error))
     if args.reference and args.pymc_model is None:
         return refuse("--reference: only with --model (a zoo model has its exact posterior)")
 
@@ -145,13 +150,13 @@ def _validate(args: argparse.Namespace, refuse) -> int:
             progress.stop()
         return result
 
-    # A user's module may print when it is imported or run: not into the JSON.
-    with stdout_to_stderr(args.json):
-        result = battery()
+    # A user's module may print when it is imported or run: not into the JSON
+    # (zoo.cli.main guards standard output for --json).
+    result = battery()
     if isinstance(result, int):
         return result
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, default=_jsonable))
+        emit(json.dumps(result.to_dict(), indent=2, default=_jsonable))
     else:
         _print(result)
     # Standard error, not the table or the JSON: each warning of the fits once, counted.

@@ -11,15 +11,21 @@ bit for bit, so a run gives the same numbers cold or warm.
 
 The folder is ``$ZOO_CACHE_DIR`` when set (an empty value turns the cache off), else
 ``$XDG_CACHE_HOME/bayes-zoo`` or ``~/.cache/bayes-zoo``. A folder that cannot be
-written is not an error: the arrays are computed, as without a cache.
+written is not an error: the arrays are computed, as without a cache. A file that
+cannot be used (damaged, a symbolic link, or a whole file holding another entry's
+arrays, which once raised ``KeyError: 'low'`` deep in a reference) is computed again
+and replaced, with one warning. Files are never unpickled (``allow_pickle=False``).
 """
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import os
+import stat
 import tempfile
+import warnings
 import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -66,6 +72,46 @@ def _update(hasher, value) -> None:
         raise TypeError(f"inputs: cannot key a {type(value).__name__} (arrays, numbers, strings)")
 
 
+#: The layout of a cache file; part of every key, so files of another layout are not read.
+_FORMAT = "zoo-cache/2"
+
+#: The entry of a cache file holding its own key: a whole, valid file put at another
+#: entry's path (copied, renamed, planted) holds other arrays, and is not read as it.
+_KEY = "__zoo_cache_key__"
+
+
+def _read(path: Path, key: str) -> dict[str, np.ndarray] | None:
+    """The arrays kept at ``path`` under ``key``; None (with one warning unless absent)."""
+    try:
+        # Not through a symbolic link, and only a regular file (a FIFO would block).
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            _unusable(path, "a symbolic link")
+        # Otherwise absent, or the folder unusable: computed, as without a cache.
+        return None
+    with os.fdopen(fd, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            _unusable(path, "not a regular file")
+            return None
+        try:
+            with np.load(stream, allow_pickle=False) as stored:
+                arrays = {name: stored[name] for name in stored.files}
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+            _unusable(path, f"damaged ({type(error).__name__})")
+            return None
+    if str(arrays.pop(_KEY, "")) != key:
+        _unusable(path, "it holds another entry's arrays")
+        return None
+    return arrays
+
+
+def _unusable(path: Path, why: str) -> None:
+    warnings.warn(
+        f"cache: {path}: {why}; computed again and replaced", RuntimeWarning, stacklevel=4
+    )
+
+
 def cached_arrays(
     name: str,
     code: Iterable[str | os.PathLike],
@@ -89,15 +135,14 @@ def cached_arrays(
     folder = cache_folder()
     if folder is None:
         return compute()
-    hasher = hashlib.sha256(name.encode())
+    hasher = hashlib.sha256(f"{_FORMAT} {name}".encode())
     hasher.update(_code_digest(tuple(str(path) for path in code)).encode())
     _update(hasher, inputs)
-    path = folder / f"{name}-{hasher.hexdigest()[:32]}.npz"
-    try:
-        with np.load(path) as stored:
-            return {key: stored[key] for key in stored.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile):  # absent or damaged
-        pass
+    key = hasher.hexdigest()[:32]
+    path = folder / f"{name}-{key}.npz"
+    kept = _read(path, key)
+    if kept is not None:
+        return kept
     arrays = compute()
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -108,7 +153,7 @@ def cached_arrays(
         return arrays
     try:
         with os.fdopen(handle, "wb") as stream:
-            np.savez(stream, **arrays)
+            np.savez(stream, **arrays, **{_KEY: np.array(key)})
         os.replace(temporary, path)
     except OSError:
         Path(temporary).unlink(missing_ok=True)

@@ -6,6 +6,7 @@ must cross a process boundary travels as its location (:meth:`zoo.Model.__reduce
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -16,8 +17,9 @@ __all__ = ["load_object"]
 def load_object(location: str, *, field: str = "sampler"):
     """Import ``package.module:attribute`` (the attribute may be dotted) and return it.
 
-    The current directory goes first on the path, as ``python -m`` would have it, so a
-    user's ``mysamplers.py`` beside them is found.
+    The current directory goes first on the path while the module is imported, as
+    ``python -m`` would have it, so a user's ``mysamplers.py`` beside them is found; then
+    last, so that it cannot shadow a module the zoo imports later.
 
     Raises
     ------
@@ -31,15 +33,33 @@ def load_object(location: str, *, field: str = "sampler"):
     module_name, colon, attribute = location.partition(":")
     if not colon or not module_name or not attribute:
         raise ValueError(f"{field}: expected 'package.module:name', got {location!r}")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    module = _import(field, module_name)
+    module = _import_from_here(field, module_name)
     value = module
     for part in attribute.split("."):
         if not hasattr(value, part):
             raise ValueError(f"{field}: module {module_name!r} has no attribute {attribute!r}")
         value = getattr(value, part)
     return value
+
+
+def _import_from_here(field: str, module_name: str):
+    """Import with the current directory first on the path, then put it last.
+
+    First, so that the user's ``mysamplers.py`` beside them is found (as ``python -m``
+    would have it); then last, so that a file there named like a module the zoo imports
+    later (``distributed.py``, ``pymc.py``) cannot shadow it, while the user's own modules,
+    imported lazily or by worker processes started later, are still found there.
+    """
+    here = os.getcwd()
+    if here in sys.path:  # put there by the user or by Python (``python -m``): theirs
+        return _import(field, module_name)
+    sys.path.insert(0, here)
+    try:
+        return _import(field, module_name)
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(here)
+        sys.path.append(here)
 
 
 def _import(field: str, module_name: str):

@@ -24,13 +24,14 @@ from __future__ import annotations
 import datetime
 import html
 import io
-import os
 import re
 import shutil
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from zoo.core.files import current_umask
 from zoo.diagnostics.findings import COULD_NOT_JUDGE
 from zoo.reports.figures import sbc_ecdf_figure, sbc_outside
 
@@ -306,11 +307,12 @@ class Report:
         if directory.exists() and not directory.is_dir():
             raise ValueError(f"directory: {directory} exists and is not a directory")
         directory.parent.mkdir(parents=True, exist_ok=True)
-        # Not tempfile.mkdtemp: its folder is private (0700), and the report folder it
-        # becomes must get the permissions any folder made here gets.
-        staging = directory.parent / f".{directory.name}.partial-{os.getpid()}"
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir()
+        # A fresh folder of a name nobody can predict (a predictable one, removed and
+        # made again, could be planted as a symbolic link between the two), given the
+        # permissions any folder made here gets (mkdtemp's are private, 0700), since it
+        # becomes the report folder.
+        staging = Path(tempfile.mkdtemp(prefix=".zoo-partial-", dir=directory.parent))
+        staging.chmod(0o777 & ~current_umask())
         try:
             for section in self.sections:
                 for image in section.images:

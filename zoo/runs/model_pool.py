@@ -33,6 +33,7 @@ from zoo.core.arguments import as_int
 from zoo.registry import get
 from zoo.runs.model_run import ModelRun, sample_model
 from zoo.sampling.child_stderr import ChildStderr
+from zoo.sampling.interrupts import deferred
 from zoo.sampling.progress import quiet_logs
 from zoo.sampling.worker_process import leave_terminal_group
 
@@ -212,7 +213,18 @@ def _start_worker(stopping) -> None:
     # inherited: a zoo started in the background by a shell without job control (a
     # script's `zoo check --jobs 2 &`, a CI runner) has SIGINT ignored, its workers too,
     # and they then drew to the end of their runs after being told to stop.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGINT, _interrupted)
+
+
+def _interrupted(number, frame) -> None:
+    """Python's SIGINT handler, but never inside numba's conversion of arguments.
+
+    Raised there, the interrupt crashed the worker (zoo.sampling.interrupts), and the
+    draws it held were lost with it.
+    """
+    if deferred(number, frame):
+        return
+    raise KeyboardInterrupt
 
 
 def _travels(model) -> bool:

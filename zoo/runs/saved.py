@@ -22,6 +22,7 @@ import datetime
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -122,21 +123,23 @@ def save_runs(path, runs, *, verdicts: dict | None = None, command: str = "") ->
     path.parent.mkdir(parents=True, exist_ok=True)
     # Written beside the target and moved into place whole: an interrupt or a full disk
     # while writing leaves the previous file (or none), never a truncated one.
-    partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
+    # Its name unpredictable and made fresh (mkdtemp): a fixed ``.NAME.partial-PID`` could
+    # be planted beforehand as a symbolic link to someone else's file.
+    staging = Path(tempfile.mkdtemp(prefix=".zoo-partial-", dir=path.parent))
+    partial = staging / path.name
     try:
         if path.suffix == ".zarr":
             # Zarr v3 does not specify consolidated metadata; write the plain store.
             tree.to_zarr(partial, consolidated=False)
-            if path.exists():
-                shutil.rmtree(path)
+            if path.is_dir() and not path.is_symlink():
+                # The old store is moved into the staging folder and removed from there,
+                # never removed where it is named.
+                path.replace(staging / "previous")
         else:
             tree.to_netcdf(partial, engine="h5netcdf", encoding=_checksummed(tree))
         os.replace(partial, path)
     finally:
-        if partial.is_dir():
-            shutil.rmtree(partial, ignore_errors=True)
-        elif partial.exists():
-            partial.unlink()
+        shutil.rmtree(staging, ignore_errors=True)
     return path
 
 

@@ -26,12 +26,14 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import itertools
 import logging
 import os
 import re
 import signal
 import socket
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -41,12 +43,14 @@ from typing import Any
 
 from zoo.core.arguments import as_int, as_positive_scalar
 from zoo.sampling.child_stderr import ChildStderr
+from zoo.sampling.interrupts import deferred
 
 __all__ = [
     "FitPool",
     "InProcessWarning",
     "Outcome",
     "Task",
+    "as_workers",
     "default_workers",
     "run_tasks",
     "unguarded_script_call",
@@ -143,19 +147,27 @@ def _collected_warnings() -> Iterator[list[str]]:
             logger.handlers, logger.propagate = handlers, propagate
 
 
-def _call(task: Task) -> Outcome:
+def _call(task: Task, *, here: bool = False) -> Outcome:
     """``task.function(*task.args)`` as an Outcome, with the warnings it raised."""
     with _collected_warnings() as lines:
-        outcome = _call_quietly(task)
+        outcome = _call_quietly(task, here=here)
     return dataclasses.replace(outcome, warnings=tuple(lines))
 
 
-def _call_quietly(task: Task) -> Outcome:
+def _call_quietly(task: Task, *, here: bool = False) -> Outcome:
+    """Run ``task``: whatever it raises is its outcome, but an interrupt ``here``."""
     started = time.perf_counter()
     try:
         value = task.function(*task.args)
     except KeyboardInterrupt:
-        raise
+        if here:
+            raise
+        # A worker is not interrupted by the terminal (it leaves its process group): the
+        # sampler raised it. Raised on, Dask printed 30 lines of its own traceback.
+        message = "the sampler raised KeyboardInterrupt"
+        return Outcome(task.key, "error", None, message, time.perf_counter() - started)
+    except _ProcessExit as error:
+        return Outcome(task.key, "error", None, str(error), time.perf_counter() - started)
     except SystemExit as error:
         # Not an error of the run: a sampler that exits must not take its worker (or,
         # with workers=0, the zoo) with it.
@@ -167,12 +179,91 @@ def _call_quietly(task: Task) -> Outcome:
     return Outcome(task.key, "ok", value, "", time.perf_counter() - started)
 
 
+#: The signals that stop a run: Ctrl-C, and ``kill``'s default.
+_STOPPING = (signal.SIGINT, signal.SIGTERM)
+
+
+def _call_here(task: Task) -> Outcome:
+    """Run ``task`` in this process (``workers=0``); a signal that stops the run wins.
+
+    The Gibbs driver and ``pm.sample`` both answer Ctrl-C by returning the draws made so
+    far: in a fit of a check, that cut-short fit was taken for the sampler's (an SBC
+    record "38 draws; 200 were asked for", stored, and failing every resumed run). A
+    stopping signal received while the task runs discards its outcome and raises, as
+    the signal's own handler would have. A sampler that ends the process with
+    ``os._exit`` is stopped at the call and reported as an error: the process must not
+    end with the run unfinished and its exit status the sampler's.
+    """
+    received: list[int] = []
+    previous = {}
+
+    def note(number, frame):
+        if deferred(number, frame):
+            return  # inside numba's conversion of arguments: sent again in a moment
+        received.append(number)
+        previous[number](number, frame)
+
+    here = os.getpid()
+
+    def ended_process(status=0):
+        if os.getpid() != here:  # a forked child (PyMC's chains) ends as it should
+            exit_process(status)
+        raise _ProcessExit(status)
+
+    if threading.current_thread() is threading.main_thread():
+        for number in _STOPPING:
+            handler = signal.getsignal(number)
+            if callable(handler):  # Python's handler, or the zoo's: not the default
+                previous[number] = handler
+                signal.signal(number, note)
+    exit_process, os._exit = os._exit, ended_process
+    try:
+        with warnings.catch_warnings():
+            # The driver's "interrupted: keeping the N draws" is about a fit whose
+            # outcome is discarded here: the run says it was interrupted, once.
+            warnings.filterwarnings("ignore", message="interrupted:", category=RuntimeWarning)
+            outcome = _call(task, here=True)
+    finally:
+        os._exit = exit_process
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    if received:
+        # The fit swallowed what the handler raised: raise it again.
+        previous[received[0]](received[0], None)
+        raise KeyboardInterrupt
+    return outcome
+
+
+class _ProcessExit(Exception):
+    """``os._exit`` called by a sampler running in the zoo's own process."""
+
+    def __init__(self, status):
+        super().__init__(f"the sampler called os._exit({status!r}), which would end the zoo")
+
+
 def default_workers() -> int:
     """One worker per core the process may use."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+#: Local worker processes allowed per core: beyond a few per core, more only cost memory
+#: (each imports NumPy, numba and the sampler) and start-up time.
+WORKERS_PER_CORE = 4
+
+
+def as_workers(field: str, value) -> int | None:
+    """``value`` as a number of local workers: None, or an integer from 0 to 4 per core."""
+    value = as_int(field, value, minimum=0, allow_none=True)
+    most = WORKERS_PER_CORE * default_workers()
+    if value is not None and value > most:
+        raise ValueError(
+            f"{field}: must be at most {most} ({WORKERS_PER_CORE} per core this process may "
+            f"use; 0 runs the fits in this process), got {value}"
+        )
+    return value
 
 
 class FitPool:
@@ -212,7 +303,7 @@ class FitPool:
     ):
         if timeout is not None:
             timeout = as_positive_scalar("timeout", timeout)
-        self.workers = as_int("workers", workers, minimum=0, allow_none=True)
+        self.workers = as_workers("workers", workers)
         self.scheduler = scheduler
         self.timeout = timeout
         self._client = None
@@ -310,17 +401,20 @@ class FitPool:
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         """Run ``tasks``; yield their outcomes as they complete (not in order).
 
-        The warnings each fit raised are counted in :attr:`warnings`.
+        ``tasks`` is read lazily, one task when a worker is free to start it: an
+        iterator that claims each task as it hands it out (a store shared by several
+        runs, :mod:`zoo.validation.result_store`) claims no more than it can start. The
+        warnings each fit raised are counted in :attr:`warnings`.
         """
-        for outcome in self._outcomes(list(tasks)):
+        for outcome in self._outcomes(iter(tasks)):
             for line in outcome.warnings:
                 self.warnings[line] = self.warnings.get(line, 0) + 1
             yield outcome
 
-    def _outcomes(self, tasks: list[Task]) -> Iterator[Outcome]:
+    def _outcomes(self, tasks: Iterator[Task]) -> Iterator[Outcome]:
         if self.in_process:
             for task in tasks:
-                yield _call(task)
+                yield _call_here(task)
             return
         if self._client is None:
             raise RuntimeError("FitPool.run: use the pool as a context manager (with ...)")
@@ -438,12 +532,12 @@ def _run_on_dask(client, tasks, timeout, notices=None):
     # deferred: distributed takes about 1 s to import; workers=0 runs without it
     from distributed import wait
 
-    pending = list(reversed(tasks))
+    pending = _Lookahead(tasks)
     running = {}  # future -> (task, worker address, start time)
     pids = {}  # worker address -> process id, for the nannies' death notices
     missing = {}  # worker address -> when it was first seen gone with a fit running
     try:
-        while pending or running:
+        while running or pending:
             workers = set(client.scheduler_info()["workers"])
             now = time.monotonic()
             for future, (task, worker, start) in list(running.items()):
@@ -475,7 +569,7 @@ def _run_on_dask(client, tasks, timeout, notices=None):
                 new = [worker for worker in idle if worker not in pids]
                 if new:
                     pids.update(client.run(os.getpid, workers=new))
-            while pending and idle:
+            while idle and pending:
                 task = pending.pop()
                 worker = idle.pop()
                 future = client.submit(
@@ -525,6 +619,22 @@ def _run_on_dask(client, tasks, timeout, notices=None):
     finally:
         for future in running:
             future.cancel()
+
+
+class _Lookahead:
+    """An iterator of tasks that says whether another is left before it is taken."""
+
+    def __init__(self, tasks: Iterator[Task]):
+        self._tasks = tasks
+        self._next: list[Task] = []
+
+    def __bool__(self) -> bool:
+        if not self._next:
+            self._next.extend(itertools.islice(self._tasks, 1))
+        return bool(self._next)
+
+    def pop(self) -> Task:
+        return self._next.pop() if self._next else next(self._tasks)
 
 
 #: Seconds between looks for workers that died while running a fit.

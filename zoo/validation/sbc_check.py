@@ -114,32 +114,11 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         cure = "give SBC a proper prior and the sizes to simulate (sbc_setup=(prior, size))"
         found = [Finding("prior", COULD_NOT_JUDGE, gate=why, cure=cure)]
         return CheckOutcome("sbc", COULD_NOT_JUDGE, f"could not judge: {why}", alpha, found)
-    prior, size = _prior_and_size(plan)
-    settings = results.settings
     total, draws, chains = (plan.budget[k] for k in ("simulations", "draws", "chains"))
-    tasks = [
-        Task(
-            f"sbc-{index}",
-            _simulation,
-            (plan.tested, index, plan.seed, prior, size, draws, chains),
-        )
-        for index in range(total)
-        if f"sbc-{index}" not in results
-    ]
-    done = total - len(tasks)
-    progress = plan.on_simulation or (lambda done, total: None)
-    progress(done, total)
-    for outcome in pool.run(tasks):
-        index = int(outcome.key.split("-")[1])
-        if outcome.status == "ok":
-            record = dict(outcome.value)
-        else:
-            record = {"index": index, "status": outcome.status, "message": outcome.message}
-        record["key"] = outcome.key
-        results.add(record)
-        done += 1
-        progress(done, total)
-    records = [r for r in results.records.values() if r["index"] < total]
+    with results:
+        _fit_missing(plan, pool, results)
+        settings = results.settings
+        records = [r for r in results.records.values() if r["index"] < total]
     result = sbc_result(records, alpha=alpha, settings=settings)
     result.seconds = time.perf_counter() - started
     findings = result.findings()
@@ -149,7 +128,7 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
     )
     notes = [result.redraw_note()] if result.redraws else []
     if result.failures and not result.n_simulations:
-        notes.append(_every_fit_failed(plan, prior))
+        notes.append(_every_fit_failed(plan, _prior_and_size(plan)[0]))
     return CheckOutcome(
         "sbc",
         result.verdict,
@@ -160,6 +139,53 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         result.seconds,
         head,
     )
+
+
+def _fit_missing(plan: Plan, pool: FitPool, results: ResultStore) -> None:
+    """Fit the simulations the store lacks, each claimed first: a store shared by runs.
+
+    A simulation another run has claimed is skipped, then waited for; if that run ended
+    without its record, the claim ended with it and this run fits it.
+    """
+    prior, size = _prior_and_size(plan)
+    total, draws, chains = (plan.budget[k] for k in ("simulations", "draws", "chains"))
+    progress = plan.on_simulation or (lambda done, total: None)
+
+    def done() -> int:
+        return sum(f"sbc-{index}" in results for index in range(total))
+
+    def claimed(indices, others):
+        for index in indices:
+            key = f"sbc-{index}"
+            if key in results:
+                continue
+            if not results.claim(key):
+                others.append(index)
+                continue
+            yield Task(
+                key,
+                _simulation,
+                (plan.tested, index, plan.seed, prior, size, draws, chains),
+            )
+
+    missing = [index for index in range(total) if f"sbc-{index}" not in results]
+    progress(done(), total)
+    while missing:
+        others: list[int] = []
+        for outcome in pool.run(claimed(missing, others)):
+            index = int(outcome.key.split("-")[1])
+            if outcome.status == "ok":
+                record = dict(outcome.value)
+            else:
+                record = {"index": index, "status": outcome.status, "message": outcome.message}
+            record["key"] = outcome.key
+            results.add(record)
+            results.release(outcome.key)
+            progress(done(), total)
+        for index in others:
+            results.wait(f"sbc-{index}")
+        progress(done(), total)
+        missing = [index for index in others if f"sbc-{index}" not in results]
 
 
 def _every_fit_failed(plan: Plan, prior) -> str:

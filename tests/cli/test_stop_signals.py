@@ -1,0 +1,156 @@
+"""SIGINT and SIGTERM at any moment of ``zoo check`` and ``zoo validate``: one line, 130 or 143.
+
+What issue 32 found: with ``--workers 0`` an SBC fit cut short by Ctrl-C was stored as a
+failed fit ("38 draws; 200 were asked for") and every resumed run FAILed; SIGTERM ended
+the process by the signal, with no word and the lock files left. Each test here starts
+the real command, sends the real signal to it (SIGINT to its process group, as a
+terminal's Ctrl-C does; SIGTERM to the process, as ``kill`` does) and checks: the exit
+status, one line on stderr and no traceback, no lock file left, every stored record a
+finished fit, and that a resumed run passes where an uninterrupted one does.
+
+The default run sends a few signals; the sweep over many moments is marked slow.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: The shell's exit status for each signal.
+STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
+#: An SBC run of the zoo's own Gibbs kernel: fits long enough to be cut in the middle.
+VALIDATE = [
+    "validate", "beta-binomial", "--checks", "sbc", "--simulations", "20",
+    "--sbc-draws", "1500", "--quiet", "--json",
+]  # fmt: skip
+
+#: Two models, so that an interrupt can land between them as well as inside one.
+CHECK = ["check", "beta-binomial", "gaussian-nb", "--draws", "2000", "--quiet"]
+
+
+def _start(command, folder: Path) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(
+        [sys.executable, "-m", "zoo.cli", *command],
+        cwd=folder,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+
+
+def _send(process: subprocess.Popen, number: int) -> None:
+    try:
+        if number == signal.SIGINT:
+            os.killpg(process.pid, number)  # Ctrl-C reaches the whole foreground group
+        else:
+            process.send_signal(number)
+    except ProcessLookupError:  # it had finished
+        pass
+
+
+def _records(store: Path) -> list[dict]:
+    if not store.exists():
+        return []
+    return [json.loads(line) for line in store.read_text().splitlines()[1:]]
+
+
+def _stop_validate(folder: Path, workers: str, number: int, delay: float, after: int):
+    """Run ``zoo validate`` until ``after`` records are stored, wait ``delay`` s, signal.
+
+    Not before the store exists: in the second or two Python takes to import NumPy before
+    ``zoo.cli.main`` runs, a signal meets Python's own handlers (a traceback for SIGINT).
+    """
+    store = folder / "sbc.jsonl"
+    command = [*VALIDATE, "--workers", workers, "--store", str(store), "--report", "rep"]
+    process = _start(command, folder)
+    deadline = time.monotonic() + 600
+    # The store exists once the command has started (its imports done): from then on.
+    while (not store.exists() or len(_records(store)) < after) and process.poll() is None:
+        assert time.monotonic() < deadline, "no record in 600 s"
+        time.sleep(0.05)
+    time.sleep(delay)
+    _send(process, number)
+    out, err = process.communicate(timeout=300)
+    return process.returncode, out, err
+
+
+def _assert_stopped(status, out, err, number, folder, *, json_out=False):
+    if status in (0, 1):  # the run ended before the signal: nothing to check here
+        return False
+    assert status == STATUS[number], (status, err)
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert "interrupted" in err
+    if json_out:  # no JSON of an unfinished run (zoo check prints the tables it judged)
+        assert out == ""
+    assert not list(folder.glob("*.lock")), "lock files left"
+    assert not list(folder.glob(".zoo-partial-*")), "staging folders left"
+    assert not (folder / "rep").exists(), "a report of an unfinished run"
+    return True
+
+
+def _assert_resumes_and_passes(folder: Path, workers: str) -> None:
+    store = folder / "sbc.jsonl"
+    records = _records(store)
+    # Every stored record is a finished fit: an interrupted one is not stored at all.
+    assert all(r["status"] == "ok" for r in records), [r for r in records if r["status"] != "ok"]
+    assert len({r["key"] for r in records}) == len(records)
+    process = _start([*VALIDATE, "--workers", workers, "--store", str(store)], folder)
+    out, err = process.communicate(timeout=600)
+    assert process.returncode == 0, err
+    assert json.loads(out)["verdict"] == "pass"
+    assert len(_records(store)) == 20
+
+
+def _validate_stopped_and_resumed(folder, workers, moments):
+    for number, delay, after in moments:
+        status, out, err = _stop_validate(folder, workers, number, delay, after)
+        _assert_stopped(status, out, err, number, folder, json_out=True)
+    _assert_resumes_and_passes(folder, workers)
+
+
+def test_validate_in_this_process_stopped_twice_then_resumed_passes(tmp_path):
+    # SIGINT while the first fits run; SIGTERM in the resumed run, once it has stored more.
+    moments = [(signal.SIGINT, 0.2, 1), (signal.SIGTERM, 0.5, 3)]
+    _validate_stopped_and_resumed(tmp_path, "0", moments)
+
+
+def test_check_stopped_by_sigterm_saves_what_it_drew_in_one_line(tmp_path):
+    process = _start([*CHECK, "--jobs", "1", "--out", "run.nc"], tmp_path)
+    time.sleep(25)  # start-up is 5 to 20 s on a loaded machine: usually while sampling
+    _send(process, signal.SIGTERM)
+    out, err = process.communicate(timeout=300)
+    if _assert_stopped(process.returncode, out, err, signal.SIGTERM, tmp_path):
+        assert "zoo check: interrupted" in err
+
+
+@pytest.mark.slow  # about 20 runs of zoo validate, each 10 to 60 s
+@pytest.mark.parametrize("workers", ["0", "2"])
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_validate_stopped_at_many_moments_resumes_and_passes(workers, number, tmp_path):
+    moments = [(number, delay, after) for after, delay in ((0, 0.0), (0, 3.0), (1, 0.0), (2, 0.3))]
+    _validate_stopped_and_resumed(tmp_path, workers, moments)
+
+
+@pytest.mark.slow  # 12 runs of zoo check, each 10 to 60 s
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("delay", [5.0, 10.0, 20.0])
+def test_check_stopped_at_many_moments_ends_in_one_line(jobs, number, delay, tmp_path):
+    process = _start([*CHECK, "--jobs", jobs, "--out", "run.nc"], tmp_path)
+    time.sleep(delay)
+    _send(process, number)
+    out, err = process.communicate(timeout=300)
+    _assert_stopped(process.returncode, out, err, number, tmp_path)

@@ -1,0 +1,77 @@
+"""The fit pool in this process (``workers=0``): what a fit does to the process is named.
+
+The Dask side (a timeout, a dead worker) is tested in tests/validation/test_validate.py.
+"""
+
+import os
+import signal
+
+import pytest
+
+from zoo.sampling.parallel import (
+    WORKERS_PER_CORE,
+    FitPool,
+    Task,
+    _call,
+    as_workers,
+    default_workers,
+)
+
+
+def _swallows_ctrl_c():
+    """What the Gibbs driver and pm.sample do: keep the draws so far, return normally."""
+    try:
+        signal.raise_signal(signal.SIGINT)
+    except KeyboardInterrupt:
+        return "38 draws; 200 were asked for"
+    return "no interrupt"
+
+
+@pytest.fixture
+def python_sigint():
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_a_fit_cut_short_by_ctrl_c_is_not_an_outcome(python_sigint):
+    # Issue 32: the cut-short fit came back as the sampler's (stored as a failed SBC fit,
+    # which failed every resumed run), and the run went on to its end.
+    seen = []
+    with FitPool(workers=0) as pool, pytest.raises(KeyboardInterrupt):
+        for outcome in pool.run([Task("first", _swallows_ctrl_c), Task("second", sum, ([],))]):
+            seen.append(outcome)
+    assert seen == []
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_sampler_that_ends_the_process_is_an_error_not_the_end_of_the_zoo():
+    def ends():
+        os._exit(0)  # looked up at the call, as in a user's sampler
+
+    with FitPool(workers=0) as pool:
+        (outcome,) = pool.run([Task("ends", ends)])
+    assert outcome.status == "error"
+    assert outcome.message == "the sampler called os._exit(0), which would end the zoo"
+    assert os._exit.__module__ == "posix"  # given back
+
+
+def test_workers_are_bounded_with_the_rule_said():
+    most = WORKERS_PER_CORE * default_workers()
+    assert as_workers("--workers", most) == most and as_workers("--workers", None) is None
+    with pytest.raises(ValueError, match=rf"^--workers: must be at most {most} \(4 per core"):
+        as_workers("--workers", most + 1)
+    with pytest.raises(ValueError, match=r"^workers: must be at most"):
+        FitPool(workers=10**6)
+
+
+def test_a_samplers_keyboard_interrupt_on_a_worker_is_the_fits_error():
+    # What a Dask worker runs (zoo.sampling.parallel._call): raised on, the interrupt
+    # printed some 30 lines of Dask's traceback. In this process it is the run's.
+    def interrupts():
+        raise KeyboardInterrupt
+
+    outcome = _call(Task("ctrl-c", interrupts))
+    assert (outcome.status, outcome.message) == ("error", "the sampler raised KeyboardInterrupt")
+    with pytest.raises(KeyboardInterrupt):
+        _call(Task("ctrl-c", interrupts), here=True)

@@ -1,0 +1,82 @@
+"""Where an interrupt may be raised: not while numba converts a call's arguments.
+
+A signal handler that raises (Python's for SIGINT, the zoo's for SIGINT and SIGTERM)
+runs at the next Python instruction. A call of a numba function taking a NumPy
+``Generator`` runs Python code while it converts that argument (``ctypes.cast`` on the
+bit generator's state, numba's type look-ups); an exception raised there is not
+checked for by the conversion, and the process dies of a segmentation fault (issue 32:
+3 of 30 Ctrl-Cs during an SBC fit of the Beta-Binomial kernel; reproduced by a timer
+sending SIGINT every few milliseconds to a loop of such calls). A handler that finds
+itself there does not raise: it sends the signal again a moment later, when the call
+has returned to Python (numba's compiled loops run no Python code, so the next
+instruction is after the call).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import threading
+from importlib.util import find_spec
+
+__all__ = ["deferred", "raising_is_unsafe"]
+
+
+def _folder(path: str) -> str:
+    return os.path.dirname(os.path.abspath(path)) + os.sep
+
+
+#: Folders whose code must not be interrupted by an exception: numba's, and ctypes'.
+_UNSAFE = (_folder(ctypes.__file__), *(_folder(s.origin) for s in [find_spec("numba")] if s))
+
+#: The standard library's folder: its code runs on behalf of its caller (a weakref look-up
+#: made by numba's conversion is numba's).
+_STANDARD = _folder(os.__file__)
+
+
+#: Seconds before a signal that could not be acted on is sent again.
+_AGAIN_SECONDS = 0.01
+
+
+#: True while a handler is deferring a signal: a signal arriving meanwhile (handlers run
+#: at any Python instruction, their own included) is covered by the one being sent again.
+_deferring = False
+
+
+def deferred(number: int, frame) -> bool:
+    """True when a handler of signal ``number`` running in ``frame`` must not raise now.
+
+    The signal is then sent again in a moment (:data:`_AGAIN_SECONDS`); the handler
+    returns without acting on it.
+    """
+    global _deferring
+    if _deferring:
+        return True
+    if not raising_is_unsafe(frame):
+        return False
+    _deferring = True
+    try:
+        main = threading.main_thread().ident
+        timer = threading.Timer(_AGAIN_SECONDS, signal.pthread_kill, (main, number))
+        timer.daemon = True
+        timer.start()
+    finally:
+        _deferring = False
+    return True
+
+
+def raising_is_unsafe(frame) -> bool:
+    """Whether the frame a signal handler runs in is inside numba's or ctypes' code.
+
+    That is, numba's or ctypes' code is among the innermost frames before the first one
+    outside the standard library and numba (the code that made the call).
+    """
+    while frame is not None:
+        where = frame.f_code.co_filename
+        if where.startswith(_UNSAFE):
+            return True
+        if not where.startswith(_STANDARD):
+            return False
+        frame = frame.f_back
+    return False
