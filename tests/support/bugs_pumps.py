@@ -2,33 +2,31 @@
 
 Under it about 2% of prior-predictive data sets hold counts that overflow int64 (a
 ``beta`` below 1e-17 makes the failure rates exceed 1e18 per thousand hours): SBC must
-draw those again rather than blame the sampler. ``sampler`` is the example's Gibbs
-sampler with the hyperprior's shape and rate in ``beta``'s conditional; ``six_and_a_half``
-is the example's own sampler, derived for Gamma(6, 2.5): wrong here.
+draw those again rather than blame the sampler. ``model`` is the example's
+``bugs_model()``; ``sampler`` is the example's Gibbs sampler, which reads the
+hyperprior's shape and rate from the data (``pm.Data``) and so is right under either
+prior; ``six_and_a_half`` is the same loop around a step derived for the example's
+Gamma(6, 2.5) whatever the data say: wrong here.
 """
 
+import numpy as np
+
 import zoo
-from examples import pump_failures
-from examples.pump_failures import BUGS_HYPERPRIOR
+from examples import harness, pump_failures
+
+model = pump_failures.bugs_model
+sampler = pump_failures.sampler
 
 
-def model():
-    """The PyMC program with ``beta ~ Gamma(0.1, 1.0)`` (the BUGS "Pumps" example)."""
-    return pump_failures.model(hyperprior=BUGS_HYPERPRIOR)
+def step_six_and_a_half(state, data, rng):
+    """One Gibbs sweep with ``beta``'s conditional for Gamma(6, 2.5), the data ignored."""
+    fixed = {**data, "beta_shape": np.asarray(6.0), "beta_rate": np.asarray(2.5)}
+    return pump_failures.step(state, fixed, rng)
 
 
-def step(state, data, rng):
-    """One Gibbs sweep with ``beta | theta ~ Gamma(0.1 + n alpha, 1 + sum theta)``."""
-    return pump_failures.step(state, data, rng, hyperprior=BUGS_HYPERPRIOR)
-
-
-kernel = zoo.Kernel(pump_failures.init, step, pump_failures.draw)
-
-
-def sampler(data, *, draws, chains, seed):
-    """The Gibbs sampler of ``kernel`` (the example's loop, warm-up discarded)."""
-    return pump_failures.run(kernel, data, draws=draws, chains=chains, seed=seed)
-
-
-#: The example's sampler for Gamma(6, 2.5): the twin that must fail under BUGS's prior.
-six_and_a_half = pump_failures.sampler
+#: The sampler derived for Gamma(6, 2.5): the twin that must fail under BUGS's prior.
+six_and_a_half = harness.BugSampler(
+    "six-and-a-half",
+    zoo.Kernel(pump_failures.init, step_six_and_a_half, pump_failures.draw),
+    warmup=pump_failures.WARMUP,
+)
