@@ -34,6 +34,23 @@ observations that read it are found by indexing, ``theta[group_idx]`` included),
 several observed variables reading one parameter add their statistics. A free variable
 no observation reads keeps its prior. A Dirichlet's marginals are Betas, element by
 element (BDA3, section 3.4).
+
+Each rule also has its closed-form marginal likelihood ``log p(y)`` (the evidence, the
+variable integrated out). Every pair is an exponential family with a conjugate prior,
+so (Bernardo & Smith, *Bayesian Theory*, 1994, section 5.2; Murphy 2007, eq. 3.21 and
+sections 5-6)::
+
+    log p(y) = log Z(posterior state) - log Z(prior state) + sum_i log h(y_i)
+
+with ``Z`` the prior family's normaliser (:data:`LOG_NORMALISERS`: ``log B(a, b)`` for
+a Beta, ``lgamma(a) - a log b`` for a Gamma of rate ``b`` or an inverse gamma of scale
+``b``, ``log sqrt(2 pi / lambda) + h^2 / (2 lambda)`` for a Normal of precision
+``lambda`` and shift ``h = lambda m``, ``sum lgamma(alpha) - lgamma(sum alpha)`` for a
+Dirichlet) and ``h`` each observation's base measure (:attr:`Rule.log_base`: the
+binomial coefficient, ``y log c - log y!`` for a Poisson, ``-log c`` for an
+exponential of rate ``lam / c``...). For the normal-inverse-gamma pair the mean's
+elements add ``log sqrt(kappa_0 / kappa_n) - (n/2) log 2 pi - sum log c_y``
+(:attr:`StudentT.log_evidence`; BDA3 section 3.3, Murphy 2007 eq. 95 and 207).
 """
 
 from __future__ import annotations
@@ -42,18 +59,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from zoo.core.reference import Marginal
 from zoo.specification.conjugate_graph import NotRecognised
 
 __all__ = [
+    "FROZEN",
+    "LOG_NORMALISERS",
     "MARGINALS",
     "RULES",
     "Rule",
     "StudentT",
     "Term",
     "check_power",
+    "finite_marginal",
     "initial_state",
     "normal_inverse_gamma",
 ]
@@ -64,13 +84,16 @@ class Rule:
     """One conjugate update.
 
     The power of the variable the likelihood parameter must be, whether a constant
-    factor is allowed, and the update of the posterior state.
+    factor is allowed, the update of the posterior state, and ``log_base(y, constants,
+    term)``: each observation's log base measure (one number per row of ``y``), the
+    part of its log density that does not involve the variable.
     """
 
     name: str
     power: float
     scalable: bool
     update: Callable
+    log_base: Callable
 
 
 @dataclass(frozen=True)
@@ -220,25 +243,83 @@ def _dirichlet_multinomial(state, y, constants, term, name):
     _add(state["alpha"], labels, y)
 
 
+# ---------------------------------------------------------------------------------------
+# Base measures: log h(y_i) of each observation, so that the evidence is
+# log Z(posterior) - log Z(prior) + sum log h (module docstring).
+
+_LOG_2PI = float(np.log(2.0 * np.pi))
+
+
+def _no_base(y, constants, term):
+    """Bernoulli and Categorical: ``p^y (1 - p)^(1 - y)``, nothing else."""
+    return np.zeros(len(y))
+
+
+def _binomial_base(y, constants, term):
+    """``log C(n, y)``."""
+    n = constants["n"]
+    return special.gammaln(n + 1.0) - special.gammaln(y + 1.0) - special.gammaln(n - y + 1.0)
+
+
+def _poisson_base(y, constants, term):
+    """``(c lam)^y e^(-c lam) / y!``: ``y log c - log y!``."""
+    return special.xlogy(y, term.coef) - special.gammaln(y + 1.0)
+
+
+def _exponential_base(y, constants, term):
+    """Rate ``lam / c``: ``(lam / c) e^(-lam y / c)``, so ``-log c``."""
+    return -np.log(term.coef)
+
+
+def _gamma_base(y, constants, term):
+    """Shape ``k``, rate ``lam / c``: ``-k log c + (k - 1) log y - lgamma(k)``."""
+    k = constants["alpha"]
+    return -k * np.log(term.coef) + (k - 1.0) * np.log(y) - special.gammaln(k)
+
+
+def _normal_scale_base(y, constants, term):
+    """Normal with sd ``c`` times a power of the variable: ``-log(2 pi) / 2 - log c``."""
+    return -0.5 * _LOG_2PI - np.log(term.coef)
+
+
+def _normal_mean_base(y, constants, term):
+    """``Normal(c mu, sigma)``: ``-log(2 pi sigma^2) / 2 - y^2 / (2 sigma^2)``."""
+    sigma = constants["sigma"]
+    return -0.5 * _LOG_2PI - np.log(sigma) - 0.5 * (y / sigma) ** 2
+
+
+def _multinomial_base(y, constants, term):
+    """``log n! - sum log y_k!``."""
+    return special.gammaln(constants["n"] + 1.0) - special.gammaln(y + 1.0).sum(axis=-1)
+
+
 #: (prior family, likelihood family, likelihood parameter) -> rule.
 RULES = {
-    ("Beta", "Bernoulli", "p"): Rule("Beta-Bernoulli", 1.0, False, _beta_bernoulli),
-    ("Beta", "Binomial", "p"): Rule("Beta-Binomial", 1.0, False, _beta_binomial),
-    ("Gamma", "Poisson", "mu"): Rule("Gamma-Poisson", 1.0, True, _gamma_poisson),
-    ("Gamma", "Exponential", "scale"): Rule("Gamma-Exponential", -1.0, True, _gamma_exponential),
-    ("Gamma", "Gamma", "scale"): Rule("Gamma-Gamma", -1.0, True, _gamma_gamma),
+    ("Beta", "Bernoulli", "p"): Rule("Beta-Bernoulli", 1.0, False, _beta_bernoulli, _no_base),
+    ("Beta", "Binomial", "p"): Rule("Beta-Binomial", 1.0, False, _beta_binomial, _binomial_base),
+    ("Gamma", "Poisson", "mu"): Rule("Gamma-Poisson", 1.0, True, _gamma_poisson, _poisson_base),
+    ("Gamma", "Exponential", "scale"): Rule(
+        "Gamma-Exponential", -1.0, True, _gamma_exponential, _exponential_base
+    ),
+    ("Gamma", "Gamma", "scale"): Rule("Gamma-Gamma", -1.0, True, _gamma_gamma, _gamma_base),
     ("Gamma", "Normal", "sigma"): Rule(
-        "Gamma-Normal precision", -0.5, True, _gamma_normal_precision
+        "Gamma-Normal precision", -0.5, True, _gamma_normal_precision, _normal_scale_base
     ),
     ("InverseGamma", "Normal", "sigma"): Rule(
-        "InverseGamma-Normal variance", 0.5, True, _inverse_gamma_normal_variance
+        "InverseGamma-Normal variance",
+        0.5,
+        True,
+        _inverse_gamma_normal_variance,
+        _normal_scale_base,
     ),
-    ("Normal", "Normal", "mu"): Rule("Normal-Normal", 1.0, True, _normal_normal),
+    ("Normal", "Normal", "mu"): Rule(
+        "Normal-Normal", 1.0, True, _normal_normal, _normal_mean_base
+    ),
     ("Dirichlet", "Categorical", "p"): Rule(
-        "Dirichlet-Categorical", 1.0, False, _dirichlet_categorical
+        "Dirichlet-Categorical", 1.0, False, _dirichlet_categorical, _no_base
     ),
     ("Dirichlet", "Multinomial", "p"): Rule(
-        "Dirichlet-Multinomial", 1.0, False, _dirichlet_multinomial
+        "Dirichlet-Multinomial", 1.0, False, _dirichlet_multinomial, _multinomial_base
     ),
 }
 
@@ -309,10 +390,12 @@ def normal_inverse_gamma(name, variance, family, link, m0, observations, state):
     total = np.zeros(size)
     count = np.zeros(size)
     weighted = np.zeros(size)
+    log_weight = np.zeros(size)  # sum of log w = -2 sum log c_y, for the evidence
     for labels, w, y in rows:
         np.add.at(total, labels, w)
         np.add.at(count, labels, 1.0)
         np.add.at(weighted, labels, w * y)
+        np.add.at(log_weight, labels, np.log(w))
     ybar = np.divide(weighted, total, out=np.zeros(size), where=total > 0)
     spread = np.zeros(size)
     for labels, w, y in rows:
@@ -326,7 +409,12 @@ def normal_inverse_gamma(name, variance, family, link, m0, observations, state):
         owner,
         0.5 * (spread + kappa0 * total / kappa_n * (ybar - m0) ** 2),
     )
-    return StudentT(owner, m_n, kappa_n, variance, scale_key)
+    # The mean's share of the evidence (the variance's normaliser adds the rest):
+    # sqrt(kappa_0 / kappa_n) (2 pi)^(-n/2) prod 1 / c_y (Murphy 2007, eq. 95).
+    log_evidence = (
+        0.5 * (np.log(kappa0) - np.log(kappa_n)) - 0.5 * _LOG_2PI * count + 0.5 * log_weight
+    )
+    return StudentT(owner, m_n, kappa_n, variance, scale_key, log_evidence)
 
 
 @dataclass(frozen=True)
@@ -338,25 +426,29 @@ class StudentT:
     kappa_n: np.ndarray
     variance: str
     scale_key: str
+    log_evidence: np.ndarray
 
-    def marginal(self, states, shape, dims):
-        """The t, from the variance's final posterior state."""
+    def frozen(self, states, shape):
+        """The t as a scipy distribution, from the variance's final posterior state."""
         state = states[self.variance]
         a = state["shape"][self.owner]
         b = state[self.scale_key][self.owner]
-        frozen = stats.t(
+        return stats.t(
             df=(2.0 * a).reshape(shape),
             loc=self.m_n.reshape(shape),
             scale=np.sqrt(b / (a * self.kappa_n)).reshape(shape),
         )
-        return _from_scipy(frozen, dims)
+
+    def marginal(self, states, shape, dims):
+        """The t, from the variance's final posterior state."""
+        return finite_marginal(self.frozen(states, shape), dims)
 
 
 # ---------------------------------------------------------------------------------------
 # Marginals.
 
 
-def _from_scipy(frozen, dims):
+def finite_marginal(frozen, dims):
     """``Marginal.from_scipy``, with moments that do not exist as NaN.
 
     (A t with few degrees of freedom, an inverse gamma of small shape), as
@@ -378,42 +470,88 @@ def _from_scipy(frozen, dims):
     )
 
 
-def _beta(state, shape, dims):
-    return _from_scipy(
-        stats.beta(state["alpha"].reshape(shape), state["beta"].reshape(shape)), dims
-    )
+def _beta(state, shape):
+    return stats.beta(state["alpha"].reshape(shape), state["beta"].reshape(shape))
 
 
-def _gamma(state, shape, dims):
-    return _from_scipy(
-        stats.gamma(state["shape"].reshape(shape), scale=1.0 / state["rate"].reshape(shape)), dims
-    )
+def _gamma(state, shape):
+    return stats.gamma(state["shape"].reshape(shape), scale=1.0 / state["rate"].reshape(shape))
 
 
-def _inverse_gamma(state, shape, dims):
-    return _from_scipy(
-        stats.invgamma(state["shape"].reshape(shape), scale=state["scale"].reshape(shape)), dims
-    )
+def _inverse_gamma(state, shape):
+    return stats.invgamma(state["shape"].reshape(shape), scale=state["scale"].reshape(shape))
 
 
-def _normal(state, shape, dims):
+def _normal(state, shape):
     precision = state["precision"].reshape(shape)
-    return _from_scipy(
-        stats.norm(state["shift"].reshape(shape) / precision, 1.0 / np.sqrt(precision)), dims
-    )
+    return stats.norm(state["shift"].reshape(shape) / precision, 1.0 / np.sqrt(precision))
 
 
-def _dirichlet(state, shape, dims):
+def _dirichlet(state, shape):
     # Each component of Dirichlet(alpha) is Beta(alpha_k, sum(alpha) - alpha_k).
     alpha = state["alpha"].reshape(shape)
     rest = alpha.sum(axis=-1, keepdims=True) - alpha
-    return _from_scipy(stats.beta(alpha, rest), dims)
+    return stats.beta(alpha, rest)
 
 
-MARGINALS = {
+#: Posterior family -> ``frozen(state, shape)``: each element's marginal as a scipy
+#: distribution with array parameters of ``shape`` (flat states reshaped).
+FROZEN = {
     "Beta": _beta,
     "Gamma": _gamma,
     "InverseGamma": _inverse_gamma,
     "Normal": _normal,
     "Dirichlet": _dirichlet,
+}
+
+
+def _marginal_of(family):
+    def marginal(state, shape, dims):
+        return finite_marginal(FROZEN[family](state, shape), dims)
+
+    return marginal
+
+
+#: Posterior family -> ``marginal(state, shape, dims)``, a :class:`Marginal`.
+MARGINALS = {family: _marginal_of(family) for family in FROZEN}
+
+
+# ---------------------------------------------------------------------------------------
+# Log normalisers of the prior families (module docstring), one number per element.
+
+
+def _beta_normaliser(state, core):
+    return special.betaln(state["alpha"], state["beta"])
+
+
+def _gamma_normaliser(state, core):
+    return special.gammaln(state["shape"]) - state["shape"] * np.log(state["rate"])
+
+
+def _inverse_gamma_normaliser(state, core):
+    return special.gammaln(state["shape"]) - state["shape"] * np.log(state["scale"])
+
+
+def _normal_normaliser(state, core):
+    precision = state["precision"]
+    return 0.5 * (_LOG_2PI - np.log(precision)) + 0.5 * state["shift"] ** 2 / precision
+
+
+def _dirichlet_normaliser(state, core):
+    # log B(alpha) = sum lgamma(alpha_k) - lgamma(sum alpha_k), per row of length K; the
+    # row's second term is put on its first element so that sums per element add up.
+    alpha = state["alpha"].reshape(-1, core)
+    result = special.gammaln(alpha)
+    result[:, 0] -= special.gammaln(alpha.sum(axis=1))
+    return result.ravel()
+
+
+#: Prior family -> ``log_normaliser(state, core)``: ``log Z`` per flat element (``core``
+#: the length of one simplex for a Dirichlet).
+LOG_NORMALISERS = {
+    "Beta": _beta_normaliser,
+    "Gamma": _gamma_normaliser,
+    "InverseGamma": _inverse_gamma_normaliser,
+    "Normal": _normal_normaliser,
+    "Dirichlet": _dirichlet_normaliser,
 }
