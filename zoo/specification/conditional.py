@@ -349,13 +349,13 @@ def _continuous_marginal(grid, k, at, joint_points, n_configs) -> Marginal:
     axis, ticks, step = grid.axes[k], grid.ticks[k], grid.steps[k]
     other = tuple(i for i in range(grid.weights.ndim) if i != k)
     mass = grid.weights.sum(axis=other) if other else grid.weights
-    density = mass / step  # per unit of z
+    density = mass / step  # per unit of u, the axis's stretched coordinate
     cdf_values = integrate.cumulative_trapezoid(density, dx=step, initial=0.0)
     cdf_values /= cdf_values[-1]
     table = TabulatedCDF(
         None, None, ticks[0], ticks[-1], points=len(ticks), table=(cdf_values, density)
     )
-    x = axis.value(ticks)
+    x = axis.value(grid.z(k, ticks))
     mean = float(mass @ x)
     sd = float(np.sqrt(max(mass @ (x - mean) ** 2, 0.0)))
     fourth = float(mass @ (x - mean) ** 4)
@@ -369,7 +369,7 @@ def _continuous_marginal(grid, k, at, joint_points, n_configs) -> Marginal:
             fourth = np.nan
 
     def cdf(values):
-        return table(axis.to_z(values))
+        return table(grid.u(k, axis.to_z(values)))
 
     def ppf(prob):
         index = np.searchsorted(cdf_values, prob)
@@ -381,7 +381,7 @@ def _continuous_marginal(grid, k, at, joint_points, n_configs) -> Marginal:
                 low = middle
             else:
                 high = middle
-        return np.float64(axis.value(0.5 * (low + high)))
+        return np.float64(axis.value(grid.z(k, 0.5 * (low + high))))
 
     kurtosis = fourth / sd**4 if np.isfinite(fourth) and np.isfinite(sd) else None
     return Marginal(
@@ -397,10 +397,10 @@ def _continuous_marginal(grid, k, at, joint_points, n_configs) -> Marginal:
 def _tail_slope(grid, k, at, joint_points, n_configs) -> float:
     """The slope of the log density far beyond the grid along axis k (others at the mode)."""
     mode = np.unravel_index(np.argmax(grid.weights), grid.weights.shape)
-    last = grid.ticks[k][-1]
+    last = grid.z(k, grid.ticks[k][-1])
     probes = []
     for offset in (20.0, 40.0):
-        z = np.array([[grid.ticks[i][mode[i]] for i in range(len(grid.axes))]])
+        z = np.array([[grid.z(i, grid.ticks[i][mode[i]]) for i in range(len(grid.axes))]])
         z[0, k] = last + offset
         evaluations = at(joint_points(z))
         value = special.logsumexp(evaluations.log_weight) + grid.axes[k].log_jacobian(z[0, k])

@@ -54,6 +54,7 @@ from zoo.specification.conjugate_rules import (
     check_power,
     initial_state,
     normal_inverse_gamma,
+    student_t,
 )
 from zoo.specification.graph import ModelParts
 
@@ -196,27 +197,20 @@ class ConjugateRules:
                 for name, array in zip(self._held, arrays, strict=True)
                 if name in self.absorbed
             )
-            evidence[b], frozen, rules = _update(
+            evidence[b], parameters, rules = _update(
                 self._priors, self._likelihoods, self._plan, numbers, values, self._shapes
             )
-            for name, distribution in frozen.items():
-                conditionals[name].append(distribution)
-        return Conditional(
-            evidence,
-            {
-                name: _stack(parts, (count, *self._shapes[name]))
-                for name, parts in conditionals.items()
-            },
-            rules,
-        )
-
-
-def _stack(frozen: list, shape: tuple):
-    """One scipy distribution with parameters of ``shape`` from ``B`` of ``shape[1:]``."""
-    first = frozen[0]
-    args = [np.stack([f.args[i] for f in frozen]).reshape(shape) for i in range(len(first.args))]
-    kwds = {k: np.stack([f.kwds[k] for f in frozen]).reshape(shape) for k in first.kwds}
-    return first.dist(*args, **kwds)
+            for name, flat in parameters.items():
+                conditionals[name].append(flat)
+        marginals = {}
+        for name, per_value in conditionals.items():
+            stacked = {k: np.stack([p[k] for p in per_value]) for k in per_value[0]}
+            shape = (count, *self._shapes[name])
+            if self._priors[name].link is not None:
+                marginals[name] = student_t(stacked, shape)
+            else:
+                marginals[name] = FROZEN[self._priors[name].family](stacked, shape)
+        return Conditional(evidence, marginals, rules)
 
 
 # ---------------------------------------------------------------------------------------
@@ -421,13 +415,15 @@ def _update(priors, likelihoods, plan, numbers, values, shapes):
     for name, prior in priors.items():
         if prior.link is None:
             evidence += _log_normaliser(prior, states[name], shapes[name])
-    frozen = {
-        name: marginals[name].frozen(states, shapes[name])
+    # flat parameters, frozen once for the whole batch (freezing a scipy distribution
+    # costs more than the update itself)
+    parameters = {
+        name: marginals[name].parameters(states)
         if isinstance(marginals.get(name), StudentT)
-        else FROZEN[prior.family](states[name], shapes[name])
-        for name, prior in priors.items()
+        else states[name]
+        for name in priors
     }
-    return evidence, frozen, used
+    return evidence, parameters, used
 
 
 def _log_normaliser(prior, state, shape) -> float:

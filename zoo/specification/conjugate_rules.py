@@ -76,6 +76,7 @@ __all__ = [
     "finite_marginal",
     "initial_state",
     "normal_inverse_gamma",
+    "student_t",
 ]
 
 
@@ -428,16 +429,16 @@ class StudentT:
     scale_key: str
     log_evidence: np.ndarray
 
-    def frozen(self, states, shape):
-        """The t as a scipy distribution, from the variance's final posterior state."""
+    def parameters(self, states):
+        """The t's ``df``, ``loc`` and ``scale`` (flat), from the variance's final state."""
         state = states[self.variance]
         a = state["shape"][self.owner]
         b = state[self.scale_key][self.owner]
-        return stats.t(
-            df=(2.0 * a).reshape(shape),
-            loc=self.m_n.reshape(shape),
-            scale=np.sqrt(b / (a * self.kappa_n)).reshape(shape),
-        )
+        return {"df": 2.0 * a, "loc": self.m_n, "scale": np.sqrt(b / (a * self.kappa_n))}
+
+    def frozen(self, states, shape):
+        """The t as a scipy distribution, from the variance's final posterior state."""
+        return student_t(self.parameters(states), shape)
 
     def marginal(self, states, shape, dims):
         """The t, from the variance's final posterior state."""
@@ -492,6 +493,11 @@ def _dirichlet(state, shape):
     alpha = state["alpha"].reshape(shape)
     rest = alpha.sum(axis=-1, keepdims=True) - alpha
     return stats.beta(alpha, rest)
+
+
+def student_t(parameters, shape):
+    """A Student t from flat ``df``, ``loc`` and ``scale`` (:meth:`StudentT.parameters`)."""
+    return stats.t(**{k: np.asarray(v).reshape(shape) for k, v in parameters.items()})
 
 
 #: Posterior family -> ``frozen(state, shape)``: each element's marginal as a scipy

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from pymc.distributions.discrete import DiscreteUniformRV
 from pytensor.tensor.random import basic as rvs
 
 from zoo.models.labelings import MAX_LABELINGS
@@ -40,7 +41,7 @@ def support(rv, free, replacements, shape) -> list[np.ndarray]:
     if isinstance(op, rvs.BernoulliRV):
         return [np.array([0, 1])] * size
     bounded = {
-        rvs.DiscreteUniformRV: lambda p: (p[0], p[1]),
+        DiscreteUniformRV: lambda p: (p[0], p[1]),
         rvs.BinomialRV: lambda p: (p[0] * 0, p[0]),
         rvs.CategoricalRV: lambda p: (0, p[0].shape[-1] - 1),
     }
