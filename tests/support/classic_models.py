@@ -58,3 +58,20 @@ def hierarchical_beta_binomial(successes, trials, prior=(1.0, 0.1)) -> pm.Model:
         theta = pm.Beta("theta", a, b, shape=len(trials))
         pm.Binomial("y", n=trials, p=theta, observed=successes)
     return model
+
+
+#: Eight points of a two-component Gaussian mixture (invented for the test: two clear
+#: groups and two points between them), noise sd and component prior sd known.
+MIXTURE_POINTS = np.array([-1.2, -0.8, -1.5, 0.9, 1.4, 1.1, -0.3, 2.0])
+MIXTURE_NOISE_SD = 0.5
+MIXTURE_PRIOR_SD = 2.0
+
+
+def two_component_mixture(points=MIXTURE_POINTS) -> pm.Model:
+    """Latent labels ``z_i ~ Categorical(w)``, ``y_i ~ Normal(mu[z_i], sigma)``."""
+    with pm.Model() as model:
+        w = pm.Dirichlet("w", np.ones(2))
+        mu = pm.Normal("mu", 0.0, MIXTURE_PRIOR_SD, shape=2)
+        z = pm.Categorical("z", p=w, shape=len(points))
+        pm.Normal("y", mu[z], MIXTURE_NOISE_SD, observed=points)
+    return model

@@ -251,10 +251,10 @@ def _reference(model, parts, replacements, engine, continuous, discrete, toleran
         evaluations = grid.payload
         per_node = evaluations.log_weight.reshape(-1, n_configs)
         within = _normalised_rows(per_node)
-        weights = (grid.weights.ravel()[:, None] * within).ravel()
+        weights = (grid.weights.ravel()[grid.kept, None] * within).ravel()
         note = (
             f"trapezoidal quadrature over {' and '.join(continuous)} on "
-            f"{'/'.join(a.kind for a in axes)} axes ({grid.weights.size} nodes, estimated "
+            f"{'/'.join(a.kind for a in axes)} axes ({grid.kept.size} nodes, estimated "
             f"error {grid.error:.1e} sd)"
         )
         if discrete:

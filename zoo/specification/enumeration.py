@@ -40,10 +40,19 @@ def support(rv, free, replacements, shape) -> list[np.ndarray]:
     size = int(np.prod(shape, dtype=int))
     if isinstance(op, rvs.BernoulliRV):
         return [np.array([0, 1])] * size
+    if isinstance(op, rvs.CategoricalRV):
+        # the number of classes is the probabilities' static length (their values may
+        # be free: latent labels z ~ Categorical(w))
+        classes = params[0].type.shape[-1]
+        if classes is None:
+            raise NotRecognised(
+                f"{name}: its number of classes is not known before sampling; give its "
+                "probabilities a fixed length"
+            )
+        return [np.arange(classes)] * size
     bounded = {
         DiscreteUniformRV: lambda p: (p[0], p[1]),
         rvs.BinomialRV: lambda p: (p[0] * 0, p[0]),
-        rvs.CategoricalRV: lambda p: (0, p[0].shape[-1] - 1),
     }
     for kind, ends in bounded.items():
         if isinstance(op, kind):

@@ -122,9 +122,12 @@ class Grid:
     weights : ndarray
         Normalised quadrature weights, same shape.
     payload : object
-        What ``evaluate`` returned for the grid's nodes (flattened in C order).
+        What ``evaluate`` returned for the evaluated nodes ``kept``.
     error : float
         Estimated error of every reported mean and sd, in posterior sds.
+    kept : ndarray of int
+        Flat (C order) indices of the evaluated nodes; the others are negligible and
+        have weight 0.
     """
 
     axes: tuple
@@ -136,6 +139,7 @@ class Grid:
     weights: np.ndarray
     payload: object
     error: float
+    kept: np.ndarray
 
     def z(self, k: int, u):
         """``z`` on axis ``k`` at ``u``."""
@@ -196,11 +200,21 @@ def adaptive_grid(evaluate: Callable, axes: tuple[Axis, ...], *, tolerance: floa
         other = tuple(i for i in range(d) if i != k)
         rows = np.flatnonzero(np.any(keep, axis=other) if other else keep)
         box.append((ticks[k][max(rows[0] - 1, 0)], ticks[k][min(rows[-1] + 1, len(ticks[k]) - 1)]))
-    # 3. halving the step
+    # 3. halving the step; only nodes next to a node of the coarser grid that carries
+    # weight are evaluated (the others are set to zero: below e^-(EDGE_DROP + 10))
+    starts = [int(np.searchsorted(ticks[k], box[k][0])) for k in range(d)]
+    coarse = log_density[
+        tuple(slice(starts[k], starts[k] + round(box[k][1] - box[k][0]) + 1) for k in range(d))
+    ]
     step = 0.5
     for _ in range(_MAX_LEVELS):
         ticks = [np.arange(lo, hi + step / 2, step) for lo, hi in box]
-        log_density, means, variances, payload = _on_grid(evaluate, center, scale, ticks)
+        envelope = coarse
+        for k in range(d):
+            envelope = _refined(envelope, k)
+        needed = envelope > np.max(coarse) - EDGE_DROP - 10.0
+        log_density, means, variances, payload = _on_grid(evaluate, center, scale, ticks, needed)
+        coarse = log_density
         weights = np.exp(log_density - np.max(log_density))
         weights /= weights.sum()
         error = _half_grid_error(weights, means, variances)
@@ -215,6 +229,7 @@ def adaptive_grid(evaluate: Callable, axes: tuple[Axis, ...], *, tolerance: floa
                 weights,
                 payload,
                 float(error),
+                np.flatnonzero(needed),
             )
         step /= 2.0
     raise ValueError(
@@ -223,16 +238,37 @@ def adaptive_grid(evaluate: Callable, axes: tuple[Axis, ...], *, tolerance: floa
     )
 
 
-def _on_grid(evaluate, center, scale, ticks):
-    """``evaluate`` on the tensor grid of ``u`` ticks; the log density per unit of ``u``."""
+def _on_grid(evaluate, center, scale, ticks, needed=None):
+    """``evaluate`` on the tensor grid of ``u`` ticks; the log density per unit of ``u``.
+
+    Only the nodes ``needed`` (all by default) are evaluated; the others get a log
+    density of ``-inf`` and zero moments, and ``payload`` covers the evaluated ones.
+    """
     mesh = np.meshgrid(*ticks, indexing="ij")
     shape = mesh[0].shape
     u = np.stack([m.ravel() for m in mesh], axis=1)
-    z = center + scale * np.sinh(u)
-    log_density, means, variances, payload = evaluate(z)
-    log_density = log_density + np.sum(np.log(scale) + np.log(np.cosh(u)), axis=1)
+    kept = np.arange(len(u)) if needed is None else np.flatnonzero(needed)
+    z = center + scale * np.sinh(u[kept])
+    found, found_means, found_variances, payload = evaluate(z)
+    log_density = np.full(len(u), -np.inf)
+    log_density[kept] = found + np.sum(np.log(scale) + np.log(np.cosh(u[kept])), axis=1)
+    means = np.zeros((len(u), found_means.shape[1]))
+    variances = np.zeros_like(means)
+    means[kept], variances[kept] = found_means, found_variances
     log_density = np.where(np.isfinite(log_density), log_density, -np.inf).reshape(shape)
     return log_density, means, variances, payload
+
+
+def _refined(values, k):
+    """An envelope on the grid with half the step along axis ``k``.
+
+    Each new node gets the larger of its two neighbours' values (for pruning).
+    """
+    moved = np.moveaxis(values, k, 0)
+    fine = np.empty((2 * len(moved) - 1, *moved.shape[1:]))
+    fine[0::2] = moved
+    fine[1::2] = np.maximum(moved[:-1], moved[1:])
+    return np.moveaxis(fine, 0, k)
 
 
 def _moments(weights, means, variances):
