@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 from scipy import integrate, special, stats
 
+import zoo
 from tests.support import classic_models as classic
+from tests.support import classic_samplers
 from zoo.diagnostics import agreement
 from zoo.specification.conjugacy import conjugate_reference
 
@@ -231,3 +233,12 @@ def test_mixture_labels_and_means_match_brute_force(mixture_brute_force):
     np.testing.assert_allclose(reference["mu"].mean, mixture_brute_force["mu"], atol=1e-10)
     # the components are exchangeable: the labels' posterior is symmetric
     np.testing.assert_allclose(reference["w"].mean, [0.5, 0.5], atol=1e-12)
+
+
+def test_validate_runs_the_exact_check_on_the_change_point_and_catches_a_bug():
+    model = "tests.support.classic_models:coal_change_point"
+    options = {"checks": ("exact",), "workers": 0, "seed": 3}
+    right = zoo.validate(model, classic_samplers.coal_gibbs, **options)
+    assert right.verdict == "pass", str(right)
+    wrong = zoo.validate(model, classic_samplers.coal_gibbs_late_count_bug, **options)
+    assert wrong.verdict == "fail", str(wrong)
