@@ -41,9 +41,7 @@ from zoo.specification.graph import model_parts
 __all__ = ["conjugate_reference"]
 
 
-def conjugate_reference(
-    model, data: Mapping | None = None, *, symmetric: tuple[str, ...] | None = None
-) -> Reference | NoReference:
+def conjugate_reference(model, data: Mapping | None = None) -> Reference | NoReference:
     """The exact posterior of ``model`` when it is conjugate, read from its graph.
 
     Parameters
@@ -53,10 +51,6 @@ def conjugate_reference(
     data : mapping of str to array-like, optional
         Values replacing those of observed variables and ``pm.Data`` containers, by
         name (the model is not rebuilt, nor changed).
-    symmetric : tuple of str, optional
-        Declares the model's mixture components exchangeable (their labels carry no
-        meaning), naming the latent label variable; see
-        :func:`zoo.specification.conditional.conditional_reference`.
 
     Returns
     -------
@@ -76,9 +70,7 @@ def conjugate_reference(
         engine = ConjugateRules(model, parts, values, replacements)
         conditional = engine.condition({})
     except NotRecognised as refusal:
-        return conditional_reference(
-            model, parts, values, replacements, str(refusal), symmetric=symmetric
-        )
+        return conditional_reference(model, parts, values, replacements, str(refusal))
     marginals = {
         name: finite_marginal(_first(frozen), parts.dims[name])
         for name, frozen in conditional.marginals.items()

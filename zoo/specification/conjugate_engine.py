@@ -47,7 +47,7 @@ from zoo.specification.conjugate_graph import (
 )
 from zoo.specification.conjugate_rules import (
     FROZEN,
-    LOG_NORMALISERS,
+    LOG_NORMALISER_CHANGES,
     RULES,
     StudentT,
     Term,
@@ -365,7 +365,7 @@ def _update(priors, likelihoods, plan, numbers, values, shapes):
                 for k, v in numbers.prior(name).items()
             }
             states[name] = initial_state(name, prior.family, params)
-            evidence -= _log_normaliser(prior, states[name], shapes[name])
+    initial = {name: {k: v.copy() for k, v in state.items()} for name, state in states.items()}
     joint = {name: [] for name, prior in priors.items() if prior.link is not None}
     for index, lik in enumerate(likelihoods):
         y = values[lik.name]
@@ -414,7 +414,9 @@ def _update(priors, likelihoods, plan, numbers, values, shapes):
         used[variance].add("normal-inverse-gamma")
     for name, prior in priors.items():
         if prior.link is None:
-            evidence += _log_normaliser(prior, states[name], shapes[name])
+            core = shapes[name][-1] if prior.core_ndim else 1
+            change = LOG_NORMALISER_CHANGES[prior.family](initial[name], states[name], core)
+            evidence += float(np.sum(change))
     # flat parameters, frozen once for the whole batch (freezing a scipy distribution
     # costs more than the update itself)
     parameters = {
@@ -424,11 +426,6 @@ def _update(priors, likelihoods, plan, numbers, values, shapes):
         for name in priors
     }
     return evidence, parameters, used
-
-
-def _log_normaliser(prior, state, shape) -> float:
-    core = shape[-1] if prior.core_ndim else 1
-    return float(np.sum(LOG_NORMALISERS[prior.family](state, core)))
 
 
 def _rows(where, batch, lik):

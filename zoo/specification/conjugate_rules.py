@@ -67,6 +67,7 @@ from zoo.specification.conjugate_graph import NotRecognised
 __all__ = [
     "FROZEN",
     "LOG_NORMALISERS",
+    "LOG_NORMALISER_CHANGES",
     "MARGINALS",
     "RULES",
     "Rule",
@@ -552,6 +553,51 @@ def _dirichlet_normaliser(state, core):
     return result.ravel()
 
 
+def _normal_normaliser_change(initial, final, core):
+    """``log Z(final) - log Z(initial)`` of a Normal without cancelling large terms.
+
+    With ``lambda_n = lambda_0 + d_lambda`` and ``h_n = h_0 + d_h``, ``h_n^2 / lambda_n
+    - h_0^2 / lambda_0 = (d_h (2 lambda_0 m_0 + d_h) - lambda_0 m_0^2 d_lambda) /
+    lambda_n``: every term is of the data's size, where the two normalisers grow like
+    the prior precision (a hierarchical scale near 0 makes it 1e30 and the plain
+    difference noise).
+    """
+    precision0, precision = initial["precision"], final["precision"]
+    mean0 = initial["shift"] / precision0
+    d_shift = final["shift"] - initial["shift"]
+    d_precision = precision - precision0
+    quadratic = (
+        d_shift * (2.0 * initial["shift"] + d_shift) - initial["shift"] * mean0 * d_precision
+    ) / precision
+    return 0.5 * (np.log(precision0) - np.log(precision)) + 0.5 * quadratic
+
+
+def _gamma_normaliser_change(initial, final, core, key="rate"):
+    """``log Z(final) - log Z(initial)`` of a Gamma (rate) or inverse gamma (scale).
+
+    ``a_n log b_n - a_0 log b_0 = a_0 log1p(d_b / b_0) + d_a log b_n``: no large terms.
+    """
+    a0, a = initial["shape"], final["shape"]
+    b0, b = initial[key], final[key]
+    return (
+        special.gammaln(a)
+        - special.gammaln(a0)
+        - a0 * np.log1p((b - b0) / b0)
+        - (a - a0) * np.log(b)
+    )
+
+
+def _inverse_gamma_normaliser_change(initial, final, core):
+    return _gamma_normaliser_change(initial, final, core, key="scale")
+
+
+def _difference(normaliser):
+    def change(initial, final, core):
+        return normaliser(final, core) - normaliser(initial, core)
+
+    return change
+
+
 #: Prior family -> ``log_normaliser(state, core)``: ``log Z`` per flat element (``core``
 #: the length of one simplex for a Dirichlet).
 LOG_NORMALISERS = {
@@ -560,4 +606,15 @@ LOG_NORMALISERS = {
     "InverseGamma": _inverse_gamma_normaliser,
     "Normal": _normal_normaliser,
     "Dirichlet": _dirichlet_normaliser,
+}
+
+
+#: Prior family -> ``change(initial, final, core)``: ``log Z(final) - log Z(initial)``
+#: per flat element, in a form without cancellation where the plain difference has it.
+LOG_NORMALISER_CHANGES = {
+    "Beta": _difference(_beta_normaliser),
+    "Gamma": _gamma_normaliser_change,
+    "InverseGamma": _inverse_gamma_normaliser_change,
+    "Normal": _normal_normaliser_change,
+    "Dirichlet": _difference(_dirichlet_normaliser),
 }
