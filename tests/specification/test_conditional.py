@@ -8,6 +8,7 @@ apart.
 """
 
 import numpy as np
+import pymc as pm
 import pytest
 from scipy import integrate, special, stats
 
@@ -242,3 +243,42 @@ def test_validate_runs_the_exact_check_on_the_change_point_and_catches_a_bug():
     assert right.verdict == "pass", str(right)
     wrong = zoo.validate(model, classic_samplers.coal_gibbs_late_count_bug, **options)
     assert wrong.verdict == "fail", str(wrong)
+
+
+# ---------------------------------------------------------------------------------------
+# Eight schools (centred): mu and tau integrated, theta Normal-Normal given them.
+
+SCHOOL_EFFECTS = np.array([28.0, 8.0, -3.0, 7.0, -1.0, 1.0, 18.0, 12.0])
+SCHOOL_SDS = np.array([15.0, 10.0, 16.0, 11.0, 9.0, 11.0, 10.0, 18.0])
+
+
+def test_eight_schools_matches_a_brute_force_grid():
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0.0, 5.0)
+        tau = pm.HalfCauchy("tau", 5.0)
+        theta = pm.Normal("theta", mu, tau, shape=8)
+        pm.Normal("y", theta, SCHOOL_SDS, observed=SCHOOL_EFFECTS)
+    reference = conjugate_reference(model)
+    assert reference.available, reference.reason
+    assert "quadrature over mu and tau" in reference.note
+    mu = np.linspace(-30.0, 40.0, 1401)[:, None]
+    log_tau = np.linspace(-45.0, 9.0, 2161)[None, :]
+    tau = np.exp(log_tau)
+    # theta integrated: y_j | mu, tau ~ Normal(mu, sqrt(s_j^2 + tau^2))
+    log_post = sum(
+        stats.norm.logpdf(y, mu, np.sqrt(s**2 + tau**2))
+        for y, s in zip(SCHOOL_EFFECTS, SCHOOL_SDS, strict=True)
+    )
+    log_post = log_post + stats.norm.logpdf(mu, 0, 5) + stats.halfcauchy.logpdf(tau, 0, 5)
+    w = np.exp(log_post + log_tau - (log_post + log_tau).max())
+    w /= w.sum()
+    for name, values in (("mu", mu + 0 * tau), ("tau", tau + 0 * mu)):
+        mean = np.sum(w * values)
+        sd = np.sqrt(np.sum(w * (values - mean) ** 2))
+        assert abs(reference[name].mean - mean) <= 2e-3 * sd, (name, reference[name].mean, mean)
+        assert abs(reference[name].sd - sd) <= 2e-3 * sd, (name, reference[name].sd, sd)
+    # E[theta_j | mu, tau, y] is the precision-weighted average of y_j and mu
+    weight = (1 / SCHOOL_SDS**2) / (1 / SCHOOL_SDS**2 + 1 / tau[..., None] ** 2)
+    theta = weight * SCHOOL_EFFECTS + (1 - weight) * mu[..., None]
+    expected = np.sum(w[..., None] * theta, axis=(0, 1))
+    np.testing.assert_allclose(reference["theta"].mean, expected, atol=1e-3)

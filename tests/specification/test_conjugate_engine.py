@@ -221,3 +221,19 @@ def test_held_fixed_values_enter_as_inputs_of_one_compiled_function():
     np.testing.assert_allclose(
         log_evidence(model, outer=("b",), values={"b": rates}), expected, rtol=0, atol=1e-8
     )
+
+
+def test_evidence_stays_exact_when_a_hierarchical_scale_nears_zero():
+    # theta ~ Normal(mu, tau), y ~ Normal(theta, s): p(y | mu, tau) is Normal(mu,
+    # sqrt(s^2 + tau^2)) per school; at tau = 1e-15 the prior precision is 1e30, where
+    # the plain difference of the normalisers was noise.
+    y, s = np.array([28.0, 8.0, -3.0]), np.array([15.0, 10.0, 16.0])
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0.0, 5.0)
+        tau = pm.HalfNormal("tau", 5.0)
+        theta = pm.Normal("theta", mu, tau, shape=3)
+        pm.Normal("y", theta, s, observed=y)
+    taus = np.array([1e-15, 1e-6, 3.0])
+    found = log_evidence(model, outer=("mu", "tau"), values={"mu": np.full(3, 2.0), "tau": taus})
+    expected = [np.sum(stats.norm.logpdf(y, 2.0, np.sqrt(s**2 + t**2))) for t in taus]
+    np.testing.assert_allclose(found, expected, rtol=0, atol=1e-9)

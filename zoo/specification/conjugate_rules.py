@@ -119,7 +119,15 @@ def initial_state(name: str, family: str, params: dict) -> dict:
         if key != "mu" and not np.all((value > 0) & np.isfinite(value)):
             raise NotRecognised(f"{name}: its {family} prior's {key} is not positive and finite")
     if family == "Normal":
-        return {"precision": params["sigma"] ** -2.0, "shift": params["mu"] / params["sigma"] ** 2}
+        # The data's own sums are kept apart as well: next to a prior precision of 1e30
+        # (a hierarchical scale near 0) they vanish from the totals, and the evidence
+        # needs them (_normal_normaliser_change).
+        return {
+            "precision": params["sigma"] ** -2.0,
+            "shift": params["mu"] / params["sigma"] ** 2,
+            "data_precision": np.zeros_like(params["mu"], dtype=float),
+            "data_shift": np.zeros_like(params["mu"], dtype=float),
+        }
     return dict(params)
 
 
@@ -215,8 +223,10 @@ def _normal_normal(state, y, constants, term, name):
     """
     sigma = constants["sigma"]
     _require(sigma > 0, name, "has a sigma that is not positive")
-    _add(state["precision"], term.labels, term.coef**2 / sigma**2)
-    _add(state["shift"], term.labels, term.coef * y / sigma**2)
+    for total in ("precision", "data_precision"):
+        _add(state[total], term.labels, term.coef**2 / sigma**2)
+    for total in ("shift", "data_shift"):
+        _add(state[total], term.labels, term.coef * y / sigma**2)
 
 
 def _dirichlet_rows(term, name):
@@ -564,8 +574,7 @@ def _normal_normaliser_change(initial, final, core):
     """
     precision0, precision = initial["precision"], final["precision"]
     mean0 = initial["shift"] / precision0
-    d_shift = final["shift"] - initial["shift"]
-    d_precision = precision - precision0
+    d_shift, d_precision = final["data_shift"], final["data_precision"]
     quadratic = (
         d_shift * (2.0 * initial["shift"] + d_shift) - initial["shift"] * mean0 * d_precision
     ) / precision
