@@ -35,6 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
+from zoo.core.numerics import central_hessian
+
 __all__ = ["EDGE_DROP", "Axis", "Grid", "adaptive_grid"]
 
 #: Log density below the peak at which the grid's box ends (e^-40 ~ 4e-18 per node).
@@ -308,17 +310,7 @@ def _mode_and_scale(log_density, d):
         if best is None or found.fun < best.fun:
             best = found
     center = best.x
-    step = 1e-3
-    hessian = np.empty((d, d))
-    for i in range(d):
-        for j in range(d):
-            ei, ej = np.eye(d)[i] * step, np.eye(d)[j] * step
-            hessian[i, j] = (
-                negative(center + ei + ej)
-                - negative(center + ei - ej)
-                - negative(center - ei + ej)
-                + negative(center - ei - ej)
-            ) / (4 * step * step)
+    hessian = central_hessian(negative, center)
     # The conditional sds 1 / sqrt(H_kk), not the marginal ones: with correlated outer
     # scalars (the pumps' log alpha and log beta) the posterior is narrower across the
     # diagonal than along each axis, and the grid must resolve that width.
