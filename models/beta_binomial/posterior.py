@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import integrate, optimize, special, stats
 
+from zoo.core.numerics import central_hessian
 from zoo.core.reference import (
     Marginal,
     Reference,
@@ -233,17 +234,7 @@ def _mode_and_scale(data: Data, prior: Prior):
         key=lambda r: r.fun,
     )
     center = best.x
-    step = 1e-3
-    hessian = np.empty((2, 2))
-    for i in range(2):
-        for j in range(2):
-            ei, ej = np.eye(2)[i] * step, np.eye(2)[j] * step
-            hessian[i, j] = (
-                negative(center + ei + ej)
-                - negative(center + ei - ej)
-                - negative(center - ei + ej)
-                + negative(center - ei - ej)
-            ) / (4 * step * step)
+    hessian = central_hessian(negative, center)
     try:
         scale = np.sqrt(np.diag(np.linalg.inv(hessian)))
         if not np.all(np.isfinite(scale)) or np.any(scale <= 0):

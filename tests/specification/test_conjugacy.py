@@ -16,7 +16,9 @@ from scipy import stats
 from tests.support import pymc_models
 from zoo.core.reference import NoReference, Reference
 from zoo.diagnostics import agreement
+from zoo.specification.conjugacy import conjugate_reference
 from zoo.specification.exact import derive_reference
+from zoo.specification.linear_gaussian import GAUSSIAN_OPS, linear_gaussian_reference
 
 POINTS = np.array([0.05, 0.25, 0.5, 0.75, 0.95])
 
@@ -390,17 +392,8 @@ def _observed_as_parameter():
 @pytest.mark.parametrize(
     ("builder", "reason"),
     [
-        (_hyperprior, "lam: the prior's scale depends on the free variable b (a hyperprior)"),
-        (_semi_conjugate, "mu: mu's prior sd is known; y's sd scales with sigma2. The normal-"),
         (_potential, "penalty: a Potential"),
-        (_logit, "y: a Bernoulli observation reads beta; only Normal or MvNormal observations"),
-        (_deterministic_exp, "y: a Poisson observation reads log_rate; only Normal or MvNormal"),
-        (_half_normal, "sigma: no conjugate rule has a HalfNormal prior"),
-        (_sd_with_gamma_prior, "y: its sigma is sigma to the power 1; the Gamma-Normal"),
-        (_scaled_probability, "y: its p scales theta; the Beta-Bernoulli rule has no factor"),
         (_ordered, "mu: the transform Ordered changes the support of its Normal prior"),
-        (_two_variables, "y: its mu depends on a and b together"),
-        (_mismatched_pair, "theta: a Beta prior with y ~ Poisson reading it as mu is not"),
         (_shuffled_simplex, "y: its p is not a whole row of p in order"),
         (
             _nig_unpaired,
@@ -416,12 +409,40 @@ def test_what_is_not_recognised_has_no_reference(builder, reason):
     assert reason in reference.reason
 
 
+@pytest.mark.parametrize(
+    ("builder", "reason"),
+    [
+        (_hyperprior, "lam: the prior's scale depends on the free variable b (a hyperprior)"),
+        (_semi_conjugate, "mu: mu's prior sd is known; y's sd scales with sigma2. The normal-"),
+        (_logit, "y: a Bernoulli observation reads beta; only Normal or MvNormal observations"),
+        (_deterministic_exp, "y: a Poisson observation reads log_rate; only Normal or MvNormal"),
+        (_half_normal, "sigma: no conjugate rule has a HalfNormal prior"),
+        (_sd_with_gamma_prior, "y: its sigma is sigma to the power 1; the Gamma-Normal"),
+        (_scaled_probability, "y: its p scales theta; the Beta-Bernoulli rule has no factor"),
+        (_two_variables, "y: its mu depends on a and b together"),
+        (_mismatched_pair, "theta: a Beta prior with y ~ Poisson reading it as mu is not"),
+    ],
+)
+def test_what_the_rules_refuse_is_integrated_by_quadrature_over_one_scalar(builder, reason):
+    # The plain readers refuse these, naming why; holding one scalar fixed leaves the
+    # rest closed-form (or nothing), so zoo.specification.conditional integrates it
+    # numerically (checked against brute-force integrals in test_conditional.py).
+    model = builder()
+    gaussian = any(type(rv.owner.op) in GAUSSIAN_OPS for rv in model.free_RVs)
+    plain = linear_gaussian_reference(model) if gaussian else conjugate_reference(model)
+    assert isinstance(plain, NoReference)
+    assert reason in plain.reason
+    reference = derive_reference(model)
+    assert reference.available, reference.reason
+    assert "trapezoidal quadrature over" in reference.note
+
+
 def test_a_deterministic_on_the_way_is_named():
     with pm.Model() as model:
         log_rate = pm.Normal("log_rate", 0.0, 1.0)
         rate = pm.Deterministic("rate", pt.exp(log_rate))
         pm.Normal("y", rate, 1.0, observed=[1.0, 2.0])
-    reference = derive_reference(model)
+    reference = linear_gaussian_reference(model)
     assert reference.reason == (
         "y's mean is exp(log_rate) (inside the Deterministic rate): not linear in log_rate"
     )

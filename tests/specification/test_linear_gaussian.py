@@ -403,10 +403,34 @@ def _logistic():
     ],
 )
 def test_what_is_not_linear_gaussian_is_refused_by_name(builder, reason):
-    reference = zoo.exact_reference(builder())
+    reference = linear_gaussian_reference(builder())
     assert isinstance(reference, NoReference)
     assert reference.reason.startswith(reason), reference.reason
     assert "Blockwise" not in reference.reason and "Elemwise" not in reference.reason
+
+
+@pytest.mark.parametrize(
+    ("builder", "outer"),
+    [
+        (_exp_mean, "beta"),
+        (_half_normal_noise, "sigma"),
+        (_independent_variance, "s2"),
+        (_eight_schools_tau_free, "tau"),
+    ],
+)
+def test_what_one_scalar_held_fixed_makes_linear_is_integrated_by_quadrature(builder, outer):
+    # zoo.exact_reference tries the conditional layer after the linear reader refuses:
+    # given the one scalar, the rest is linear-Gaussian (or nothing); the quadrature is
+    # checked against brute force in tests/specification/test_conditional.py.
+    reference = zoo.exact_reference(builder())
+    assert reference.available, reference.reason
+    assert f"quadrature over {outer} on" in reference.note
+
+
+def test_what_no_scalar_held_fixed_makes_closed_form_is_refused_by_name():
+    reference = zoo.exact_reference(_product_of_coefficients())
+    assert isinstance(reference, NoReference)
+    assert reference.reason.startswith("y's mean is beta[...] * beta[...]: not linear in beta")
 
 
 # ---------------------------------------------------------------------------------------

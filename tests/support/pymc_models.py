@@ -136,6 +136,24 @@ def funnel_prior(data, *, draws, chains, seed):
     return {"log_scale": log_scale, "x": x}
 
 
+LOGISTIC_X = np.array([[1.0, -0.5, 0.3], [1.0, 0.2, -1.1], [1.0, 1.4, 0.6], [1.0, -0.9, 0.8]])
+LOGISTIC_Y = np.array([0, 1, 1, 0])
+
+
+def logistic():
+    """A logistic regression on a 3-vector: no closed form, even given one scalar."""
+    with pm.Model() as model:
+        beta = pm.Normal("beta", 0.0, 1.0, shape=3)
+        pm.Bernoulli("y", logit_p=pm.math.dot(LOGISTIC_X, beta), observed=LOGISTIC_Y)
+    return model
+
+
+def logistic_prior(data, *, draws, chains, seed):
+    """Prior draws of the logistic regression's coefficients."""
+    rng = np.random.default_rng(seed)
+    return {"beta": rng.normal(0.0, 1.0, size=(chains, draws, 3))}
+
+
 MEANS = np.array([-2.0, 0.0, 3.0])
 WEIGHTS = np.array([0.2, 0.3, 0.5])
 READINGS = np.array([2.1, 3.4, 1.7])

@@ -50,6 +50,7 @@ __all__ = [
     "NotRecognised",
     "Power",
     "Prior",
+    "compile_values",
     "data_error",
     "data_givens",
     "evaluate",
@@ -107,8 +108,12 @@ class Power:
     via: tuple[str, ...] = ()
 
 
-def free_parents(expression, free: Mapping, *, what: str) -> set[str]:
+def free_parents(expression, free: Mapping, *, what: str, given=frozenset()) -> set[str]:
     """Names of the free variables ``expression`` depends on, stopping at them.
+
+    ``given`` holds random variables read as constants (the outer variables of
+    :mod:`zoo.specification.conditional`, whose values are inputs of the compiled
+    function): the search stops at them too.
 
     Raises
     ------
@@ -118,9 +123,11 @@ def free_parents(expression, free: Mapping, *, what: str) -> set[str]:
         data, and no rule treats data as a parameter.
     """
     found = set()
-    for var in ancestors([expression], blockers=list(free)):
+    for var in ancestors([expression], blockers=[*free, *given]):
         if var in free:
             found.add(free[var])
+        elif var in given:
+            continue
         elif var.owner is not None and isinstance(var.owner.op, RandomVariable):
             label = var.name or type(var.owner.op).__name__
             raise NotRecognised(
@@ -129,7 +136,9 @@ def free_parents(expression, free: Mapping, *, what: str) -> set[str]:
     return found
 
 
-def read_power(expression, free: Mapping, shapes: Mapping, positive: set, *, what: str):
+def read_power(
+    expression, free: Mapping, shapes: Mapping, positive: set, *, what: str, given=frozenset()
+):
     """Read ``expression`` as a :class:`Power` of one free variable, or None if constant.
 
     Parameters
@@ -145,22 +154,24 @@ def read_power(expression, free: Mapping, shapes: Mapping, positive: set, *, wha
         ``sign(v) = 1``.
     what : str
         How messages name the parameter.
+    given : collection of TensorVariable
+        Random variables held fixed: constants here (:func:`free_parents`).
 
     Raises
     ------
     NotRecognised
         Naming the operation, for anything but the monomials of the module docstring.
     """
-    parents = free_parents(expression, free, what=what)
+    parents = free_parents(expression, free, what=what, given=given)
     if not parents:
         return None
     if len(parents) > 1:
         raise NotRecognised(f"{what} depends on {' and '.join(sorted(parents))} together")
-    return _read(expression, free, shapes, positive, what)
+    return _read(expression, free, given, shapes, positive, what)
 
 
-def _read(var, free, shapes, positive, what) -> Power | None:
-    if not free_parents(var, free, what=what):
+def _read(var, free, given, shapes, positive, what) -> Power | None:
+    if not free_parents(var, free, what=what, given=given):
         return None
     if var in free:
         name = free[var]
@@ -173,17 +184,17 @@ def _read(var, free, shapes, positive, what) -> Power | None:
     op = node.op
     if isinstance(op, ViewOp):
         try:
-            inner = _read(node.inputs[0], free, shapes, positive, what)
+            inner = _read(node.inputs[0], free, given, shapes, positive, what)
         except NotRecognised as refusal:
             raise NotRecognised(f"{refusal} (inside the Deterministic {var.name})") from None
         return replace(inner, via=(*inner.via, var.name)) if var.name else inner
     if isinstance(op, _STRUCTURAL):
         for other in node.inputs[1:]:
-            if free_parents(other, free, what=what):
+            if free_parents(other, free, what=what, given=given):
                 raise NotRecognised(
                     f"{what}: an index or shape of {type(op).__name__} depends on a free variable"
                 )
-        inner = _read(node.inputs[0], free, shapes, positive, what)
+        inner = _read(node.inputs[0], free, given, shapes, positive, what)
         rest = node.inputs[1:]
         return replace(
             inner,
@@ -191,14 +202,14 @@ def _read(var, free, shapes, positive, what) -> Power | None:
             labels=op.make_node(inner.labels, *rest).outputs[0],
         )
     if isinstance(op, Elemwise):
-        return _elemwise(node, free, shapes, positive, what)
+        return _elemwise(node, free, given, shapes, positive, what)
     raise NotRecognised(f"{what} goes through {_describe(var)}, which no conjugate rule reads")
 
 
-def _elemwise(node, free, shapes, positive, what) -> Power:
+def _elemwise(node, free, given, shapes, positive, what) -> Power:
     scalar = node.op.scalar_op
     inputs = node.inputs
-    parts = [_read(i, free, shapes, positive, what) for i in inputs]
+    parts = [_read(i, free, given, shapes, positive, what) for i in inputs]
     if isinstance(scalar, ps.Cast | ps.Identity):
         if not node.outputs[0].dtype.startswith("float"):
             raise NotRecognised(f"{what} casts a free variable to {node.outputs[0].dtype}")
@@ -306,15 +317,46 @@ def evaluate(expressions: Sequence, replacements: Mapping) -> list[np.ndarray]:
 
     ``replacements`` maps shared variables (``pm.Data`` containers) to new values.
     """
+    return compile_values(expressions, replacements)()
+
+
+def compile_values(expressions: Sequence, replacements: Mapping, inputs: Sequence = ()):
+    """Compile ``expressions`` once, as a function of the values of ``inputs``.
+
+    Parameters
+    ----------
+    expressions : sequence of TensorVariable
+        Constant given ``inputs``.
+    replacements : mapping
+        Shared variables (``pm.Data`` containers) to new values.
+    inputs : sequence of TensorVariable
+        Random variables held fixed (the outer variables of
+        :mod:`zoo.specification.conditional`): the compiled function takes one value
+        for each, in order, and the graph is cut there (it is never rebuilt).
+
+    Returns
+    -------
+    callable
+        ``function(*values) -> list of ndarray``. Raises ValueError naming the data
+        when they no longer fit the model (an index out of range).
+    """
     if not expressions:
-        return []
+        return lambda *values: []
     givens = data_givens(replacements)
+    placeholders = [var.type() for var in inputs]
+    givens.update(zip(inputs, placeholders, strict=True))
     outputs = [pt.as_tensor_variable(e) for e in expressions]
-    function = pytensor.function([], outputs, givens=givens, mode=MODE, on_unused_input="ignore")
-    try:
-        return [np.asarray(v) for v in function()]
-    except (IndexError, ValueError) as error:
-        raise data_error(error, replacements) from None
+    function = pytensor.function(
+        placeholders, outputs, givens=givens, mode=MODE, on_unused_input="ignore"
+    )
+
+    def values(*held):
+        try:
+            return [np.asarray(v) for v in function(*held)]
+        except (IndexError, ValueError) as error:
+            raise data_error(error, replacements) from None
+
+    return values
 
 
 def data_error(error: Exception, replacements: Mapping) -> ValueError:
@@ -405,7 +447,11 @@ class Prior:
 
 @dataclass(frozen=True)
 class Likelihood:
-    """An observed variable: constant parameters and those that read free variables."""
+    """An observed variable: constant parameters and those that read free variables.
+
+    ``where`` (boolean, the parameter's shape) marks the elements this piece covers
+    when a parameter switches between free variables; None for all of them.
+    """
 
     name: str
     family: str
@@ -414,14 +460,19 @@ class Likelihood:
     core_ndims: dict
     constants: dict
     terms: dict
+    where: object = None
 
 
 def _op_name(op) -> str:
     return type(op).__name__.removesuffix("RV")
 
 
-def read_priors(model, free: Mapping, shapes: Mapping) -> tuple[dict, set]:
-    """Read every free variable's prior, or raise :class:`NotRecognised` naming it."""
+def read_priors(model, free: Mapping, shapes: Mapping, given=frozenset()) -> tuple[dict, set]:
+    """Read every free variable's prior, or raise :class:`NotRecognised` naming it.
+
+    A prior parameter that depends on ``given`` variables only (held fixed) is a
+    constant here, evaluated for each of their values.
+    """
     positive = set()
     for rv, name in free.items():
         entry = PRIOR_OPS.get(type(rv.owner.op))
@@ -446,7 +497,7 @@ def read_priors(model, free: Mapping, shapes: Mapping) -> tuple[dict, set]:
         raw = dict(zip(slots, op.dist_params(rv.owner), strict=True))
         for slot, expression in raw.items():
             what = f"{name}: the prior's {slot}"
-            parents = free_parents(expression, free, what=what)
+            parents = free_parents(expression, free, what=what, given=given)
             if not parents:
                 continue
             raise NotRecognised(
@@ -471,37 +522,109 @@ def _prior_params(op, raw: dict) -> dict:
 
 
 def read_likelihoods(
-    model, free: Mapping, shapes: Mapping, positive: set, observed: Sequence | None = None
+    model,
+    free: Mapping,
+    shapes: Mapping,
+    positive: set,
+    given=frozenset(),
+    pseudo=(),
+    observed: Sequence | None = None,
 ) -> list[Likelihood]:
-    """Read every observed variable (of ``observed``, default all) that reads ``free``."""
+    """Read every observed variable (of ``observed``, default all) that reads ``free``.
+
+    ``pseudo`` holds variables held fixed whose own distribution reads free variables
+    (latent labels ``z ~ Categorical(w)`` given ``z``): their value is data for ``w``,
+    read like an observation. A parameter ``switch(c, e, l)`` whose condition is
+    constant (given the fixed variables) and whose branches read free variables splits
+    the observation into one :class:`Likelihood` per branch, each with its ``where``.
+    """
     found = []
-    for rv in model.observed_RVs if observed is None else observed:
+    readers = [
+        (rv, model.rvs_to_values[rv])
+        for rv in (model.observed_RVs if observed is None else observed)
+    ]
+    readers += [(rv, rv) for rv in pseudo]
+    for rv, value in readers:
         name = rv.name
         op = rv.owner.op
         entry = LIKELIHOOD_OPS.get(type(op))
         if entry is None:
-            if any(free_parents(i, free, what=name) for i in rv.owner.inputs):
+            if any(free_parents(i, free, what=name, given=given) for i in rv.owner.inputs):
                 raise NotRecognised(f"{name}: no conjugate rule has a {_op_name(op)} likelihood")
             continue
         family, slots = entry
         params = dict(zip(slots, op.dist_params(rv.owner), strict=True))
-        constants, terms = {}, {}
+        constants, terms, switched = {}, {}, {}
         for slot, expression in params.items():
-            power = read_power(expression, free, shapes, positive, what=f"{name}: its {slot}")
+            what = f"{name}: its {slot}"
+            branches = _switch_branches(expression, free, given, shapes, positive, what)
+            if branches is not None:
+                switched[slot] = branches
+                continue
+            power = read_power(expression, free, shapes, positive, what=what, given=given)
             if power is None:
                 constants[slot] = expression
             else:
                 terms[slot] = power
-        if terms:
-            found.append(
-                Likelihood(
-                    name,
-                    family,
-                    model.rvs_to_values[rv],
-                    op.ndim_supp,
-                    dict(zip(slots, op.ndims_params, strict=True)),
-                    constants,
-                    terms,
-                )
+        if len(switched) > 1:
+            raise NotRecognised(
+                f"{name}: its {' and '.join(sorted(switched))} are each a switch between "
+                "free variables; one switched parameter per observation is read"
             )
+        pieces = [(None, terms)]
+        if switched:
+            ((slot, branches),) = switched.items()
+            pieces = [(where, {**terms, slot: power}) for where, power in branches]
+        for where, piece in pieces:
+            if piece:
+                found.append(
+                    Likelihood(
+                        name,
+                        family,
+                        value,
+                        op.ndim_supp,
+                        dict(zip(slots, op.ndims_params, strict=True)),
+                        constants,
+                        piece,
+                        where,
+                    )
+                )
     return found
+
+
+def _switch_branches(expression, free, given, shapes, positive, what):
+    """``[(where, Power), (where, Power)]`` for ``switch(c, e, l)``, else None.
+
+    ``c`` must be constant (it may read variables held fixed: ``k > years`` given the
+    change point ``k``); each branch is read as a :class:`Power` of one free variable,
+    on the elements where it is chosen. Deterministic wrappers are looked through.
+    """
+    var = expression
+    while var.owner is not None and isinstance(var.owner.op, ViewOp):
+        var = var.owner.inputs[0]
+    node = var.owner
+    if not (
+        node is not None
+        and isinstance(node.op, Elemwise)
+        and isinstance(node.op.scalar_op, ps.Switch)
+    ):
+        return None
+    condition, first, second = node.inputs
+    if not free_parents(expression, free, what=what, given=given):
+        return None  # constant: read as such
+    parents = free_parents(condition, free, what=what, given=given)
+    if parents:
+        raise NotRecognised(
+            f"{what} switches on a condition that depends on {' and '.join(sorted(parents))}"
+        )
+    chosen = pt.switch(condition, pt.ones_like(var), pt.zeros_like(var)) > 0.5
+    branches = []
+    for where, branch in ((chosen, first), (pt.invert(chosen), second)):
+        power = read_power(branch, free, shapes, positive, what=what, given=given)
+        if power is None:
+            raise NotRecognised(
+                f"{what} switches between a free variable and a constant; each branch "
+                "must read a free variable"
+            )
+        branches.append((where, power))
+    return branches

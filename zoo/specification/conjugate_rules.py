@@ -31,6 +31,22 @@ observations that read it are found by indexing, ``theta[group_idx]`` included),
 several observed variables reading one parameter add their statistics. A free variable
 no observation reads keeps its prior. A Dirichlet's marginals are Betas, element by
 element (BDA3, section 3.4).
+
+Each rule also has its closed-form marginal likelihood ``log p(y)`` (the evidence, the
+variable integrated out). Every pair is an exponential family with a conjugate prior,
+so (Bernardo & Smith, *Bayesian Theory*, 1994, section 5.2; Murphy 2007, eq. 3.21 and
+sections 5-6)::
+
+    log p(y) = log Z(posterior state) - log Z(prior state) + sum_i log h(y_i)
+
+with ``Z`` the prior family's normaliser (:data:`LOG_NORMALISERS`: ``log B(a, b)`` for
+a Beta, ``lgamma(a) - a log b`` for a Gamma of rate ``b`` or an inverse gamma of scale
+``b``, ``sum lgamma(alpha) - lgamma(sum alpha)`` for a Dirichlet) and ``h`` each
+observation's base measure (:attr:`Rule.log_base`: the binomial coefficient,
+``y log c - log y!`` for a Poisson, ``-log c`` for an exponential of rate ``lam /
+c``...). The Gaussian evidence (Normal means,
+regression, the normal-inverse-gamma) is :attr:`GaussianPosterior.log_evidence` of
+:mod:`zoo.specification.linear_gaussian`.
 """
 
 from __future__ import annotations
@@ -39,19 +55,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from zoo.core.reference import Marginal
 from zoo.specification.conjugate_graph import NotRecognised
 
 __all__ = [
+    "FROZEN",
+    "LOG_NORMALISERS",
+    "LOG_NORMALISER_CHANGES",
     "MARGINALS",
     "RULES",
     "Rule",
     "Term",
     "check_power",
+    "finite_marginal",
     "initial_state",
-    "scipy_marginal",
 ]
 
 
@@ -60,13 +79,16 @@ class Rule:
     """One conjugate update.
 
     The power of the variable the likelihood parameter must be, whether a constant
-    factor is allowed, and the update of the posterior state.
+    factor is allowed, the update of the posterior state, and ``log_base(y, constants,
+    term)``: each observation's log base measure (one number per row of ``y``), the
+    part of its log density that does not involve the variable.
     """
 
     name: str
     power: float
     scalable: bool
     update: Callable
+    log_base: Callable
 
 
 @dataclass(frozen=True)
@@ -198,24 +220,74 @@ def _dirichlet_multinomial(state, y, constants, term, name):
     _add(state["alpha"], labels, y)
 
 
+# ---------------------------------------------------------------------------------------
+# Base measures: log h(y_i) of each observation, so that the evidence is
+# log Z(posterior) - log Z(prior) + sum log h (module docstring).
+
+_LOG_2PI = float(np.log(2.0 * np.pi))
+
+
+def _no_base(y, constants, term):
+    """Bernoulli and Categorical: ``p^y (1 - p)^(1 - y)``, nothing else."""
+    return np.zeros(len(y))
+
+
+def _binomial_base(y, constants, term):
+    """``log C(n, y)``."""
+    n = constants["n"]
+    return special.gammaln(n + 1.0) - special.gammaln(y + 1.0) - special.gammaln(n - y + 1.0)
+
+
+def _poisson_base(y, constants, term):
+    """``(c lam)^y e^(-c lam) / y!``: ``y log c - log y!``."""
+    return special.xlogy(y, term.coef) - special.gammaln(y + 1.0)
+
+
+def _exponential_base(y, constants, term):
+    """Rate ``lam / c``: ``(lam / c) e^(-lam y / c)``, so ``-log c``."""
+    return -np.log(term.coef)
+
+
+def _gamma_base(y, constants, term):
+    """Shape ``k``, rate ``lam / c``: ``-k log c + (k - 1) log y - lgamma(k)``."""
+    k = constants["alpha"]
+    return -k * np.log(term.coef) + (k - 1.0) * np.log(y) - special.gammaln(k)
+
+
+def _normal_scale_base(y, constants, term):
+    """Normal with sd ``c`` times a power of the variable: ``-log(2 pi) / 2 - log c``."""
+    return -0.5 * _LOG_2PI - np.log(term.coef)
+
+
+def _multinomial_base(y, constants, term):
+    """``log n! - sum log y_k!``."""
+    return special.gammaln(constants["n"] + 1.0) - special.gammaln(y + 1.0).sum(axis=-1)
+
+
 #: (prior family, likelihood family, likelihood parameter) -> rule.
 RULES = {
-    ("Beta", "Bernoulli", "p"): Rule("Beta-Bernoulli", 1.0, False, _beta_bernoulli),
-    ("Beta", "Binomial", "p"): Rule("Beta-Binomial", 1.0, False, _beta_binomial),
-    ("Gamma", "Poisson", "mu"): Rule("Gamma-Poisson", 1.0, True, _gamma_poisson),
-    ("Gamma", "Exponential", "scale"): Rule("Gamma-Exponential", -1.0, True, _gamma_exponential),
-    ("Gamma", "Gamma", "scale"): Rule("Gamma-Gamma", -1.0, True, _gamma_gamma),
+    ("Beta", "Bernoulli", "p"): Rule("Beta-Bernoulli", 1.0, False, _beta_bernoulli, _no_base),
+    ("Beta", "Binomial", "p"): Rule("Beta-Binomial", 1.0, False, _beta_binomial, _binomial_base),
+    ("Gamma", "Poisson", "mu"): Rule("Gamma-Poisson", 1.0, True, _gamma_poisson, _poisson_base),
+    ("Gamma", "Exponential", "scale"): Rule(
+        "Gamma-Exponential", -1.0, True, _gamma_exponential, _exponential_base
+    ),
+    ("Gamma", "Gamma", "scale"): Rule("Gamma-Gamma", -1.0, True, _gamma_gamma, _gamma_base),
     ("Gamma", "Normal", "sigma"): Rule(
-        "Gamma-Normal precision", -0.5, True, _gamma_normal_precision
+        "Gamma-Normal precision", -0.5, True, _gamma_normal_precision, _normal_scale_base
     ),
     ("InverseGamma", "Normal", "sigma"): Rule(
-        "InverseGamma-Normal variance", 0.5, True, _inverse_gamma_normal_variance
+        "InverseGamma-Normal variance",
+        0.5,
+        True,
+        _inverse_gamma_normal_variance,
+        _normal_scale_base,
     ),
     ("Dirichlet", "Categorical", "p"): Rule(
-        "Dirichlet-Categorical", 1.0, False, _dirichlet_categorical
+        "Dirichlet-Categorical", 1.0, False, _dirichlet_categorical, _no_base
     ),
     ("Dirichlet", "Multinomial", "p"): Rule(
-        "Dirichlet-Multinomial", 1.0, False, _dirichlet_multinomial
+        "Dirichlet-Multinomial", 1.0, False, _dirichlet_multinomial, _multinomial_base
     ),
 }
 
@@ -224,7 +296,7 @@ RULES = {
 # Marginals.
 
 
-def scipy_marginal(frozen, dims) -> Marginal:
+def finite_marginal(frozen, dims) -> Marginal:
     """``Marginal.from_scipy``, with moments that do not exist as NaN.
 
     (A t with few degrees of freedom, an inverse gamma of small shape), as
@@ -246,34 +318,112 @@ def scipy_marginal(frozen, dims) -> Marginal:
     )
 
 
-def _beta(state, shape, dims):
-    return scipy_marginal(
-        stats.beta(state["alpha"].reshape(shape), state["beta"].reshape(shape)), dims
-    )
+def _beta(state, shape):
+    return stats.beta(state["alpha"].reshape(shape), state["beta"].reshape(shape))
 
 
-def _gamma(state, shape, dims):
-    return scipy_marginal(
-        stats.gamma(state["shape"].reshape(shape), scale=1.0 / state["rate"].reshape(shape)), dims
-    )
+def _gamma(state, shape):
+    return stats.gamma(state["shape"].reshape(shape), scale=1.0 / state["rate"].reshape(shape))
 
 
-def _inverse_gamma(state, shape, dims):
-    return scipy_marginal(
-        stats.invgamma(state["shape"].reshape(shape), scale=state["scale"].reshape(shape)), dims
-    )
+def _inverse_gamma(state, shape):
+    return stats.invgamma(state["shape"].reshape(shape), scale=state["scale"].reshape(shape))
 
 
-def _dirichlet(state, shape, dims):
+def _dirichlet(state, shape):
     # Each component of Dirichlet(alpha) is Beta(alpha_k, sum(alpha) - alpha_k).
     alpha = state["alpha"].reshape(shape)
     rest = alpha.sum(axis=-1, keepdims=True) - alpha
-    return scipy_marginal(stats.beta(alpha, rest), dims)
+    return stats.beta(alpha, rest)
 
 
-MARGINALS = {
+#: Posterior family -> ``frozen(state, shape)``: each element's marginal as a scipy
+#: distribution with array parameters of ``shape`` (flat states reshaped).
+FROZEN = {
     "Beta": _beta,
     "Gamma": _gamma,
     "InverseGamma": _inverse_gamma,
     "Dirichlet": _dirichlet,
+}
+
+
+def _marginal_of(family):
+    def marginal(state, shape, dims):
+        return finite_marginal(FROZEN[family](state, shape), dims)
+
+    return marginal
+
+
+#: Posterior family -> ``marginal(state, shape, dims)``, a :class:`Marginal`.
+MARGINALS = {family: _marginal_of(family) for family in FROZEN}
+
+
+# ---------------------------------------------------------------------------------------
+# Log normalisers of the prior families (module docstring), one number per element.
+
+
+def _beta_normaliser(state, core):
+    return special.betaln(state["alpha"], state["beta"])
+
+
+def _gamma_normaliser(state, core):
+    return special.gammaln(state["shape"]) - state["shape"] * np.log(state["rate"])
+
+
+def _inverse_gamma_normaliser(state, core):
+    return special.gammaln(state["shape"]) - state["shape"] * np.log(state["scale"])
+
+
+def _dirichlet_normaliser(state, core):
+    # log B(alpha) = sum lgamma(alpha_k) - lgamma(sum alpha_k), per row of length K; the
+    # row's second term is put on its first element so that sums per element add up.
+    alpha = state["alpha"].reshape(-1, core)
+    result = special.gammaln(alpha)
+    result[:, 0] -= special.gammaln(alpha.sum(axis=1))
+    return result.ravel()
+
+
+def _gamma_normaliser_change(initial, final, core, key="rate"):
+    """``log Z(final) - log Z(initial)`` of a Gamma (rate) or inverse gamma (scale).
+
+    ``a_n log b_n - a_0 log b_0 = a_0 log1p(d_b / b_0) + d_a log b_n``: no large terms.
+    """
+    a0, a = initial["shape"], final["shape"]
+    b0, b = initial[key], final[key]
+    return (
+        special.gammaln(a)
+        - special.gammaln(a0)
+        - a0 * np.log1p((b - b0) / b0)
+        - (a - a0) * np.log(b)
+    )
+
+
+def _inverse_gamma_normaliser_change(initial, final, core):
+    return _gamma_normaliser_change(initial, final, core, key="scale")
+
+
+def _difference(normaliser):
+    def change(initial, final, core):
+        return normaliser(final, core) - normaliser(initial, core)
+
+    return change
+
+
+#: Prior family -> ``log_normaliser(state, core)``: ``log Z`` per flat element (``core``
+#: the length of one simplex for a Dirichlet).
+LOG_NORMALISERS = {
+    "Beta": _beta_normaliser,
+    "Gamma": _gamma_normaliser,
+    "InverseGamma": _inverse_gamma_normaliser,
+    "Dirichlet": _dirichlet_normaliser,
+}
+
+
+#: Prior family -> ``change(initial, final, core)``: ``log Z(final) - log Z(initial)``
+#: per flat element, in a form without cancellation where the plain difference has it.
+LOG_NORMALISER_CHANGES = {
+    "Beta": _difference(_beta_normaliser),
+    "Gamma": _gamma_normaliser_change,
+    "InverseGamma": _inverse_gamma_normaliser_change,
+    "Dirichlet": _difference(_dirichlet_normaliser),
 }

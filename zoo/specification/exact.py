@@ -12,7 +12,11 @@ does not cover:
 :func:`derive_reference` splits the free variables into independent parts (variables
 linked by an observation or a prior that reads both), gives every part that holds a
 Normal, MvNormal or Flat variable to the first and the rest to the second, and joins
-their marginals. :func:`exact_reference` is the public form (``zoo.exact_reference``):
+their marginals. A part either reader refuses goes to
+:func:`zoo.specification.conditional.conditional_reference` with the same reader as its
+inner engine: a few variables held fixed (a hierarchical scale, a noise sd under a
+HalfCauchy prior, latent labels) and integrated by quadrature or enumeration.
+:func:`exact_reference` is the public form (``zoo.exact_reference``):
 it takes the model as ``zoo.validate`` does.
 """
 
@@ -23,6 +27,7 @@ from collections.abc import Mapping
 from pymc.distributions.continuous import HalfFlatRV
 
 from zoo.core.reference import NoReference, Reference
+from zoo.specification.conditional import conditional_reference
 from zoo.specification.conjugacy import conjugate_reference
 from zoo.specification.conjugate_graph import NotRecognised, free_parents
 from zoo.specification.graph import as_data_sets, model_parts
@@ -97,15 +102,26 @@ def derive_reference(model, data: Mapping | None = None) -> Reference | NoRefere
     linear = set().union(*(g for g in groups if g & gaussian))
     rest = set(parts.free) - linear
     references = []
-    if linear:
-        references.append(
-            linear_gaussian_reference(model, data, variables=linear if rest else None)
-        )
-    if rest:
-        references.append(conjugate_reference(model, data, variables=rest if linear else None))
-    for reference in references:
+    for names, gaussian in ((linear, True), (rest, False)):
+        if not names:
+            continue
+        variables = names if linear and rest else None
+        if gaussian:
+            reference = linear_gaussian_reference(model, data, variables=variables)
+        else:
+            reference = conjugate_reference(model, data, variables=variables)
+        refusal = reference.reason if not reference.available else None
+        # the part's own reader as the inner engine first; then the pairwise rules, which
+        # take what no closed form covers (a Normal under a logit link) as outer scalars
+        for inner in (True, False) if gaussian else (False,):
+            if reference.available:
+                break
+            reference = conditional_reference(
+                model, data, refusal, gaussian=inner, variables=variables
+            )
         if not reference.available:
             return reference
+        references.append(reference)
     if len(references) == 1:
         return references[0]
     marginals = {name: m for r in references for name, m in r.marginals.items()}

@@ -12,11 +12,12 @@ one least-squares system ``|W x + z|^2``, so that
 
     x | y ~ N(m, Q^-1),   Q = W'W,   m = -Q^-1 W'z,
 
-computed by the Cholesky factor of ``Q`` (Bishop 2006, section 2.3.3; BDA3 section
-14.2). A ``Q`` that is not positive definite (flat coefficients the observations do not
-determine, e.g. fewer observations than flat coefficients) is an improper posterior,
-refused naming the variables. The log marginal likelihood is, in centred form (no
-cancellation of large quadratic forms),
+computed by the QR factorisation of ``W``, whose ``R^T`` is the Cholesky factor of
+``Q`` without forming ``Q`` (Bishop 2006, section 2.3.3; BDA3 section 14.2; Golub and
+Van Loan 2013, section 5.3). A ``Q`` that is not positive definite (flat coefficients
+the observations do not determine, e.g. fewer observations than flat coefficients) is
+an improper posterior, refused naming the variables. The log marginal likelihood is, in
+centred form (no cancellation of large quadratic forms),
 
     log p(y) = -|W m + z|^2 / 2 - sum log|L_S| - N/2 log 2 pi + d/2 log 2 pi - log|L_Q|
 
@@ -86,11 +87,12 @@ from zoo.specification.conjugate_graph import (
     read_data,
     read_power,
 )
-from zoo.specification.conjugate_rules import scipy_marginal
+from zoo.specification.conjugate_rules import finite_marginal
 from zoo.specification.graph import model_parts
 
 __all__ = [
     "GAUSSIAN_OPS",
+    "SCALE_OPS",
     "GaussianPosterior",
     "LinearGaussian",
     "linear_gaussian_reference",
@@ -105,7 +107,7 @@ GAUSSIAN_OPS = {
 
 #: Free variables that may scale the Gaussian nodes' sd: op -> (family, the exponents
 #: ``2p`` of ``s2 = v^(2p)`` allowed, where the nodes' sd is ``c v^p``).
-_SCALE_OPS = {
+SCALE_OPS = {
     rvs.InvGammaRV: ("InverseGamma", (1.0,)),
     rvs.GammaRV: ("Gamma", (-1.0,)),
     HalfFlatRV: ("HalfFlat", (1.0, -1.0, 2.0)),
@@ -289,7 +291,7 @@ class _Reader:
             )
         (scale,) = spread_reads
         rv = next(r for r, n in self.free.items() if n == scale)
-        entry = _SCALE_OPS.get(type(rv.owner.op))
+        entry = SCALE_OPS.get(type(rv.owner.op))
         if entry is None:
             raise NotRecognised(
                 f"{what}'s {word} reads {scale}, which has a {_op_name(rv.owner.op)} prior: "
@@ -311,7 +313,7 @@ class _Reader:
 
     def _scale(self, rv, users) -> dict:
         name = rv.name
-        family, allowed = _SCALE_OPS[type(rv.owner.op)]
+        family, allowed = SCALE_OPS[type(rv.owner.op)]
         exponents = {node.power for node in users}
         bad = [e for e in exponents if not any(np.isclose(e, a) for a in allowed)]
         if bad or len(exponents) > 1:
@@ -558,12 +560,12 @@ class GaussianPosterior:
             if name in self.scales:
                 marginals[name] = _scale_marginal(found, dims[name])
             elif np.all(np.isinf(found["df"])):
-                marginals[name] = scipy_marginal(
+                marginals[name] = finite_marginal(
                     stats.norm(found["loc"], found["scale"]), dims[name]
                 )
             else:
                 frozen = stats.t(found["df"], found["loc"], found["scale"])
-                marginals[name] = scipy_marginal(frozen, dims[name])
+                marginals[name] = finite_marginal(frozen, dims[name])
         return marginals
 
 
@@ -572,9 +574,9 @@ def _scale_marginal(scale: dict, dims) -> Marginal:
     a, b = scale["shape"], scale["scale"]
     exponent = scale["exponent"]
     if exponent == 1.0:
-        return scipy_marginal(stats.invgamma(a, scale=b), dims)
+        return finite_marginal(stats.invgamma(a, scale=b), dims)
     if exponent == -1.0:
-        return scipy_marginal(stats.gamma(a, scale=1.0 / b), dims)
+        return finite_marginal(stats.gamma(a, scale=1.0 / b), dims)
     return _root_inverse_gamma(a, b, dims)
 
 
@@ -785,10 +787,15 @@ class LinearGaussian:
             [np.full(len(r), i) for i, r in enumerate(rows)] or [np.zeros(0, int)]
         )
         column_group = self._column_groups(w, row_group, row_node)
-        precision = w.T @ w
-        factor = self._cholesky(precision, w)
-        mean = -linalg.cho_solve((factor, True), w.T @ z)
-        residual = w @ mean + z
+        factor, rotated, orthogonal = self._factor(w, z)
+        mean = (
+            -linalg.solve_triangular(factor, rotated, lower=True, trans="T")
+            if self.size
+            else np.zeros(0)
+        )
+        # W m + z is z less its projection on W's columns: computed so, no large terms
+        # cancel (W m does, when a hierarchical scale near 0 makes W's prior rows large)
+        residual = z - orthogonal @ rotated
         inverse_factor = linalg.solve_triangular(factor, np.eye(self.size), lower=True)
         covariance = inverse_factor.T @ inverse_factor
         log_evidence = log_constant + 0.5 * self.size * _LOG_2PI - np.sum(np.log(np.diag(factor)))
@@ -943,18 +950,38 @@ class LinearGaussian:
                 return f"{name}[{', '.join(map(str, index))}]"
         raise IndexError(j)
 
-    def _cholesky(self, precision, w) -> np.ndarray:
-        """The lower Cholesky factor of ``Q``, or NotRecognised naming what is improper."""
-        singular = False
-        try:
-            factor = np.linalg.cholesky(precision)
-            # a pivot lost to rounding: the data leave a direction undetermined
-            pivots = np.diag(factor) ** 2
-            singular = bool(np.any(pivots <= 1e-12 * np.maximum(np.diag(precision), 1e-300)))
-        except np.linalg.LinAlgError:
-            singular = True
-        if not singular:
-            return factor
+    def _factor(self, w, z) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``L`` with ``L L^T = Q = W^T W``, ``L^-1 W^T z`` and ``Q_W``; or NotRecognised.
+
+        From the QR factorisation ``W = Q_W R`` (``L = R^T``, ``L^-1 W^T z = Q_W^T
+        z``), not the Cholesky factor of ``W^T W``: forming ``W^T W`` squares the
+        condition number, and a hierarchical scale near 0 (a prior precision of
+        ``1/tau^2`` beside the data's) loses every digit of the data's share that way.
+        The rows are sorted by decreasing norm first, which makes Householder QR
+        row-wise backward stable for such stiff systems (Powell and Reid 1969; Cox and
+        Higham 1998; Golub and Van Loan, *Matrix Computations*, 4th ed., section 5.3).
+
+        Every Normal or MvNormal prior gives its variables rows of full rank, so only
+        flat coefficients can leave a direction undetermined: with some, a pivot below
+        the rank tolerance of ``W`` (``max(shape) eps max|R_jj|``, as
+        numpy.linalg.matrix_rank) is refused as an improper posterior.
+        """
+        singular = w.shape[0] < self.size
+        if not singular and self.size:
+            order = np.argsort(-np.linalg.norm(w, axis=1), kind="stable")
+            orthogonal, upper = linalg.qr(w[order], mode="economic")
+            signs = np.where(np.diag(upper) < 0, -1.0, 1.0)
+            upper = upper * signs[:, None]
+            pivots = np.abs(np.diag(upper))
+            tolerance = max(w.shape) * np.finfo(float).eps * pivots.max() if self.flat else 0.0
+            singular = bool(np.any(pivots <= tolerance)) or not np.all(np.isfinite(pivots))
+            if not singular:
+                # back to the rows' own order, for the residuals per row
+                rows = np.empty_like(orthogonal)
+                rows[order] = orthogonal * signs
+                return upper.T, rows.T @ z, rows
+        elif not singular:
+            return np.zeros((0, 0)), np.zeros(0), np.zeros((len(z), 0))
         # the direction the data leave free: the last right singular vector of W
         direction = np.linalg.svd(w)[2][-1] if w.size else np.ones(self.size)
         loose = np.flatnonzero(np.abs(direction) > 1e-8 * np.abs(direction).max())
