@@ -75,6 +75,11 @@ def _hammer(handler: str) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
+# Slow: a stress study, not a unit test. On a quiet machine the deferring handler
+# survives every run; with the two cores loaded four times over it still crashed (-11) in
+# about one run of five (2026-11-26): the deferral narrows the window, it does not close
+# it (CHANGELOG, "Known issues").
+@pytest.mark.slow
 def test_a_deferring_handler_survives_interrupts_during_numba_calls():
     done = _hammer("defer")
     assert done.returncode == 0, done.stderr[-1000:]
