@@ -7,6 +7,8 @@ y_j)`` (Gelman et al., BDA3, section 2.4), so the right sampler draws from it ex
 and the wrong one swaps the two counts, the classic bug.
 """
 
+import os
+
 import numpy as np
 import pymc as pm
 
@@ -39,6 +41,13 @@ def right(data, *, draws, chains, seed):
     rng = np.random.default_rng(seed)
     y, n = data["y"], data["trials"]
     return {"theta": rng.beta(A + y, B + n - y, size=(chains, draws, y.size))}
+
+
+def right_noting_its_process(data, *, draws, chains, seed):
+    """``right``, appending the id of the process it runs in to $ZOO_TEST_PIDS."""
+    with open(os.environ["ZOO_TEST_PIDS"], "a") as pids:
+        pids.write(f"{os.getpid()}\n")
+    return right(data, draws=draws, chains=chains, seed=seed)
 
 
 def swapped(data, *, draws, chains, seed):

@@ -6,6 +6,7 @@ Every verdict comes from the battery's stated rate (alpha = 0.01 family-wise).
 """
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -241,3 +242,19 @@ def test_a_dask_worker_gets_the_same_ranks_as_this_process():
     here = validate(MODEL, pymc_models.right, workers=0, **options)
     there = validate(MODEL, pymc_models.right, workers=1, **options)
     assert np.array_equal(here.checks[0].details.ranks, there.checks[0].details.ranks)
+
+
+def test_the_users_sampler_never_runs_in_the_zoos_process_unasked(tmp_path, monkeypatch):
+    # Issue 32: the two-draw output check ran the sampler here whatever --workers said.
+    pids = tmp_path / "pids"
+    monkeypatch.setenv("ZOO_TEST_PIDS", str(pids))
+    result = validate(
+        pymc_models.beta_binomial,
+        pymc_models.right_noting_its_process,
+        checks=("exact",),
+        workers=1,
+        budgets={"exact": {"draws": 200}},
+    )
+    assert result.verdict == "pass", str(result)
+    ran_in = {int(line) for line in pids.read_text().split()}
+    assert ran_in and os.getpid() not in ran_in

@@ -39,7 +39,7 @@ from zoo.core.arguments import as_probability, as_seed, require_distinct
 from zoo.core.contract import Kernel, Model
 from zoo.core.defaults import ALPHA, ENGINES, FIT_TIMEOUT
 from zoo.registry import get
-from zoo.sampling.parallel import FitPool
+from zoo.sampling.parallel import FitPool, Task
 from zoo.sampling.sampler_output import NonFiniteDraws, SamplerOutputError
 from zoo.specification.adapter import (
     DataOnlySampler,
@@ -504,6 +504,8 @@ def validate(
     share = alpha / len(chosen)
     say = status or (lambda message: None)
     with FitPool(workers=workers, scheduler=scheduler, timeout=timeout) as pool:
+        if specified:
+            _refuse_bad_output(tested, problems[0], pool, seed)
         for check in chosen:
             say(f"{model.name}: {check.name}")
             result.checks.append(check.run(plans[check.name], pool, share))
@@ -519,6 +521,34 @@ def _is_specified(model) -> bool:
         # A registry name has no colon; a builder's location always has one.
         return ":" in model
     return True
+
+
+def _refuse_bad_output(tested: SamplerUnderTest, first: Problem, pool: FitPool, seed: int):
+    """One tiny fit of a user's sampler on the first data set, in the fit pool.
+
+    A sampler that does not return the model's free variables, under their names and
+    shapes, is told so now rather than once per fit. The fit runs where every fit runs
+    (a worker process, unless ``workers=0`` asked for this one): the zoo never runs a
+    user's code in its own process unasked. What may depend on the data (NaN draws,
+    exceptions) is left to the checks, which report it per fit.
+    """
+    if tested.sampler is None and tested.kernel_under_test is None:
+        return
+    task = Task("output-check", _output_problem, (tested, first.data, first.prior, seed))
+    (outcome,) = pool.run([task])
+    if outcome.status == "ok" and outcome.value is not None:
+        raise ValueError(f"sampler: on data set {first.name!r}, {outcome.value}")
+
+
+def _output_problem(tested: SamplerUnderTest, data, prior, seed: int) -> str | None:
+    """What is wrong with the sampler's output on a two-draw fit (None: nothing)."""
+    try:
+        tested.fit(data, prior, draws=2, chains=1, seed=seed)
+    except NonFiniteDraws:
+        return None
+    except SamplerOutputError as error:
+        return str(error)
+    return None
 
 
 def _refuse_what_cannot_run(
@@ -544,18 +574,3 @@ def _refuse_what_cannot_run(
                 "Pass reference= (a function returning a zoo.Reference), or leave "
                 f"{' and '.join(judging)} out"
             )
-    if tested.sampler is None and tested.kernel_under_test is None:
-        return
-    # One tiny fit on the first data set: a sampler that does not return the model's
-    # free variables, under their names and shapes, is told so now rather than once
-    # per fit. What may depend on the data (NaN draws, exceptions) is left to the
-    # checks, which report it per fit as for the zoo's models.
-    first: Problem = problems[0]
-    try:
-        tested.fit(first.data, first.prior, draws=2, chains=1, seed=seed)
-    except NonFiniteDraws:
-        pass
-    except SamplerOutputError as error:
-        raise ValueError(f"sampler: on data set {first.name!r}, {error}") from None
-    except Exception:  # reported by the checks, fit by fit
-        pass
