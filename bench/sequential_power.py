@@ -129,8 +129,7 @@ def summary(path: Path) -> str:
     for (mode, model, sampler), records in sorted(cells.items()):
         n = len(records)
         fails = sum(r["verdict"] == "fail" for r in records)
-        low = stats.beta.ppf(0.025, fails, n - fails + 1) if fails else 0.0
-        high = stats.beta.ppf(0.975, fails + 1, n - fails) if fails < n else 1.0
+        low, high = stats.binomtest(fails, n).proportion_ci(0.95, method="exact")
         unjudged = sum(r["verdict"] == "inconclusive" for r in records)
         hosts = ", ".join(sorted({r["host"] for r in records}))
         rows.append(
