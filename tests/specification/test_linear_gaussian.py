@@ -521,7 +521,7 @@ def test_improper_flat_priors_pass_exact_and_nuts_and_the_simulating_checks_refu
         checks=("exact", "nuts"),
         workers=0,
         seed=3,
-        draws=500,
+        budgets={"exact": {"draws": 500}, "nuts": {"draws": 500}},
     )
     assert [c.verdict for c in result.checks] == ["pass", "pass"], str(result)
     # the twin: the inverse gamma's scale RSS where RSS / 2 belongs

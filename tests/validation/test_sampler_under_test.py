@@ -118,7 +118,11 @@ def test_labels_name_the_sampler_as_the_user_passed_it():
 
 
 def test_validate_names_the_sampler_by_its_label():
-    options = {"checks": ("exact",), "problems": ["informative-fixed"], "draws": 200}
+    options = {
+        "checks": ("exact",),
+        "problems": ["informative-fixed"],
+        "budgets": {"exact": {"draws": 200}},
+    }
     result = validate(SPEC, built, label="mine:built", workers=0, **options)
     assert result.sampler == "mine:built"
     with pytest.raises(ValueError, match="label: must be a str"):

@@ -16,7 +16,12 @@ from zoo.validation import validate
 MODEL = "tests.support.bugs_pumps:model"
 # At the root seed 0 the 18th of 20 simulations's first data set overflows: the path under test
 # is taken (tests/diagnostics/test_sbc.py tests the redraw itself on every seed).
-QUICK = {"checks": ("sbc",), "simulations": 20, "sbc_draws": 100, "seed": 0, "workers": 0}
+QUICK = {
+    "checks": ("sbc",),
+    "budgets": {"sbc": {"simulations": 20, "draws": 100}},
+    "seed": 0,
+    "workers": 0,
+}
 
 
 @pytest.mark.pymc
