@@ -5,19 +5,18 @@ first use (PEP 562), so ``import zoo`` stays cheap for the command line: PyMC, A
 and Dask load only when ``zoo.sample`` or ``zoo.validate`` is first touched.
 """
 
-import importlib
-
 from zoo.core import __version__
+from zoo.core.lazy_exports import lazy_getattr
 
 #: Public name -> the module that defines it.
 _EXPORTS = {
-    "DerivedVariables": "zoo.core.contract",
-    "Kernel": "zoo.core.contract",
-    "KernelChecks": "zoo.core.contract",
-    "Model": "zoo.core.contract",
-    "Marginal": "zoo.core.reference",
-    "NoReference": "zoo.core.reference",
-    "Reference": "zoo.core.reference",
+    "DerivedVariables": "zoo.core",
+    "Kernel": "zoo.core",
+    "KernelChecks": "zoo.core",
+    "Model": "zoo.core",
+    "Marginal": "zoo.core",
+    "NoReference": "zoo.core",
+    "Reference": "zoo.core",
     "get": "zoo.registry",
     "names": "zoo.registry",
     "register": "zoo.registry",
@@ -31,12 +30,7 @@ _EXPORTS = {
 __all__ = ["__version__", *sorted(_EXPORTS)]
 
 
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value  # later look-ups skip this function
-        return value
-    raise AttributeError(f"module 'zoo' has no attribute {name!r}")
+__getattr__ = lazy_getattr(globals(), _EXPORTS)
 
 
 def __dir__() -> list[str]:

@@ -152,3 +152,48 @@ def test_ctrl_c_while_the_workers_start_gives_one_line():
         _, err = process.communicate(timeout=120)
         assert process.returncode == 130, (delay, process.returncode, err)
         assert err == "zoo validate: interrupted\n", (delay, err)
+
+
+def test_the_signal_handlers_are_set_before_numpy_loads():
+    # Ctrl-C or kill while the program starts: the handlers of zoo.cli.main are set
+    # before the parser, the registry and NumPy load (most of a second on a loaded
+    # machine), which before 0.3 ran on Python's defaults: a traceback on Ctrl-C.
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, zoo.cli; print(' '.join(sorted(sys.modules)))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    ).stdout.split()
+    heavy = [name for name in loaded if name.split(".")[0] in {"numpy", "scipy", "pymc"}]
+    assert heavy == [], heavy
+    assert "zoo.cli.program" not in loaded
+
+
+@pytest.mark.parametrize(("number", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_while_the_program_loads_gives_one_line(number, status):
+    # The signal arrives while zoo.cli.program is imported (the parser, NumPy): a
+    # signal raised by the import itself, so the moment is certain on any machine.
+    code = (
+        "import signal, sys, zoo.cli, importlib.abc\n"
+        "class Stop(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'zoo.cli.program':\n"
+        f"            signal.raise_signal({int(number)})\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Stop())\n"
+        "sys.argv = ['zoo', 'list']\n"
+        "sys.exit(zoo.cli.main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == status, (done.returncode, done.stderr)
+    assert done.stderr == "zoo: interrupted\n", done.stderr

@@ -1,13 +1,18 @@
 """The ``zoo`` command: ``zoo list``, ``zoo check``, ``zoo report`` and ``zoo validate``.
 
-The top layer: it imports the application, nothing imports it. Each sub-command lives in
-its own module, imported when that command runs, so ``zoo list`` and ``zoo --help`` do
-not pay for PyMC, ArviZ and Dask.
+The top layer: it imports the application, nothing imports it. This module holds only
+what must be in place before anything else runs: the handlers of Ctrl-C and ``kill``.
+It imports the standard library alone (and the interrupt rule of
+:mod:`zoo.sampling.interrupts`, which imports nothing else), so that a signal sent
+while the program starts, before NumPy or the parser load (most of a second on a loaded
+machine), already ends it with one line and the shell's status. The program proper
+(:mod:`zoo.cli.program`) is imported once the handlers are set, and each sub-command
+lives in its own module, imported when that command runs, so ``zoo list`` and ``zoo
+--help`` do not pay for PyMC, ArviZ and Dask.
 """
 
 from __future__ import annotations
 
-import argparse
 import faulthandler
 import importlib
 import os
@@ -15,20 +20,9 @@ import signal
 import sys
 import threading
 
-from zoo.cli.parser import build_parser, empty_value
-from zoo.cli.stdout_guard import json_stdout
-from zoo.registry import get, names
 from zoo.sampling.interrupts import deferred
 
 __all__ = ["main"]
-
-#: The module that runs each sub-command (its ``run(args)`` returns the exit status).
-_COMMANDS = {
-    "check": "zoo.cli.check_command",
-    "report": "zoo.cli.report_command",
-    "validate": "zoo.cli.validate_command",
-}
-
 
 #: Exit status when the reader of standard output went away: the shell's for SIGPIPE.
 _BROKEN_PIPE = 128 + 13
@@ -49,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
         faulthandler.enable()
     with _StopSignals() as stop:
         try:
-            status = _run(argv)
+            # deferred until the handlers are set: the parser and the registry load NumPy
+            status = importlib.import_module("zoo.cli.program").run(argv)
         except BrokenPipeError:
             # `zoo list | head -1`: the reader closed the pipe. Stop quietly, as a Unix
             # filter does; standard output is pointed at /dev/null so that Python's final
@@ -103,56 +98,3 @@ class _StopSignals:
     def __exit__(self, *exc) -> None:
         for number, previous in self._previous.items():
             signal.signal(number, previous)
-
-
-def _one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """``parser`` (and each sub-command's) refusing bad arguments in one line, exit 2.
-
-    argparse's own way is the whole usage text and then the error: the rule of the zoo's
-    command line is one line, naming the option and the rule.
-    """
-    parsers = [parser]
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            parsers += action.choices.values()
-    for each in parsers:
-
-        def error(message, each=each):
-            each.exit(2, f"{each.prog}: {message} (`{each.prog} --help` lists the options)\n")
-
-        each.error = error
-    return parser
-
-
-def _run(argv: list[str] | None) -> int:
-    program = argv is None
-    argv = sys.argv[1:] if argv is None else list(argv)
-    parser = _one_line_errors(build_parser())
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as done:  # --help, or a refusal already said: its status
-        return done.code
-    empty = empty_value(parser, args)
-    if empty is not None:
-        print(f"zoo {args.command}: {empty}", file=sys.stderr)
-        return 2
-    if args.command == "list":
-        for name in names():
-            model = get(name)
-            print(f"{name:16s} {model.summary}")
-            if args.faults:
-                for fault in model.faults:
-                    print(f"{'':16s}   fault: {fault}")
-        return 0
-    args.command_line = " ".join(["zoo", *argv])
-    # From here a user's module may be imported: with --json, standard output is the
-    # JSON's alone from now on.
-    with json_stdout(getattr(args, "json", False), program=program):
-        try:
-            # deferred: a command's module pulls in PyMC, ArviZ or Dask (seconds of start-up)
-            return importlib.import_module(_COMMANDS[args.command]).run(args)
-        except KeyboardInterrupt:
-            # Ctrl-C in a phase the command does not handle itself (importing, judging,
-            # writing a report): one line and the shell's status for SIGINT, no traceback.
-            print(f"zoo {args.command}: interrupted", file=sys.stderr)
-            return 130

@@ -5,10 +5,23 @@ it; the application (sampling, ``check``, ``validate``, saved runs, reports) sit
 them, and the command line on top (``docs/design.md``, "Layers").
 """
 
-from zoo.core.contract import DerivedVariables, Kernel, KernelChecks, Model
-from zoo.core.reference import Marginal, NoReference, Reference, TabulatedCDF
+from zoo.core.lazy_exports import lazy_getattr
 
 __version__ = "0.3.0.dev0"
+
+#: Public name -> the module that defines it. Looked up on first use (PEP 562): the
+#: ``zoo`` command imports this package before it can handle Ctrl-C, and NumPy, which
+#: the contract needs, takes most of a second to import on a loaded machine.
+_EXPORTS = {
+    "DerivedVariables": "zoo.core.contract",
+    "Kernel": "zoo.core.contract",
+    "KernelChecks": "zoo.core.contract",
+    "Model": "zoo.core.contract",
+    "Marginal": "zoo.core.reference",
+    "NoReference": "zoo.core.reference",
+    "Reference": "zoo.core.reference",
+    "TabulatedCDF": "zoo.core.reference",
+}
 
 __all__ = [
     "DerivedVariables",
@@ -21,3 +34,6 @@ __all__ = [
     "TabulatedCDF",
     "__version__",
 ]
+
+
+__getattr__ = lazy_getattr(globals(), _EXPORTS)
