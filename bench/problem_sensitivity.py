@@ -267,7 +267,7 @@ def run(models, path: Path, draws: int, tune: int, seed: int, cells=None) -> Non
                     "seconds": time.perf_counter() - started,
                     **record,
                 }
-                bench_records.append(path.parent.name, record, path.stem, root=path.parent.parent)
+                bench_records.append_to(path, record)
                 print(
                     f"{model:14s} {problem:28s} {sampler:28s} "
                     f"shift {record.get('max_shift', float('nan')):+7.2f} "

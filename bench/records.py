@@ -33,6 +33,9 @@ The API, kept small and stable so that studies added on other branches merge in:
 ``read(study, file=None)``
     The records of a study (every ``*.jsonl`` line and ``*.json`` file of the folder,
     files in name order, lines in file order), or of one ``file`` in it.
+``append_to(path, record)``, ``read_file(path)``
+    The same for a JSON-lines file named by its path, for scripts whose ``--out``
+    option names one (``bench/results/<study>/<file>.jsonl``).
 ``write_table(study, name, text)``
     Write a generated table ``bench/results/<study>/<name>.md``.
 ``folder(study)``
@@ -106,8 +109,8 @@ def provenance() -> dict:
     }
 
 
-def append(study: str, record: dict, file: str = "records", root: Path | None = None) -> dict:
-    """Append ``record`` with its provenance to ``<study>/<file>.jsonl``; return it.
+def append_to(path: Path, record: dict) -> dict:
+    """Append ``record`` with its provenance to the JSON-lines file ``path``; return it.
 
     The record's own fields win over the provenance's, so a record that already says
     its host or commit (a migrated one, a subprocess's) keeps them.
@@ -116,13 +119,23 @@ def append(study: str, record: dict, file: str = "records", root: Path | None = 
         raise TypeError(f"record: must be a dict, got {type(record).__name__}")
     line = {**provenance(), **record}
     text = json.dumps(line)
-    path = folder(study, root) / f"{_checked(file, 'file')}.jsonl"
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a") as handle:
         handle.write(text + "\n")
     return line
 
 
-def _lines(path: Path) -> list[dict]:
+def append(study: str, record: dict, file: str = "records", root: Path | None = None) -> dict:
+    """Append ``record`` with its provenance to ``<study>/<file>.jsonl``; return it."""
+    return append_to(folder(study, root) / f"{_checked(file, 'file')}.jsonl", record)
+
+
+def read_file(path: Path) -> list[dict]:
+    """The records of one JSON-lines file (none where it does not exist yet)."""
+    path = Path(path)
+    if not path.exists():
+        return []
     records = []
     for number, line in enumerate(path.read_text().splitlines(), 1):
         if line.strip():
@@ -137,13 +150,13 @@ def read(study: str, file: str | None = None, root: Path | None = None) -> list[
     """The records of ``study``: every ``*.jsonl`` line and ``*.json`` file, or one file's."""
     base = (RESULTS if root is None else Path(root)) / _checked(study, "study")
     if file is not None:
-        return _lines(base / f"{_checked(file, 'file')}.jsonl")
+        return read_file(base / f"{_checked(file, 'file')}.jsonl")
     if not base.is_dir():
         raise FileNotFoundError(f"study {study!r}: no folder {base}")
     records: list[dict] = []
     for path in sorted(base.iterdir()):
         if path.suffix == ".jsonl":
-            records.extend(_lines(path))
+            records.extend(read_file(path))
         elif path.suffix == ".json":
             records.append(json.loads(path.read_text()))
     return records

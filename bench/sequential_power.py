@@ -93,7 +93,7 @@ def run(
                 "seconds": time.perf_counter() - wall,
                 "cpu_seconds": time.process_time() - cpu,
             }
-            bench_records.append(path.parent.name, record, path.stem, root=path.parent.parent)
+            bench_records.append_to(path, record)
             print(f"{mode} {name} {sampler} seed {seed}: {verdict} in {stages} stage(s)")
 
 
@@ -140,8 +140,7 @@ def main(argv=None) -> int:
     parser.add_argument("--samplers", nargs="+", help="only these (correct, fault names)")
     args = parser.parse_args(argv)
     if args.summary:
-        out = args.out
-        print(summary(bench_records.read(out.parent.name, out.stem, root=out.parent.parent)))
+        print(summary(bench_records.read_file(args.out)))
         return 0
     run(
         args.models,

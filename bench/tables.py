@@ -28,12 +28,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench import records
-from bench.lda_speed import summarise as lda_speed_summarise
+from bench.lda_speed import run_tables as lda_speed_tables
 from bench.lda_time_to_quality import summary as time_to_quality_summary
 from bench.own_models_power import summary as own_models_summary
+from bench.own_models_timing import table as own_models_timing_table
 from bench.problem_sensitivity import HEADER as PROBLEM_SENSITIVITY_HEADER
 from bench.problem_sensitivity import summary as problem_sensitivity_summary
 from bench.sequential_power import summary as sequential_summary
+from bench.small_pseudocounts import summary as small_pseudocounts_summary
 from bench.validate_power import fault_table
 
 ROOT = records.REPOSITORY
@@ -68,8 +70,7 @@ def lda_speed() -> str:
         "its `run`). Commands: `bench/README.md`.",
     ]
     for info in runs:
-        mine = [r for r in study if r.get("run") == info["run"] and r.get("kind") != "run_info"]
-        _, table = lda_speed_summarise(mine, info["environment"], info["corpus"])
+        table = lda_speed_tables(study, info["run"])
         facts = [f"host {info['host']['cpu']} ({info['host']['cores']} cores)"]
         if info.get("date"):
             facts.append(f"date {info['date']}")
@@ -138,6 +139,16 @@ TABLES = (
         "own-models-power",
         "bench/results/v0.2/own_models_power.md",
         lambda: own_models_summary(RESULTS / "v0.2" / "own_models_power.jsonl") + "\n",
+    ),
+    Table(
+        "own-models-timing",
+        "bench/results/v0.2/own_models_timing.md",
+        lambda: own_models_timing_table(records.read("v0.2", "own_models_timing")) + "\n",
+    ),
+    Table(
+        "small-pseudocounts",
+        "bench/results/small_pseudocounts/table.md",
+        lambda: small_pseudocounts_summary(records.read("small_pseudocounts")) + "\n",
     ),
     Table(
         "problem-sensitivity",
