@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/ess_per_second.py beta-binomial --draws 1000 --chains 4 --repeats 3
+    python -m bench.ess_per_second beta-binomial --draws 1000 --chains 4 --repeats 3
 
 For each engine: wall time of ``zoo.sample`` (PyMC: also its own sampling time, i.e.
 without compilation and start-up), and the smallest bulk and tail ESS over the

@@ -10,7 +10,7 @@ machine, so the table says what was seen, not which phase was hit.
 
 Usage::
 
-    python bench/interrupt_phases.py --delays 1.5 2.5 6 20 40 -- zoo validate naive-bayes
+    python -m bench.interrupt_phases --delays 1.5 2.5 6 20 40 -- zoo validate naive-bayes
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ log-likelihood may be summed in another order).
 
 Run from the repository root::
 
-    python bench/kernel_check_cost.py --before COMMIT [--models qda gda] [--rounds 3]
+    python -m bench.kernel_check_cost --before COMMIT [--models qda gda] [--rounds 3]
 """
 
 from __future__ import annotations

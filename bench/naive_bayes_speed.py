@@ -10,8 +10,8 @@ whose elements near 0 or 1 are nearly constant).
 
 Usage::
 
-    python bench/naive_bayes_speed.py
-    python bench/naive_bayes_speed.py --documents 4000 --event-model bernoulli --json
+    python -m bench.naive_bayes_speed
+    python -m bench.naive_bayes_speed --documents 4000 --event-model bernoulli --json
 """
 
 from __future__ import annotations

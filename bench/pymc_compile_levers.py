@@ -18,7 +18,7 @@ check``'s defaults and is left out.
 
 Usage::
 
-    python bench/pymc_compile_levers.py --models gaussian-nb gda --levers numba cvm
+    python -m bench.pymc_compile_levers --models gaussian-nb gda --levers numba cvm
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@
    systematic departure from uniformity (a rank bias of the sampler or of the thinning)
    shows in a Kolmogorov-Smirnov test of thousands of ranks, where one run's 100 cannot.
 
-    python bench/sbc_calibration.py --null --runs 5000
-    python bench/sbc_calibration.py --pool naive-bayes --seeds 40
+    python -m bench.sbc_calibration --null --runs 5000
+    python -m bench.sbc_calibration --pool naive-bayes --seeds 40
 """
 
 from __future__ import annotations

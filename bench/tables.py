@@ -86,6 +86,9 @@ def lda_speed() -> str:
         parts.append(f"Code: {info['code']}." if info.get("code") else "")
         if info.get("command"):
             parts += ["", f"`{info['command']}`"]
+        for note in ("command_note", "args_note"):
+            if info.get(note):
+                parts += ["", info[note][0].upper() + info[note][1:] + "."]
         parts += ["", _demote(table).rstrip("\n")]
         if info.get("note"):
             parts += ["", info["note"]]
