@@ -1,5 +1,7 @@
 """Every generated table equals what ``python -m bench.tables`` makes of the records now."""
 
+import re
+
 import pytest
 
 from bench import tables
@@ -24,3 +26,30 @@ def test_the_docs_regions_are_marked_and_a_changed_region_is_seen(tmp_path, monk
     page.write_text(text.replace(region, region.replace("/20", "/21", 1)))
     monkeypatch.setattr(tables, "ROOT", tmp_path)
     assert tables.stale(regions) == ["power-catalogue"]
+
+
+def _cited_paths():
+    """Every ``bench/results/...`` path the docs, the READMEs and bench's code cite."""
+    root = tables.ROOT
+    sources = [root / "README.md", root / "bench" / "README.md"]
+    sources += sorted((root / "docs").glob("*.md")) + sorted((root / "bench").glob("*.py"))
+    sources += sorted((root / "tests").rglob("*.py"))
+    for source in sources:
+        for match in re.finditer(r"bench/results/[\w./*{},$<>-]*", source.read_text()):
+            yield source.relative_to(root), match.group(0).rstrip(".,")
+
+
+#: Where a script writes by default before any record of it is there.
+NOT_YET = {"bench/results/validate_power/records.jsonl"}
+
+
+def test_every_cited_record_path_exists():
+    missing = []
+    for source, cited in _cited_paths():
+        if cited.rstrip("/") == "bench/results" or any(c in cited for c in "{$<"):
+            continue  # the folder itself, or a template (a study's, a shell variable's)
+        if cited in NOT_YET:
+            continue
+        if not list(tables.ROOT.glob(cited.rstrip("/"))):
+            missing.append(f"{source}: {cited}")
+    assert missing == []
