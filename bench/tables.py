@@ -21,6 +21,7 @@ function from the records to the markdown.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from collections.abc import Callable
@@ -30,9 +31,12 @@ from pathlib import Path
 from bench import records
 from bench.beta_binomial_scale import table as beta_binomial_scale_table
 from bench.lda_memory import table as lda_memory_table
+from bench.lda_speed import run_records as lda_speed_run_records
 from bench.lda_speed import run_tables as lda_speed_tables
+from bench.lda_speed import summarise as lda_speed_summarise
 from bench.lda_threaded import table as lda_threaded_table
 from bench.lda_time_to_quality import summary as time_to_quality_summary
+from bench.lda_time_to_quality import times_to_quality as time_to_quality
 from bench.own_models_power import summary as own_models_summary
 from bench.own_models_timing import table as own_models_timing_table
 from bench.problem_sensitivity import HEADER as PROBLEM_SENSITIVITY_HEADER
@@ -117,6 +121,98 @@ def printed(study: str, title: str, file: str | None = None) -> Callable[[], str
         return "\n".join(parts) + "\n"
 
     return build
+
+
+def _rate(value: float) -> str:
+    """Mtokens per second as docs/performance.md prints them: 3 figures, 2 decimals below 10."""
+    return f"{value:.1f}" if value >= 10 else f"{value:.2f}"
+
+
+def _lda_run(study: list[dict], run: str) -> dict:
+    info, measured = lda_speed_run_records(study, run)
+    summary, _ = lda_speed_summarise(measured, info["environment"], info["corpus"])
+    return {"summary": summary, "measured": measured}
+
+
+def _cpu_rate(cells: dict, name: str) -> float:
+    return cells[name]["mtokens_per_cpu_second"]
+
+
+def _lda_per_token_reuters() -> str:
+    """docs/performance.md: one core, Reuters, the run of the unsigned-index sweep."""
+    summary = _lda_run(records.read("lda_speed"), "lda_speed_epyc_unsigned")["summary"]
+    lines = [
+        "| K | zoo (exact Gibbs) | zoo (Metropolis-Hastings) | tomotopy 0.14 (1 worker) "
+        "| lda 3.0 | Gibbs / tomotopy | MH / tomotopy |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for topics, cells in summary.items():
+        zoo, mh, peer = (_cpu_rate(cells, n) for n in ("zoo", "zoo-mh", "tomotopy"))
+        lines.append(
+            f"| {topics:,} | {_rate(zoo)} | {_rate(mh)} | {_rate(peer)} | "
+            f"{_rate(_cpu_rate(cells, 'lda'))} | {_rate(zoo / peer)} | {_rate(mh / peer)} |"
+        )
+    return "\n".join(lines)
+
+
+def _lda_time_to_quality_rates() -> str:
+    """docs/performance.md: Mtokens per CPU second over each contender's whole run."""
+    runs = [
+        json.loads(path.read_text())
+        for path in sorted((RESULTS / "lda_time_to_quality").glob("*.json"))
+    ]
+    chosen = sorted(
+        (r for r in runs if r["corpus"]["name"] == "reuters" and r["seed"] == 0),
+        key=lambda r: r["topics"],
+    )
+    names = ("zoo", "zoo-mh", "zoo-mh-c1", "tomotopy", "lda")
+    lines = [
+        "| K | zoo Gibbs | zoo MH, 2 cycles | zoo MH, 1 cycle | tomotopy | lda |",
+        "|---|---|---|---|---|---|",
+    ]
+    for record in chosen:
+        tokens = record["corpus"]["n_tokens"]
+        rows = time_to_quality(record)["contenders"]
+        rates = [tokens * rows[n]["sweeps"] / rows[n]["cpu_seconds"] / 1e6 for n in names]
+        lines.append(f"| {record['topics']:,} | " + " | ".join(map(_rate, rates)) + " |")
+    return "\n".join(lines)
+
+
+#: docs/performance.md's Zipf rows: (K, the run of the rates, the run whose Metropolis-
+#: Hastings chains ran on to the Gibbs sweep's log joint: the later runs skipped that,
+#: ``--run-on-cap 0``, since the draws were the same).
+ZIPF_ROWS = (
+    (20, "lda_speed_zipf_epyc_b30_unsigned", "lda_speed_zipf_epyc_b30"),
+    (100, "lda_speed_zipf_epyc_b30_unsigned", "lda_speed_zipf_epyc_b30"),
+    (1000, "lda_speed_zipf_epyc_b10_unsigned", "lda_speed_zipf_epyc_b10"),
+    (10000, "lda_speed_zipf_epyc_k10000_unsigned", "lda_speed_zipf_epyc_k10000"),
+)
+
+
+def _lda_per_token_zipf() -> str:
+    """docs/performance.md: one core, the 10M-token Zipf corpus, three runs of a day."""
+    study = records.read("lda_speed")
+    lines = [
+        "| K | sweeps (burn + timed) | zoo (exact Gibbs) | zoo (Metropolis-Hastings) "
+        "| tomotopy (1 worker) | Gibbs / tomotopy | MH / tomotopy "
+        "| MH's extra sweeps to the Gibbs log joint |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for topics, rates, run_on in ZIPF_ROWS:
+        cells = _lda_run(study, rates)["summary"][topics]
+        zoo, mh, peer = (_cpu_rate(cells, n) for n in ("zoo", "zoo-mh", "tomotopy"))
+        extra = sorted(
+            r["extra_sweeps"]
+            for r in _lda_run(study, run_on)["measured"]
+            if r["kind"] == "run_on" and r["topics"] == topics
+        )
+        said = str(extra[0]) if extra[0] == extra[-1] else f"{extra[0]} to {extra[-1]}"
+        lines.append(
+            f"| {topics:,} | {cells['zoo']['burn']} + {cells['zoo']['sweeps']} | {_rate(zoo)} "
+            f"| {_rate(mh)} | {_rate(peer)} | {_rate(zoo / peer)} | {_rate(mh / peer)} "
+            f"| {said} |"
+        )
+    return "\n".join(lines)
 
 
 def _files(study: str, *names: str) -> list[Path]:
@@ -211,6 +307,11 @@ TABLES = (
         "bench/results/sbc_vs_simuk/table.md",
         lambda: sbc_vs_simuk_table(records.read("sbc_vs_simuk")[-1]),
     ),
+    Table(
+        "lda-time-to-quality-rates", "docs/performance.md", _lda_time_to_quality_rates, region=True
+    ),
+    Table("lda-per-token-reuters", "docs/performance.md", _lda_per_token_reuters, region=True),
+    Table("lda-per-token-zipf", "docs/performance.md", _lda_per_token_zipf, region=True),
     Table("power-catalogue", "docs/power.md", _catalogue_power, region=True),
     Table("power-gaussian", "docs/power.md", _gaussian_power, region=True),
 )
