@@ -618,110 +618,110 @@ def main():
             emitted.append(record)
             records.append(STUDY, {"run": run, **record})
 
-            for n_topics in args.topics:
-                plan = memory_plan(corpus, n_topics)
-                print(
-                    f"K={n_topics}: planned state GB "
-                    + ", ".join(f"{n} {plan[n] / 1e9:.2f}" for n in names)
-                    + f"; MemAvailable {available / 1e9:.1f} GB",
-                    flush=True,
-                )
-                # zoo-mh chains stay alive (for the run-on) while the others run.
-                need = max(plan[n] for n in names) + args.seeds * plan["zoo-mh"]
-                if need > 0.8 * available:
-                    raise SystemExit(f"K={n_topics}: needs ~{need / 1e9:.1f} GB, too much")
-                active = list(names)
-                lda_burn = lda_sweeps = None
-                if "lda" in names:
-                    lda_burn, lda_sweeps, note = lda_plan(args, corpus, n_topics, cost)
-                    if lda_burn is None:
-                        active.remove("lda")
+        for n_topics in args.topics:
+            plan = memory_plan(corpus, n_topics)
+            print(
+                f"K={n_topics}: planned state GB "
+                + ", ".join(f"{n} {plan[n] / 1e9:.2f}" for n in names)
+                + f"; MemAvailable {available / 1e9:.1f} GB",
+                flush=True,
+            )
+            # zoo-mh chains stay alive (for the run-on) while the others run.
+            need = max(plan[n] for n in names) + args.seeds * plan["zoo-mh"]
+            if need > 0.8 * available:
+                raise SystemExit(f"K={n_topics}: needs ~{need / 1e9:.1f} GB, too much")
+            active = list(names)
+            lda_burn = lda_sweeps = None
+            if "lda" in names:
+                lda_burn, lda_sweeps, note = lda_plan(args, corpus, n_topics, cost)
+                if lda_burn is None:
+                    active.remove("lda")
+                    emit(
+                        {
+                            "kind": "skip",
+                            "corpus": corpus.name,
+                            "contender": "lda",
+                            "topics": n_topics,
+                            "reason": note,
+                        }
+                    )
+                elif note:
+                    emit(
+                        {
+                            "kind": "note",
+                            "corpus": corpus.name,
+                            "contender": "lda",
+                            "topics": n_topics,
+                            "reason": note,
+                        }
+                    )
+                if note:
+                    print(note, flush=True)
+            if not args.no_memory_probe:
+                for name in active:
+                    if name in PEERS:
+                        grown = probe_memory(corpus_file, name, n_topics, args.probe_sweeps)
                         emit(
                             {
-                                "kind": "skip",
+                                "kind": "memory",
                                 "corpus": corpus.name,
-                                "contender": "lda",
+                                "contender": name,
                                 "topics": n_topics,
-                                "reason": note,
+                                "n_tokens": corpus.n_tokens,
+                                "probe_sweeps": args.probe_sweeps,
+                                **grown,
                             }
                         )
-                    elif note:
-                        emit(
-                            {
-                                "kind": "note",
-                                "corpus": corpus.name,
-                                "contender": "lda",
-                                "topics": n_topics,
-                                "reason": note,
-                            }
-                        )
-                    if note:
-                        print(note, flush=True)
-                if not args.no_memory_probe:
-                    for name in active:
-                        if name in PEERS:
-                            grown = probe_memory(corpus_file, name, n_topics, args.probe_sweeps)
-                            emit(
-                                {
-                                    "kind": "memory",
-                                    "corpus": corpus.name,
-                                    "contender": name,
-                                    "topics": n_topics,
-                                    "n_tokens": corpus.n_tokens,
-                                    "probe_sweeps": args.probe_sweeps,
-                                    **grown,
-                                }
-                            )
-                            print(
-                                f"K={n_topics} {name:10s} RSS growth "
-                                f"{grown['rss_growth'] / corpus.n_tokens:.1f} B/token",
-                                flush=True,
-                            )
-                chains = []
-                for seed in range(args.seeds):
-                    # Rotate the order per seed: no contender always runs first or last.
-                    shift = seed % len(active)
-                    for name in active[shift:] + active[:shift]:
-                        burn, n_sweeps = args.burn, args.sweeps
-                        if name == "lda":
-                            burn, n_sweeps = lda_burn, lda_sweeps
-                        record, chain = one_run(
-                            corpus, CONTENDERS[name], n_topics, seed, burn, n_sweeps
-                        )
-                        emit(record)
-                        if name == "zoo-mh":
-                            chains.append((chain, record))
-                        del chain
-                        gc.collect()
                         print(
-                            f"K={n_topics:5d} seed={seed} {name:10s} "
-                            f"{record['mtokens_per_cpu_second']:7.2f} Mtok/CPU s "
-                            f"{record['mtokens_per_second']:7.2f} Mtok/s  "
-                            f"log p(w,z) = {record['log_joint']:.0f}  "
-                            f"(build {record['build_seconds']:.1f} s)",
+                            f"K={n_topics} {name:10s} RSS growth "
+                            f"{grown['rss_growth'] / corpus.n_tokens:.1f} B/token",
                             flush=True,
                         )
-                zoo_log_p = [
-                    r["log_joint"]
-                    for r in emitted
-                    if r["kind"] == "run" and r["topics"] == n_topics and r["contender"] == "zoo"
-                ]
-                if chains and zoo_log_p:
-                    target = float(np.median(zoo_log_p))
-                    cap = round(args.run_on_cap * args.sweeps)
-                    stride = max(1, args.sweeps // 5)
-                    for chain, record in chains:
-                        result = run_on(chain, record, target, cap, stride)
-                        emit(result)
-                        print(
-                            f"K={n_topics:5d} seed={record['seed']} zoo-mh run-on: "
-                            f"{result['extra_sweeps']} extra sweeps, "
-                            f"{result['extra_cpu_seconds']:.1f} CPU s, reached "
-                            f"{result['reached']}",
-                            flush=True,
-                        )
-                del chains
-                gc.collect()
+            chains = []
+            for seed in range(args.seeds):
+                # Rotate the order per seed: no contender always runs first or last.
+                shift = seed % len(active)
+                for name in active[shift:] + active[:shift]:
+                    burn, n_sweeps = args.burn, args.sweeps
+                    if name == "lda":
+                        burn, n_sweeps = lda_burn, lda_sweeps
+                    record, chain = one_run(
+                        corpus, CONTENDERS[name], n_topics, seed, burn, n_sweeps
+                    )
+                    emit(record)
+                    if name == "zoo-mh":
+                        chains.append((chain, record))
+                    del chain
+                    gc.collect()
+                    print(
+                        f"K={n_topics:5d} seed={seed} {name:10s} "
+                        f"{record['mtokens_per_cpu_second']:7.2f} Mtok/CPU s "
+                        f"{record['mtokens_per_second']:7.2f} Mtok/s  "
+                        f"log p(w,z) = {record['log_joint']:.0f}  "
+                        f"(build {record['build_seconds']:.1f} s)",
+                        flush=True,
+                    )
+            zoo_log_p = [
+                r["log_joint"]
+                for r in emitted
+                if r["kind"] == "run" and r["topics"] == n_topics and r["contender"] == "zoo"
+            ]
+            if chains and zoo_log_p:
+                target = float(np.median(zoo_log_p))
+                cap = round(args.run_on_cap * args.sweeps)
+                stride = max(1, args.sweeps // 5)
+                for chain, record in chains:
+                    result = run_on(chain, record, target, cap, stride)
+                    emit(result)
+                    print(
+                        f"K={n_topics:5d} seed={record['seed']} zoo-mh run-on: "
+                        f"{result['extra_sweeps']} extra sweeps, "
+                        f"{result['extra_cpu_seconds']:.1f} CPU s, reached "
+                        f"{result['reached']}",
+                        flush=True,
+                    )
+            del chains
+            gc.collect()
 
     print(run_tables(records.read(STUDY), run))
     print(f"total {time.perf_counter() - start:.0f} s")
