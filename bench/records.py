@@ -5,7 +5,7 @@ generated from what it reads back (``python -m bench.tables``). A study is a fol
 ``bench/results/<study>/``; its records are JSON lines in ``*.jsonl`` files (a script
 that runs in several processes at once may give each its own file), and a ``*.json``
 file in the folder is read as one record. Tables derived from the records are ``.md``
-files beside them.
+files beside them, written by ``bench/tables.py``.
 
 What a record says about where and when it was taken is inside it, never in a file
 name. :func:`append` adds these fields to the caller's own (the caller's win where
@@ -17,16 +17,17 @@ both have one, so a migrated record keeps what it said):
     day to the next, so a timing means nothing without it.
 ``commit``, ``dirty``
     ``git rev-parse HEAD`` of the tree that ran, and whether tracked files differed
-    from it (``git status --porcelain --untracked-files=no``); ``None`` outside git.
+    from it (``git status --porcelain --untracked-files=no``), both read once when the
+    process first writes; ``None`` outside git.
 ``date``
-    UTC, ISO 8601, to the second.
+    When the record was written: UTC, ISO 8601, to the second.
 ``command``
     How the script was invoked: ``python -m bench.NAME`` and its arguments.
 
 The API, kept small and stable so that studies added on other branches merge in:
 
 ``provenance()``
-    The fields above, computed once per process.
+    The fields above, as of now.
 ``append(study, record, file="records")``
     Add the provenance to a copy of ``record`` and append it as one line to
     ``bench/results/<study>/<file>.jsonl``; return the line's object.
@@ -36,8 +37,6 @@ The API, kept small and stable so that studies added on other branches merge in:
 ``append_to(path, record)``, ``read_file(path)``
     The same for a JSON-lines file named by its path, for scripts whose ``--out``
     option names one (``bench/results/<study>/<file>.jsonl``).
-``write_table(study, name, text)``
-    Write a generated table ``bench/results/<study>/<name>.md``.
 ``folder(study)``
     ``bench/results/<study>`` (created).
 
@@ -96,16 +95,28 @@ def _command() -> str:
 
 
 @functools.cache
-def provenance() -> dict:
-    """Host, commit, dirty flag, date and command of this process (module docstring)."""
+def _process() -> tuple:
+    # Read once: a long study's records all name the tree and host it started on.
     commit = _git("rev-parse", "HEAD")
     status = _git("status", "--porcelain", "--untracked-files=no")
+    return (
+        cpu_name(),
+        os.cpu_count(),
+        None if commit is None else commit.strip(),
+        None if status is None else bool(status.strip()),
+        _command(),
+    )
+
+
+def provenance() -> dict:
+    """Host, commit, dirty flag, date and command, as of now (module docstring)."""
+    cpu, cores, commit, dirty, command = _process()
     return {
-        "host": {"cpu": cpu_name(), "cores": os.cpu_count()},
-        "commit": None if commit is None else commit.strip(),
-        "dirty": None if status is None else bool(status.strip()),
+        "host": {"cpu": cpu, "cores": cores},
+        "commit": commit,
+        "dirty": dirty,
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "command": _command(),
+        "command": command,
     }
 
 
@@ -160,10 +171,3 @@ def read(study: str, file: str | None = None, root: Path | None = None) -> list[
         elif path.suffix == ".json":
             records.append(json.loads(path.read_text()))
     return records
-
-
-def write_table(study: str, name: str, text: str, root: Path | None = None) -> Path:
-    """Write the generated table ``<study>/<name>.md`` (ending in one newline)."""
-    path = folder(study, root) / f"{_checked(name, 'table')}.md"
-    path.write_text(text.rstrip("\n") + "\n")
-    return path
