@@ -65,6 +65,10 @@ def _demote(markdown: str) -> str:
     return re.sub(r"(?m)^#", "###", markdown)
 
 
+def _sentence(text: str) -> str:
+    return text[0].upper() + text[1:] + "."
+
+
 def lda_speed() -> str:
     """The tables of every LDA speed run, each under the facts its records hold."""
     study = records.read("lda_speed")
@@ -86,12 +90,13 @@ def lda_speed() -> str:
                 f"commit {info['commit'][:12]}" + (" (dirty)" if info.get("dirty") else "")
             )
         parts += ["", f"## Run `{info['run']}`", "", "; ".join(facts) + ".", ""]
-        parts.append(f"Code: {info['code']}." if info.get("code") else "")
+        if info.get("code"):
+            parts.append(f"Code: {info['code']}.")
         if info.get("command"):
             parts += ["", f"`{info['command']}`"]
         for note in ("command_note", "args_note"):
             if info.get(note):
-                parts += ["", info[note][0].upper() + info[note][1:] + "."]
+                parts += ["", _sentence(info[note])]
         parts += ["", _demote(table).rstrip("\n")]
         if info.get("note"):
             parts += ["", info["note"]]
@@ -115,7 +120,7 @@ def printed(study: str, title: str, file: str | None = None) -> Callable[[], str
             if record.get("command"):
                 parts += [f"`{record['command']}`", ""]
             if record.get("host_note"):
-                parts += [record["host_note"][0].upper() + record["host_note"][1:] + ".", ""]
+                parts += [_sentence(record["host_note"]), ""]
             parts.append(_demote(record["table"]).rstrip("\n"))
         return "\n".join(parts) + "\n"
 
