@@ -43,7 +43,7 @@ from bench.problem_sensitivity import summary as problem_sensitivity_summary
 from bench.sbc_vs_simuk import markdown as sbc_vs_simuk_table
 from bench.sequential_power import summary as sequential_summary
 from bench.small_pseudocounts import summary as small_pseudocounts_summary
-from bench.validate_power import fault_table
+from bench.validate_power import batteries, fault_table
 
 ROOT = records.REPOSITORY
 RESULTS = records.RESULTS
@@ -227,6 +227,55 @@ def _files(study: str, *names: str) -> list[Path]:
     return [RESULTS / study / name for name in names]
 
 
+#: docs/power.md's first table: each of 0.2's twelve bugs in the words of its section.
+V02_BUGS = (
+    ("beta-binomial", "swapped-a-b", "Beta(b + y, a + f): a and b swapped"),
+    ("beta-binomial", "failures-as-trials", "failures counted as n"),
+    (
+        "beta-binomial",
+        "jacobian-omitted",
+        "Jacobian of (a, b) -> (logit mean, log concentration) omitted",
+    ),
+    ("naive-bayes", "document-not-removed", "document not removed before its conditional"),
+    (
+        "naive-bayes",
+        "normaliser-wrong-class",
+        "Dirichlet-multinomial normaliser over the wrong class",
+    ),
+    ("naive-bayes", "normaliser-dropped", "that normaliser dropped"),
+    ("gda", "nu-off-by-one", "nu_N off by one"),
+    (
+        "gda",
+        "sample-covariance",
+        "class sample covariance S_k / n_k in Psi_N for the scatter matrix S_k",
+    ),
+    ("gda", "kappa-not-updated", "kappa_k never updated from kappa0"),
+    ("lda", "token-not-removed", "token not removed"),
+    ("lda", "beta-not-times-V", "`n_k + beta` for `n_k + V beta`"),
+    ("lda", "added-back-under-old-topic", "token added back under its old topic"),
+)
+
+
+def _v02_power() -> str:
+    """docs/power.md: 0.2's bugs through the exact and invariance checks, seeds counted."""
+    paths = _files("v0.2", "validate_power_faults.jsonl", "validate_power_kernel_faults.jsonl")
+    groups = batteries(paths)
+    lines = [
+        "| model | bug | detected (battery) | exact | invariance |",
+        "|---|---|---|---|---|",
+    ]
+    for model, sampler, words in V02_BUGS:
+        runs = groups[(model, sampler)]
+        cells = [
+            f"{sum(any(c['verdict'] == 'fail' for c in r.values()) for r in runs)}/{len(runs)}"
+        ]
+        for check in ("exact", "invariance"):
+            ran = [r[check] for r in runs if check in r]
+            cells.append(f"{sum(c['verdict'] == 'fail' for c in ran)}/{len(ran)}")
+        lines.append(f"| {model} | {words} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _catalogue_power() -> str:
     names = ("exact", "geweke", "invariance", "lda_metropolis", "sbc_geweke")
     return fault_table(*_files("catalogue", *(f"validate_power_{n}.jsonl" for n in names)))
@@ -317,6 +366,7 @@ TABLES = (
     ),
     Table("lda-per-token-reuters", "docs/performance.md", _lda_per_token_reuters, region=True),
     Table("lda-per-token-zipf", "docs/performance.md", _lda_per_token_zipf, region=True),
+    Table("power-v0.2", "docs/power.md", _v02_power, region=True),
     Table("power-catalogue", "docs/power.md", _catalogue_power, region=True),
     Table("power-gaussian", "docs/power.md", _gaussian_power, region=True),
 )

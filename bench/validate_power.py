@@ -42,7 +42,7 @@ from zoo.core.defaults import ALPHA
 RESULTS = bench_records.RESULTS / "validate_power" / "records.jsonl"
 
 
-def _batteries(paths) -> dict:
+def batteries(paths) -> dict:
     """Records per (model, sampler): one ``{check: record}`` per seed, across files.
 
     Records of one (model, sampler, seed) from several files make one battery.
@@ -159,7 +159,7 @@ def summary(*paths: Path) -> str:
     battery; ``alpha`` is each check's rate (0.0025 in the default battery; a check that
     passed at a larger rate also passes at a smaller one).
     """
-    groups = _batteries(paths)
+    groups = batteries(paths)
     lines = [
         "| model | sampler | checks | alpha per check | seeds | battery fails | rate [95% CI] "
         "| per check (fail / inconclusive) | mean s per check |",
@@ -225,7 +225,7 @@ def fault_table(*paths: Path) -> str:
     """
     import importlib
 
-    groups = _batteries(paths)
+    groups = batteries(paths)
     rates: set[float] = set()
     columns = ["exact", "sbc", "geweke", "invariance"]
     lines = [
