@@ -25,9 +25,14 @@ old form is not run at 1e9 (``--before-scales``), and its reference, which evalu
 that ``O(max n_j)`` likelihood at some 30,000 quadrature nodes (529 s at 1e6 on one
 core, as reported in issue 15), only where ``--before-reference-scales`` says.
 
-Run: ``python bench/beta_binomial_scale.py [--scales 1e3 1e6 1e9] [--before-scales 1e3
-1e6] [--before-reference-scales 1e3] [--sweeps 200] [--homogeneous]
-[--out bench/results/beta_binomial_scale]``.
+Run: ``python -m bench.beta_binomial_scale [--scales 1e3 1e6 1e9] [--before-scales 1e3
+1e6] [--before-reference-scales 1e3] [--sweeps 200] [--homogeneous]``.
+
+Records: one per measurement in ``bench/results/beta_binomial_scale/records.jsonl``
+through ``bench.records`` (host, commit, date and command inside each, and ``before``,
+the revision of the old form); ``python -m bench.tables`` writes the table of the latest
+run to ``table.md`` beside them. The first run's records say ``machine`` instead of a
+host: its processor was not recorded.
 """
 
 from __future__ import annotations
@@ -35,14 +40,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tarfile
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench import records as bench_records
+
+ROOT = bench_records.REPOSITORY
+STUDY = "beta_binomial_scale"
 BEFORE = "a448c46"
 
 CHILD = r"""
@@ -214,10 +221,8 @@ def main(argv=None):
     parser.add_argument("--before", default=BEFORE, help="git revision of the old form")
     parser.add_argument("--sweeps", type=int, default=200)
     parser.add_argument("--homogeneous", action="store_true")
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "beta_binomial_scale"))
     args = parser.parse_args(argv)
     kinds = ["spread", "homogeneous"] if args.homogeneous else ["spread"]
-    records = []
     with tempfile.TemporaryDirectory() as folder:
         old = _extract(args.before, Path(folder))
         for kind in kinds:
@@ -231,28 +236,28 @@ def main(argv=None):
                             if scale not in args.before_reference_scales:
                                 continue
                         record = _run(what, scale, kind, args.sweeps, path)
-                        record["form"] = form
-                        records.append(record)
-                        print(json.dumps(record), flush=True)
-    out = Path(args.out)
-    meta = {
-        "command": "python bench/beta_binomial_scale.py " + " ".join(argv or sys.argv[1:]),
-        "before": args.before,
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}",
-    }
-    out.with_suffix(".json").write_text(json.dumps({**meta, "records": records}, indent=1))
-    table = _table(records)
-    out.with_suffix(".md").write_text(
+                        record.update(form=form, before=args.before)
+                        print(json.dumps(bench_records.append(STUDY, record)), flush=True)
+    print(table(bench_records.read(STUDY)))
+
+
+def table(records: list[dict]) -> str:
+    """The markdown of the latest run's records (those of its date)."""
+    latest = [r for r in records if r.get("date") == records[-1].get("date")]
+    first = latest[0]
+    if "machine" in first:
+        machine = first["machine"]
+    else:
+        machine = f"{first['host']['cpu']}, {first['host']['cores']} cores"
+    return (
         "# Hierarchical Beta-Binomial at large trial counts\n\n"
-        f"`{meta['command']}` ({meta['machine']}; before = `{args.before}`, the tail-count "
+        f"`{first['command']}` ({machine}; before = `{first['before']}`, the tail-count "
         "tables; after = this checkout). 20 groups; `spread`: theta_j ~ Beta(10, 90); "
         "`homogeneous`: theta_j = 0.1. Wall seconds (CPU seconds of the process in "
         "parentheses), measured while other jobs shared the machine. Peak MB: "
         "tracemalloc during the reference call; max RSS: the whole process "
-        "(interpreter, NumPy, SciPy, numba included).\n\n" + table + "\n"
+        "(interpreter, NumPy, SciPy, numba included).\n\n" + _table(latest) + "\n"
     )
-    print(table)
 
 
 if __name__ == "__main__":

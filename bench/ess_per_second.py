@@ -2,12 +2,17 @@
 
 Usage::
 
-    python bench/ess_per_second.py beta-binomial --draws 1000 --chains 4 --repeats 3
+    python -m bench.ess_per_second beta-binomial --draws 1000 --chains 4 --repeats 3
 
 For each engine: wall time of ``zoo.sample`` (PyMC: also its own sampling time, i.e.
 without compilation and start-up), and the smallest bulk and tail ESS over the
 elements of each variable, divided by the wall time. Both engines run in the same
 process, one after the other, so the ratio is what to read.
+
+Records: one per engine and run in ``bench/results/ess_per_second/records.jsonl`` (every
+repeat's wall and sampler seconds and ESS rates) through ``bench.records`` (host, commit,
+date and command inside each). ``beta_binomial.txt`` beside them is an earlier run's
+printed output.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import arviz_stats as azs
 import numpy as np
 
 import zoo
+from bench import records
 
 
 def main() -> None:
@@ -70,6 +76,21 @@ def main() -> None:
                 row.append(float(np.min(azs.ess(values, method="bulk"))) / wall)
             rates.append(row)
         rate = np.median(np.array(rates), axis=0)
+        records.append(
+            "ess_per_second",
+            {
+                "model": spec.name,
+                "engine": engine,
+                "draws": args.draws,
+                "tune": args.tune,
+                "chains": args.chains,
+                "wall_seconds": walls,
+                "sampler_seconds": sampler,
+                "min_bulk_ess_per_wall_second": [
+                    dict(zip(names, row, strict=True)) for row in rates
+                ],
+            },
+        )
         print(
             f"{engine:6s} {np.median(walls):8.2f} {np.median(sampler):10.2f} "
             + " ".join(f"{r:18.0f}" for r in rate)

@@ -8,12 +8,13 @@ groups of BDA3 table 5.1) and a two-component Gaussian mixture with 8 latent lab
 (2^8 labelings), and eight schools centred and non-centred (quadrature over ``tau``,
 the linear-Gaussian engine inside), each in a fresh interpreter so that nothing is cached
 between models (the mixture CDF disk cache is pointed at a fresh folder). One JSON
-record per model goes to ``bench/results/exact_outer_cost/``, with the host and commit.
+record per model goes to ``bench/results/exact_outer_cost/records.jsonl`` through
+``bench.records`` (host, commit, date and command inside each).
 Issue 29 asks for at most 5 CPU seconds per model.
 
 Run from the repository root::
 
-    nice python bench/exact_outer_cost.py [--models pumps coal rats mixture schools ...]
+    nice python -m bench.exact_outer_cost [--models pumps coal rats mixture schools ...]
 """
 
 from __future__ import annotations
@@ -24,12 +25,10 @@ import os
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from bench import records
 
-from bench.host import cpu_name  # noqa: E402
+ROOT = records.REPOSITORY
 
 _CHILD = r"""
 import json, sys, time
@@ -70,11 +69,6 @@ def main() -> None:
         default=["pumps", "coal", "rats", "mixture", "schools", "schools-noncentred"],
     )
     args = parser.parse_args()
-    commit = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout.strip()
-    out = ROOT / "bench" / "results" / "exact_outer_cost"
-    out.mkdir(parents=True, exist_ok=True)
     for name in args.models:
         with tempfile.TemporaryDirectory() as cache:
             env = {"ZOO_CACHE_DIR": cache}
@@ -86,8 +80,8 @@ def main() -> None:
                 env={**os.environ, **env},
             )
         record = json.loads(result.stdout.strip().splitlines()[-1])
-        record.update(model=name, host=cpu_name(), commit=commit)
-        (out / f"{name}.json").write_text(json.dumps(record, indent=1) + "\n")
+        record["model"] = name
+        records.append("exact_outer_cost", record)
         print(f"{name}: {record['seconds']:.2f} CPU s  ({record['note']})")
 
 

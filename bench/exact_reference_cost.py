@@ -19,33 +19,26 @@ same with a normal-inverse-gamma prior, eight schools non-centred with ``tau`` f
 (BDA3 section 5.5 data). CPU seconds (``time.process_time``), median over ``--rounds``
 rounds, each on a freshly built model. Run from the repository root::
 
-    nice python bench/exact_reference_cost.py [--rounds 5] [--solves 200]
+    nice python -m bench.exact_reference_cost [--rounds 5] [--solves 200]
 
-The record (host, commit, settings, per-model medians) goes to
-``bench/results/exact_reference_cost/<date>.json``.
+The record (settings, per-model medians; host, commit, date and command added by
+``bench.records``) goes to ``bench/results/exact_reference_cost/records.jsonl``.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
-from host import cpu_name
 
 import zoo
+from bench import records
 from zoo.specification.linear_gaussian import LinearGaussian
-
-ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "bench" / "results" / "exact_reference_cost"
 
 _RNG = np.random.default_rng(29)
 DESIGN = _RNG.normal(size=(30, 4))
@@ -133,23 +126,15 @@ def main(argv=None) -> int:
             f"{name:<44} derive {row['derive']:.3f} s  solve {1000 * row['solve']:.2f} ms  "
             f"reference {row['reference']:.3f} s  exact_reference {row['exact_reference']:.3f} s"
         )
-    commit = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout.strip()
     record = {
         "benchmark": "exact_reference_cost",
-        "host": cpu_name(),
-        "commit": commit,
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "python": sys.version.split()[0],
         "pymc": pm.__version__,
         "settings": {"rounds": args.rounds, "solves": args.solves, "clock": "process_time"},
         "cpu_seconds_median": results,
     }
-    OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / f"{datetime.date.today().isoformat()}.json"
-    path.write_text(json.dumps(record, indent=2) + "\n")
-    print(f"written {path.relative_to(ROOT)}")
+    records.append("exact_reference_cost", record)
+    print("written bench/results/exact_reference_cost/records.jsonl")
     return 0
 
 

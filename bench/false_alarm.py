@@ -7,17 +7,18 @@ stated family-wise rate (1%); wrong samplers must be flagged.
 
 Usage::
 
-    python bench/false_alarm.py beta-binomial --seeds 200 --engine gibbs
-    python bench/false_alarm.py beta-binomial --seeds 30 --engine pymc --no-faults
+    python -m bench.false_alarm beta-binomial --seeds 200 --engine gibbs
+    python -m bench.false_alarm beta-binomial --seeds 60 --engine pymc --no-faults
 
-Results go to standard output as a table and, with ``--out``, as JSON lines (one per
-run) that a later call with the same ``--out`` resumes from.
+Results go to standard output as a table and, one JSON line per run, to
+``bench/results/false_alarm/records.jsonl`` (``--out`` another file) through
+``bench.records`` (host, commit, date and command inside each); a later call resumes
+from the runs of the same model and engine already there.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
@@ -25,7 +26,10 @@ import numpy as np
 from scipy import stats
 
 import zoo
+from bench import records as bench_records
 from zoo.diagnostics import agreement
+
+RESULTS = bench_records.RESULTS / "false_alarm" / "records.jsonl"
 
 
 def clopper_pearson(successes: int, trials: int, level: float = 0.95) -> tuple[float, float]:
@@ -47,7 +51,7 @@ def main() -> None:
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--alpha", type=float, default=0.01)
     parser.add_argument("--no-faults", action="store_true")
-    parser.add_argument("--out", type=Path)
+    parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
 
     spec = zoo.get(args.model)
@@ -56,11 +60,13 @@ def main() -> None:
     kernels = {"correct": None}
     if not args.no_faults and args.engine == "gibbs":
         kernels.update(spec.faults)
-    done = set()
-    if args.out and args.out.exists():
-        for line in args.out.read_text().splitlines():
-            record = json.loads(line)
-            done.add((record["kernel"], record["seed"]))
+    # The study's file holds both engines (and may hold other models): resume the same.
+    mine = [
+        r
+        for r in bench_records.read_file(args.out)
+        if r["model"] == spec.name and r["engine"] == args.engine
+    ]
+    done = {(r["kernel"], r["seed"]) for r in mine}
     started = time.perf_counter()
     for seed in range(args.seeds):
         for name, kernel in kernels.items():
@@ -90,22 +96,16 @@ def main() -> None:
                 "failing": [q["element"] for q in result.failing()],
                 "seconds": time.perf_counter() - tick,
             }
-            if args.out:
-                with args.out.open("a") as handle:
-                    handle.write(json.dumps(record) + "\n")
+            bench_records.append_to(args.out, record)
             done.add((name, seed))
-            _summaries.setdefault(name, []).append(record)
     print(
         f"{spec.name}, engine {args.engine}, {args.draws} draws x {args.chains} chains, "
         f"alpha {args.alpha}, {time.perf_counter() - started:.0f} s"
     )
-    records = _summaries
-    if args.out and args.out.exists():
-        records = {}
-        for line in args.out.read_text().splitlines():
-            record = json.loads(line)
-            if record["engine"] == args.engine:
-                records.setdefault(record["kernel"], []).append(record)
+    records = {}
+    for record in bench_records.read_file(args.out):
+        if record["model"] == spec.name and record["engine"] == args.engine:
+            records.setdefault(record["kernel"], []).append(record)
     print(f"{'kernel':24s} {'runs':>5s} {'disagree':>9s} {'inconcl.':>9s} {'rate':>7s}  95% CI")
     for name, rows in records.items():
         flagged = sum(r["verdict"] == "disagree" for r in rows)
@@ -116,8 +116,6 @@ def main() -> None:
             f"[{low:.3f}, {high:.3f}]"
         )
 
-
-_summaries: dict[str, list] = {}
 
 if __name__ == "__main__":
     main()

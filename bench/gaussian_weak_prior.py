@@ -8,7 +8,12 @@ for the covariances) and of ``predict_proba`` on 200 new points, with the smalle
 size ``n_min`` and the tests' bound ``4 / n_min``. The measurement is the tests' own
 (``tests/models/gaussian_classifiers/test_sklearn.py``, ``weak_prior_gap``).
 
-Run from the repository root: ``python -m bench.gaussian_weak_prior [--out FILE]``.
+Run from the repository root: ``python -m bench.gaussian_weak_prior``.
+
+Records: ``bench/results/gaussian_classifiers/weak_prior.jsonl``, one per run holding
+the printed table, through ``bench.records`` (host, commit, date and command inside
+each); ``python -m bench.tables`` writes every run's table to ``weak_prior.md`` beside
+them.
 """
 
 from __future__ import annotations
@@ -17,11 +22,12 @@ import argparse
 
 from tests.models.gaussian_classifiers.test_sklearn import weak_prior_gap
 
+from bench import records
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=None)
-    args = parser.parse_args()
+    parser.parse_args()
     lines = [
         "| model | N | n_min | moments gap | predict_proba gap | bound 4 / n_min |",
         "|---|---|---|---|---|---|",
@@ -34,9 +40,7 @@ def main() -> None:
             )
     text = "\n".join(lines)
     print(text)
-    if args.out:
-        with open(args.out, "w") as handle:
-            handle.write(text + "\n")
+    records.append("gaussian_classifiers", {"table": text + "\n"}, file="weak_prior")
 
 
 if __name__ == "__main__":

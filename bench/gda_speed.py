@@ -10,8 +10,11 @@ ESS is ArviZ's bulk and tail ESS of every scalar of ``pi``, ``mu`` and ``Sigma``
 sampling time. For PyMC the time excludes compilation (reported separately); for Gibbs
 it includes the numba JIT of the first sweep (cached on disk after the first run).
 
-Run: ``python bench/gda_speed.py [--model gda] [--points 5000] [--draws 1000] [--tune 1000]
-[--chains 2] [--out FILE]``.
+Run: ``python -m bench.gda_speed [--model gda] [--points 5000] [--draws 1000] [--tune 1000]
+[--chains 2]``.
+
+Records: one per run in ``bench/results/gda_speed/records.jsonl`` (``--study`` another
+study folder) through ``bench.records`` (host, commit, date and command inside each).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import warnings
 import numpy as np
 
 import zoo
+from bench import records
 from zoo.models.gaussian_classifiers import Data
 
 PARAMETERS = ("pi", "mu", "Sigma", "variance")
@@ -79,7 +83,7 @@ def main() -> None:
     parser.add_argument("--tune", type=int, default=1000)
     parser.add_argument("--chains", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", default=None)
+    parser.add_argument("--study", default="gda_speed", help="folder under bench/results")
     args = parser.parse_args()
     model = zoo.get(args.model)
     data = dataset(n=args.points)
@@ -105,11 +109,7 @@ def main() -> None:
     results["speedup_min_ess_per_second"] = (
         results["gibbs"]["min_ess_per_second"] / results["pymc"]["min_ess_per_second"]
     )
-    text = json.dumps(results, indent=2)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as handle:
-            handle.write(text + "\n")
+    print(json.dumps(records.append(args.study, results), indent=2))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,11 @@
 """The zoo's import graph: modules, first-party edges, function-level imports, cycles.
 
 Reads the source with ``ast`` (nothing is imported). The figures of the redesign's note
-(issue 12) came from ``python bench/import_graph.py [ROOT]``, run at commit 46ded54
+(issue 12) came from ``python -m bench.import_graph [ROOT]``, run at commit 46ded54
 (before) and after; ``tests/architecture/test_layers.py`` enforces the layers themselves.
+
+Records: one per run in ``bench/results/import_graph/records.jsonl`` through
+``bench.records`` (host, commit, date and command inside each).
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from __future__ import annotations
 import argparse
 import ast
 from pathlib import Path
+
+from bench import records
 
 PACKAGES = {"zoo.models": "models", "zoo.diagnostics": "diagnostics", "zoo": "zoo"}
 
@@ -104,6 +109,16 @@ def main() -> None:
     print(f"import cycles (function-level imports included): {len(found)}")
     for component in found:
         print("  ", " <-> ".join(component))
+    records.append(
+        "import_graph",
+        {
+            "root": str(root.resolve()),
+            "modules": len(known),
+            "module_level_imports": top,
+            "function_level_imports": inner,
+            "cycles": found,
+        },
+    )
 
 
 if __name__ == "__main__":

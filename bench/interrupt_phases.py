@@ -10,7 +10,12 @@ machine, so the table says what was seen, not which phase was hit.
 
 Usage::
 
-    python bench/interrupt_phases.py --delays 1.5 2.5 6 20 40 -- zoo validate naive-bayes
+    python -m bench.interrupt_phases --delays 1.5 2.5 6 20 40 -- zoo validate naive-bayes
+
+Records: one per delay in ``bench/results/interrupt_phases/records.jsonl`` (the command,
+delay, exit status, seconds to stop and standard error's lines) through
+``bench.records`` (host, commit, date and command inside each). ``table.md`` beside them
+is an earlier run's printed table.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import os
 import signal
 import subprocess
 import time
+
+from bench import records
 
 
 def interrupted_at(command: list[str], delay: float) -> tuple[int, float, list[str]]:
@@ -51,6 +58,16 @@ def main(argv=None) -> None:
     for delay in args.delays:
         status, stopped, lines = interrupted_at(args.command, delay)
         last = lines[-1] if lines else ""
+        records.append(
+            "interrupt_phases",
+            {
+                "interrupted": args.command,
+                "delay_seconds": delay,
+                "exit": status,
+                "stopped_seconds": stopped,
+                "stderr": lines,
+            },
+        )
         print(f"| {delay:g} | {status} | {stopped:.1f} | {len(lines)} | {last} |")
 
 

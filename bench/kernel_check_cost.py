@@ -13,7 +13,12 @@ log-likelihood may be summed in another order).
 
 Run from the repository root::
 
-    python bench/kernel_check_cost.py --before COMMIT [--models qda gda] [--rounds 3]
+    python -m bench.kernel_check_cost --before COMMIT [--models qda gda] [--rounds 3]
+
+Records: one per model and run in ``bench/results/kernel_check_cost/records.jsonl``
+(every round's CPU seconds of both versions and their checksums) through
+``bench.records`` (host, commit, date and command inside each; ``commit`` is the
+"after"). ``table.md`` beside them is an earlier run's printed table.
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench import records
+
+ROOT = records.REPOSITORY
 
 # Run in the child: import the zoo from ``root`` (its own zoo/, with models/ and
 # diagnostics/ mounted inside as the installed package has them), time one chain.
@@ -94,6 +101,16 @@ def main() -> None:
                     times[version].append(result["seconds"])
                     sums[version] = result["checksum"]
             before, after = (statistics.median(times[v]) for v in ("before", "after"))
+            records.append(
+                "kernel_check_cost",
+                {
+                    "model": model,
+                    "before": args.before,
+                    "steps": args.steps,
+                    "cpu_seconds": times,
+                    "checksums": sums,
+                },
+            )
             print(
                 f"| {model} | {before:.2f} | {after:.2f} | {after / before:.2f} | "
                 f"{sums['before']:.10g}, {sums['after']:.10g} |",

@@ -27,6 +27,11 @@ Two measurements:
 
 Run: ``python -m bench.lda_dask --distance --throughput`` (needs ``pip install -e
 '.[bench]'`` for the corpus).
+
+Records: one per part count and seed (``measure: distance``) and per corpus and K
+(``measure: throughput``) in ``bench/results/lda_dask/records.jsonl`` through
+``bench.records`` (host, commit, date and command inside each; the run's settings
+beside each row). ``table.md`` beside them is an earlier run's tables with their notes.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from typing import NamedTuple
 import numpy as np
 
 import zoo
+from bench import records
 from bench.lda_contenders import reuters
 from zoo.models.lda.corpus import Corpus
 from zoo.models.lda.counts import State, build_state, log_joint
@@ -310,11 +316,15 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.distance:
-        distance(args.parts, range(args.seeds))
+        for row in distance(args.parts, range(args.seeds)):
+            records.append("lda_dask", {"measure": "distance", **row})
     if args.throughput:
-        throughput(
+        rows = throughput(
             args.topics, args.sweeps, args.burn, seed=0, corpus_name=args.corpus, every=args.every
         )
+        for row in rows:
+            settings = {"sweeps": args.sweeps, "burn": args.burn}
+            records.append("lda_dask", {"measure": "throughput", **settings, **row})
 
 
 if __name__ == "__main__":

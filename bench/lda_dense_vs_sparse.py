@@ -8,6 +8,11 @@ CPU second).
 
     python -m bench.lda_dense_vs_sparse --corpus zipf --burn 3 --topics 20 100
     python -m bench.lda_dense_vs_sparse --corpus reuters --burn 3 --topics 5 20 100
+
+Records: one per corpus and K in ``bench/results/lda_dense_vs_sparse/records.jsonl``
+(every round's rate) through ``bench.records`` (host, commit, date and command inside
+each). Earlier figures are in the note of the run ``lda_speed_zipf_epyc`` of
+``bench/results/lda_speed/tables.md``.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import time
 
 import numpy as np
 
+from bench import records
 from bench.lda_contenders import Zoo, reuters, zipf_corpus
 from zoo.models.lda import counts, sweeps
 
@@ -48,6 +54,15 @@ def main() -> None:
             for method in speeds:
                 speeds[method].append(timed_sweep(zoo, method, seed))
         medians = {method: round(float(np.median(v)), 2) for method, v in speeds.items()}
+        records.append(
+            "lda_dense_vs_sparse",
+            {
+                "corpus": args.corpus,
+                "topics": n_topics,
+                "burn": args.burn,
+                "mtokens_per_cpu_second": speeds,
+            },
+        )
         print(f"{args.corpus} K={n_topics} after {args.burn} sweeps: {medians}", flush=True)
 
 

@@ -14,8 +14,11 @@ dtype of each array of the sampler state. Bytes per token are the growth of each
 over the memory in use after imports and compilation (interpreter, NumPy, numba: not
 the sampler's).
 
-Run: ``python -m bench.lda_memory [--tokens 10000000] [--sweeps 3]
-[--out bench/results/lda_memory]``.
+Run: ``python -m bench.lda_memory [--tokens 10000000] [--sweeps 3]``.
+
+Records: ``bench/results/lda_memory/records.jsonl``, one per run, through
+``bench.records`` (host, commit, date and command inside each); ``python -m
+bench.tables`` writes the latest run's table to ``table.md`` beside them.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import records
 from zoo.models.lda.counts import count_dtype, word_frequency
 
 CHILD = r"""
@@ -122,7 +126,6 @@ def main():
     parser.add_argument("--docs", type=int, default=20_000)
     parser.add_argument("--topics", type=int, default=100)
     parser.add_argument("--sweeps", type=int, default=3)
-    parser.add_argument("--out", default="bench/results/lda_memory")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as folder:
@@ -144,7 +147,14 @@ def main():
     state_bytes = sum(a["nbytes"] for a in report["arrays"].values())
     report["state_bytes"] = state_bytes
     report["state_bytes_per_token"] = state_bytes / args.tokens
+    records.append("lda_memory", report)
+    print(table(report))
 
+
+def table(report: dict) -> str:
+    """The markdown of one run's record."""
+    args = argparse.Namespace(**report["args"])
+    state_bytes = report["state_bytes"]
     lines = [
         f"# LDA memory: {args.tokens:,} tokens, V = {args.words:,} (Zipf), "
         f"D = {args.docs:,}, K = {args.topics}",
@@ -170,12 +180,7 @@ def main():
     ]
     for name, a in report["arrays"].items():
         lines.append(f"| {name} | {a['dtype']} | {tuple(a['shape'])} | {a['nbytes'] / 1e6:.2f} |")
-    table = "\n".join(lines) + "\n"
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".json").write_text(json.dumps(report, indent=2))
-    out.with_suffix(".md").write_text(table)
-    print(table)
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -13,6 +13,10 @@ sweeps to forget where it was.
 Run from the repository root::
 
     python -m bench.lda_mh_moves --topics 100 1000 --burn 200 --sweeps 20
+
+Records: one per K and contender in ``bench/results/lda_mh_moves/records.jsonl`` (the
+share moved in every sweep) through ``bench.records`` (host, commit, date and command
+inside each).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import argparse
 
 import numpy as np
 
+from bench import records
 from bench.lda_contenders import CONTENDERS, load_corpus
 
 NAMES = ("zoo", "zoo-mh-c1", "zoo-mh", "zoo-mh-c4")
@@ -53,7 +58,20 @@ def main(argv=None):
             contender = CONTENDERS[name](corpus, n_topics, args.seed)
             contender.run(args.burn)
             shares = moved_shares(contender, args.sweeps)
-            cells.append(f"{np.mean(shares):.3f} (log p {contender.log_joint():.0f})")
+            log_joint = contender.log_joint()
+            cells.append(f"{np.mean(shares):.3f} (log p {log_joint:.0f})")
+            records.append(
+                "lda_mh_moves",
+                {
+                    "corpus": args.corpus,
+                    "topics": n_topics,
+                    "contender": name,
+                    "burn": args.burn,
+                    "seed": args.seed,
+                    "moved_shares": shares,
+                    "log_joint": log_joint,
+                },
+            )
         print(f"| {n_topics} | {args.sweeps} | " + " | ".join(cells) + " |", flush=True)
 
 

@@ -12,6 +12,10 @@ consumes the generator differently and so draws other topics.
 
 Run: ``python -m bench.lda_mh_word_order --before COMMIT [--topics 100 1000]
 [--sweeps 2] [--repeats 2]`` from the repository root.
+
+Records: one per K and round in ``bench/results/lda_mh_word_order/records.jsonl`` through
+``bench.records`` (host, commit, date and command inside each; ``before`` the earlier
+commit).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import records
 from bench.lda_contenders import hyper, zipf_corpus
 from zoo.models.lda import counts, metropolis
 
@@ -74,7 +79,18 @@ def main() -> None:
         for repeat in range(args.repeats):
             old, old_topic = _time(before, corpus, n_topics, args.sweeps)
             new, new_topic = _time(metropolis, corpus, n_topics, args.sweeps)
-            same = np.array_equal(old_topic, new_topic)
+            same = bool(np.array_equal(old_topic, new_topic))
+            records.append(
+                "lda_mh_word_order",
+                {
+                    "before": args.before,
+                    "topics": n_topics,
+                    "round": repeat + 1,
+                    "sweeps": args.sweeps,
+                    "mtokens_per_cpu_second": {"before": old, "after": new},
+                    "same_topics": same,
+                },
+            )
             print(
                 f"K = {n_topics}, round {repeat + 1}: before {old:.2f}, after {new:.2f} "
                 f"Mtokens per CPU s; same topics: {same}",

@@ -9,6 +9,10 @@ bit for bit, and prints the medians in million tokens per CPU second and their r
 
     python -m bench.lda_prefetch --corpus zipf --burn 30 --topics 20 100
     python -m bench.lda_prefetch --corpus reuters --burn 30 --topics 20 100 1000 10000
+
+Records: one per corpus and K in ``bench/results/lda_prefetch/records.jsonl`` (every
+round's rate) through ``bench.records`` (host, commit, date and command inside each).
+``table.md`` beside them is an earlier run's table with its notes.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import time
 
 import numpy as np
 
+from bench import records
 from bench.host import cpu_name
 from bench.lda_contenders import Zoo, reuters, zipf_corpus
 from zoo.models.lda import counts, sweeps
@@ -67,6 +72,16 @@ def main() -> None:
             speeds[False].append(plain)
             speeds[True].append(ahead)
         plain, ahead = (float(np.median(speeds[p])) for p in (False, True))
+        records.append(
+            "lda_prefetch",
+            {
+                "corpus": args.corpus,
+                "topics": n_topics,
+                "burn": args.burn,
+                "word_table_bytes": table_bytes,
+                "mtokens_per_cpu_second": {"without": speeds[False], "with": speeds[True]},
+            },
+        )
         print(
             f"{args.corpus} K={n_topics}: word tables {table_bytes / 2**20:.1f} MiB; "
             f"Mtok/CPU s without {plain:.2f}, with {ahead:.2f}, ratio "

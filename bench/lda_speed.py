@@ -43,9 +43,13 @@ Run (from the repository root; needs ``pip install -e '.[bench]'``), for example
 
 (the exact commands behind the committed tables are in ``bench/README.md``).
 
-Results: ``bench/results/lda_speed.{jsonl,json,md}`` (Reuters) and
-``bench/results/lda_speed_zipf.{jsonl,json,md}`` (Zipf); ``--append`` adds to the
-JSONL (replacing the records of the K values run again) and rewrites the tables from it.
+Records: ``bench/results/lda_speed/records.jsonl`` through ``bench.records``. A run opens
+with a ``run_info`` record (host, commit, date, command, the package versions, the
+corpus, the arguments; its ``run`` is the date and corpus), then one record per
+measurement carrying that ``run``. ``--append RUN`` adds to an earlier run: the records
+of the K values run again replace that run's earlier ones (their memory probes kept
+when this call does not probe again). ``python -m bench.tables`` writes every run's
+tables to ``bench/results/lda_speed/tables.md``; ``--summary RUN`` prints one run's.
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import records
 from bench.lda_contenders import (
     ALPHA,
     BETA,
@@ -77,6 +82,8 @@ from bench.lda_contenders import (
     vocabulary,
 )
 from zoo.models.lda import counts, sweeps
+
+STUDY = "lda_speed"
 
 
 def vm_status() -> dict:
@@ -535,11 +542,8 @@ def main():
     parser.add_argument("--lda-run-limit", type=float, default=60.0)
     parser.add_argument("--probe-sweeps", type=int, default=1)
     parser.add_argument("--no-memory-probe", action="store_true")
-    parser.add_argument("--out", default=None)
-    parser.add_argument("--append", action="store_true")
-    parser.add_argument(
-        "--summary-only", action="store_true", help="rewrite the tables from the JSONL"
-    )
+    parser.add_argument("--append", metavar="RUN", help="add to this earlier run")
+    parser.add_argument("--summary", metavar="RUN", help="print this run's tables and stop")
     # Internal: the memory probe's subprocess.
     parser.add_argument("--probe", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--probe-corpus", default=None, help=argparse.SUPPRESS)
@@ -548,29 +552,42 @@ def main():
         probe(args)
         return
 
+    if args.summary:
+        print(run_tables(records.read(STUDY), args.summary))
+        return
     start = time.perf_counter()
     corpus = load_corpus(args.corpus)
     info = corpus_info(corpus)
     print(f"corpus {json.dumps(info)} ({time.perf_counter() - start:.1f} s)", flush=True)
     env = environment()
     print(json.dumps(env), flush=True)
-    out = Path(args.out or f"bench/results/lda_speed{'' if args.corpus == 'reuters' else '_zipf'}")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    jsonl = out.with_suffix(".jsonl")
-    records = []
-    if args.summary_only:
-        records = [json.loads(line) for line in jsonl.read_text().splitlines()]
-        write_summary(out, records, env, info, args)
-        return
-    if args.append and jsonl.exists():
-        again = set(args.topics)
-        # Records of the K values run again are replaced, except their memory probes
-        # when this run does not probe again.
-        records = [
-            r
-            for r in map(json.loads, jsonl.read_text().splitlines())
-            if r.get("topics") not in again or (args.no_memory_probe and r.get("kind") == "memory")
-        ]
+    if args.append:
+        run = args.append
+        if not any(r.get("run") == run for r in records.read(STUDY)):
+            raise SystemExit(f"--append: no run {run!r} in bench/results/{STUDY}")
+        # The K values run again replace the run's earlier records of them.
+        records.append(
+            STUDY,
+            {
+                "kind": "rerun",
+                "run": run,
+                "topics": args.topics,
+                "probed": not args.no_memory_probe,
+            },
+        )
+    else:
+        run = f"{records.provenance()['date']} {corpus.name}"
+        arguments = {k: v for k, v in vars(args).items() if k not in ("probe", "probe_corpus")}
+        records.append(
+            STUDY,
+            {
+                "kind": "run_info",
+                "run": run,
+                "environment": env,
+                "corpus": info,
+                "args": arguments,
+            },
+        )
     available = (
         int(
             next(
@@ -595,135 +612,147 @@ def main():
             doc_start=corpus.doc_start,
             n_words=corpus.n_words,
         )
-        with open(jsonl, "w") as raw:
-            for r in records:
-                raw.write(json.dumps(r) + "\n")
+        emitted = []
 
-            def emit(record):
-                records.append(record)
-                raw.write(json.dumps(record) + "\n")
-                raw.flush()
+        def emit(record):
+            emitted.append(record)
+            records.append(STUDY, {"run": run, **record})
 
-            for n_topics in args.topics:
-                plan = memory_plan(corpus, n_topics)
-                print(
-                    f"K={n_topics}: planned state GB "
-                    + ", ".join(f"{n} {plan[n] / 1e9:.2f}" for n in names)
-                    + f"; MemAvailable {available / 1e9:.1f} GB",
-                    flush=True,
-                )
-                # zoo-mh chains stay alive (for the run-on) while the others run.
-                need = max(plan[n] for n in names) + args.seeds * plan["zoo-mh"]
-                if need > 0.8 * available:
-                    raise SystemExit(f"K={n_topics}: needs ~{need / 1e9:.1f} GB, too much")
-                active = list(names)
-                lda_burn = lda_sweeps = None
-                if "lda" in names:
-                    lda_burn, lda_sweeps, note = lda_plan(args, corpus, n_topics, cost)
-                    if lda_burn is None:
-                        active.remove("lda")
+        for n_topics in args.topics:
+            plan = memory_plan(corpus, n_topics)
+            print(
+                f"K={n_topics}: planned state GB "
+                + ", ".join(f"{n} {plan[n] / 1e9:.2f}" for n in names)
+                + f"; MemAvailable {available / 1e9:.1f} GB",
+                flush=True,
+            )
+            # zoo-mh chains stay alive (for the run-on) while the others run.
+            need = max(plan[n] for n in names) + args.seeds * plan["zoo-mh"]
+            if need > 0.8 * available:
+                raise SystemExit(f"K={n_topics}: needs ~{need / 1e9:.1f} GB, too much")
+            active = list(names)
+            lda_burn = lda_sweeps = None
+            if "lda" in names:
+                lda_burn, lda_sweeps, note = lda_plan(args, corpus, n_topics, cost)
+                if lda_burn is None:
+                    active.remove("lda")
+                    emit(
+                        {
+                            "kind": "skip",
+                            "corpus": corpus.name,
+                            "contender": "lda",
+                            "topics": n_topics,
+                            "reason": note,
+                        }
+                    )
+                elif note:
+                    emit(
+                        {
+                            "kind": "note",
+                            "corpus": corpus.name,
+                            "contender": "lda",
+                            "topics": n_topics,
+                            "reason": note,
+                        }
+                    )
+                if note:
+                    print(note, flush=True)
+            if not args.no_memory_probe:
+                for name in active:
+                    if name in PEERS:
+                        grown = probe_memory(corpus_file, name, n_topics, args.probe_sweeps)
                         emit(
                             {
-                                "kind": "skip",
+                                "kind": "memory",
                                 "corpus": corpus.name,
-                                "contender": "lda",
+                                "contender": name,
                                 "topics": n_topics,
-                                "reason": note,
+                                "n_tokens": corpus.n_tokens,
+                                "probe_sweeps": args.probe_sweeps,
+                                **grown,
                             }
                         )
-                    elif note:
-                        emit(
-                            {
-                                "kind": "note",
-                                "corpus": corpus.name,
-                                "contender": "lda",
-                                "topics": n_topics,
-                                "reason": note,
-                            }
-                        )
-                    if note:
-                        print(note, flush=True)
-                if not args.no_memory_probe:
-                    for name in active:
-                        if name in PEERS:
-                            grown = probe_memory(corpus_file, name, n_topics, args.probe_sweeps)
-                            emit(
-                                {
-                                    "kind": "memory",
-                                    "corpus": corpus.name,
-                                    "contender": name,
-                                    "topics": n_topics,
-                                    "n_tokens": corpus.n_tokens,
-                                    "probe_sweeps": args.probe_sweeps,
-                                    **grown,
-                                }
-                            )
-                            print(
-                                f"K={n_topics} {name:10s} RSS growth "
-                                f"{grown['rss_growth'] / corpus.n_tokens:.1f} B/token",
-                                flush=True,
-                            )
-                chains = []
-                for seed in range(args.seeds):
-                    # Rotate the order per seed: no contender always runs first or last.
-                    shift = seed % len(active)
-                    for name in active[shift:] + active[:shift]:
-                        burn, n_sweeps = args.burn, args.sweeps
-                        if name == "lda":
-                            burn, n_sweeps = lda_burn, lda_sweeps
-                        record, chain = one_run(
-                            corpus, CONTENDERS[name], n_topics, seed, burn, n_sweeps
-                        )
-                        emit(record)
-                        if name == "zoo-mh":
-                            chains.append((chain, record))
-                        del chain
-                        gc.collect()
                         print(
-                            f"K={n_topics:5d} seed={seed} {name:10s} "
-                            f"{record['mtokens_per_cpu_second']:7.2f} Mtok/CPU s "
-                            f"{record['mtokens_per_second']:7.2f} Mtok/s  "
-                            f"log p(w,z) = {record['log_joint']:.0f}  "
-                            f"(build {record['build_seconds']:.1f} s)",
+                            f"K={n_topics} {name:10s} RSS growth "
+                            f"{grown['rss_growth'] / corpus.n_tokens:.1f} B/token",
                             flush=True,
                         )
-                zoo_log_p = [
-                    r["log_joint"]
-                    for r in records
-                    if r["kind"] == "run" and r["topics"] == n_topics and r["contender"] == "zoo"
-                ]
-                if chains and zoo_log_p:
-                    target = float(np.median(zoo_log_p))
-                    cap = round(args.run_on_cap * args.sweeps)
-                    stride = max(1, args.sweeps // 5)
-                    for chain, record in chains:
-                        result = run_on(chain, record, target, cap, stride)
-                        emit(result)
-                        print(
-                            f"K={n_topics:5d} seed={record['seed']} zoo-mh run-on: "
-                            f"{result['extra_sweeps']} extra sweeps, "
-                            f"{result['extra_cpu_seconds']:.1f} CPU s, reached "
-                            f"{result['reached']}",
-                            flush=True,
-                        )
-                del chains
-                gc.collect()
+            chains = []
+            for seed in range(args.seeds):
+                # Rotate the order per seed: no contender always runs first or last.
+                shift = seed % len(active)
+                for name in active[shift:] + active[:shift]:
+                    burn, n_sweeps = args.burn, args.sweeps
+                    if name == "lda":
+                        burn, n_sweeps = lda_burn, lda_sweeps
+                    record, chain = one_run(
+                        corpus, CONTENDERS[name], n_topics, seed, burn, n_sweeps
+                    )
+                    emit(record)
+                    if name == "zoo-mh":
+                        chains.append((chain, record))
+                    del chain
+                    gc.collect()
+                    print(
+                        f"K={n_topics:5d} seed={seed} {name:10s} "
+                        f"{record['mtokens_per_cpu_second']:7.2f} Mtok/CPU s "
+                        f"{record['mtokens_per_second']:7.2f} Mtok/s  "
+                        f"log p(w,z) = {record['log_joint']:.0f}  "
+                        f"(build {record['build_seconds']:.1f} s)",
+                        flush=True,
+                    )
+            zoo_log_p = [
+                r["log_joint"]
+                for r in emitted
+                if r["kind"] == "run" and r["topics"] == n_topics and r["contender"] == "zoo"
+            ]
+            if chains and zoo_log_p:
+                target = float(np.median(zoo_log_p))
+                cap = round(args.run_on_cap * args.sweeps)
+                stride = max(1, args.sweeps // 5)
+                for chain, record in chains:
+                    result = run_on(chain, record, target, cap, stride)
+                    emit(result)
+                    print(
+                        f"K={n_topics:5d} seed={record['seed']} zoo-mh run-on: "
+                        f"{result['extra_sweeps']} extra sweeps, "
+                        f"{result['extra_cpu_seconds']:.1f} CPU s, reached "
+                        f"{result['reached']}",
+                        flush=True,
+                    )
+            del chains
+            gc.collect()
 
-    write_summary(out, records, env, info, args)
+    print(run_tables(records.read(STUDY), run))
     print(f"total {time.perf_counter() - start:.0f} s")
 
 
-def write_summary(out, records, env, info, args):
-    summary, table = summarise(records, env, info)
-    out.with_suffix(".json").write_text(
-        json.dumps(
-            {"environment": env, "corpus": info, "args": vars(args), "summary": summary},
-            indent=2,
-            default=str,
-        )
-    )
-    out.with_suffix(".md").write_text(table)
-    print(table)
+def run_records(study: list[dict], run: str) -> tuple[dict, list[dict]]:
+    """A run's ``run_info`` and its measurements, the K values run again replaced."""
+    info = next((r for r in study if r.get("kind") == "run_info" and r["run"] == run), None)
+    if info is None:
+        raise SystemExit(f"no run {run!r} in bench/results/{STUDY}")
+    kept: list[dict] = []
+    for record in study:
+        if record.get("run") != run or record.get("kind") == "run_info":
+            continue
+        if record.get("kind") == "rerun":
+            again = set(record["topics"])
+            kept = [
+                r
+                for r in kept
+                if r.get("topics") not in again
+                or (not record["probed"] and r.get("kind") == "memory")
+            ]
+            continue
+        kept.append({k: v for k, v in record.items() if k != "run"})
+    return info, kept
+
+
+def run_tables(study: list[dict], run: str) -> str:
+    """The markdown tables of one run (``summarise``'s), from the study's records."""
+    info, measured = run_records(study, run)
+    return summarise(measured, info["environment"], info["corpus"])[1]
 
 
 if __name__ == "__main__":

@@ -19,10 +19,13 @@ fraction ``q`` is ``start + q (best - start)``; a contender's time to ``q`` is t
 to a checkpoint; no interpolation). A contender that never gets there within its budget
 says so, with the fraction it reached.
 
-Records: one JSON file per (corpus, K, seed) under
-``bench/results/lda_time_to_quality/``, holding the host (``bench/host.py``), the
-commit, the command, the settings and every contender's trace. ``--summary`` prints the
-markdown tables from the records.
+Records: one per (corpus, K, seed) in ``bench/results/lda_time_to_quality/records.jsonl``
+(``--out`` another study folder) through ``bench.records``, holding the host
+(``bench/host.py``, with the load average and the libraries' versions), the commit and
+whether the tree was dirty, the date, the command, the settings and every contender's
+trace; the records of the first runs are one JSON file each beside it (their commit
+says ``+dirty`` where the tree was). ``--summary`` prints the markdown tables, and
+``python -m bench.tables`` writes them to ``tables.md`` beside the records.
 
 Run from the repository root (needs ``pip install -e '.[bench]'``)::
 
@@ -36,45 +39,23 @@ from __future__ import annotations
 import argparse
 import datetime
 import gc
-import json
 import os
-import shlex
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from bench import records
 from bench.lda_contenders import CONTENDERS, corpus_info, load_corpus, timed_run, versions
 from zoo.models.lda.choice import choose_sampler
 
-RESULTS = Path(__file__).resolve().parent / "results" / "lda_time_to_quality"
+RESULTS = records.RESULTS / "lda_time_to_quality"
 
 #: The fractions of the way from the start to the best final log joint that are reported.
 FRACTIONS = (0.90, 0.95, 0.99)
 
 #: The contenders run by default: each exact kernel of the zoo, the one it picks, the peers.
 DEFAULT_CONTENDERS = ("zoo", "zoo-mh", "zoo-auto", "tomotopy", "tomotopy-2", "lda")
-
-
-def commit() -> str:
-    """The repository's HEAD commit, with ``+dirty`` when tracked files differ from it."""
-    root = Path(__file__).resolve().parent.parent
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + ("+dirty" if dirty else "")
 
 
 def host() -> dict:
@@ -124,8 +105,6 @@ def run_one(corpus, n_topics: int, seed: int, names, args) -> dict:
     return {
         "kind": "lda_time_to_quality",
         "when": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "command": shlex.join(["python", "-m", "bench.lda_time_to_quality", *sys.argv[1:]]),
-        "commit": commit(),
         "host": host(),
         "corpus": corpus_info(corpus),
         "topics": n_topics,
@@ -172,14 +151,20 @@ def times_to_quality(record: dict) -> dict:
     return out
 
 
+def _commit(record: dict) -> str:
+    # The first records wrote "sha+dirty"; bench.records writes the sha and a flag.
+    if "dirty" not in record:
+        return record["commit"][:12]
+    return record["commit"][:12] + (" (dirty)" if record["dirty"] else "")
+
+
 def _seconds(cell, key) -> str:
     return "never" if cell is None else f"{cell[key]:.3g}"
 
 
-def summary(paths) -> str:
-    """The markdown tables of the records at ``paths``."""
-    records = [json.loads(Path(p).read_text()) for p in paths]
-    records.sort(key=lambda r: (r["corpus"]["n_tokens"], r["topics"], r["seed"], r["when"]))
+def summary(runs: list[dict]) -> str:
+    """The markdown tables of the records ``runs``."""
+    runs = sorted(runs, key=lambda r: (r["corpus"]["n_tokens"], r["topics"], r["seed"], r["when"]))
     lines = [
         "# LDA: time to quality",
         "",
@@ -189,7 +174,7 @@ def summary(paths) -> str:
         "with the fraction reached). Log joints computed the same way for every "
         "contender, outside the timed intervals (`bench/lda_time_to_quality.py`).",
     ]
-    for record in records:
+    for record in runs:
         result = times_to_quality(record)
         corpus = record["corpus"]
         host = record["host"]
@@ -198,7 +183,7 @@ def summary(paths) -> str:
             f"## {corpus['name']} ({corpus['n_tokens']:,} tokens), K = {record['topics']}, "
             f"seed {record['seed']}",
             "",
-            f"{record['when']}, commit {record['commit'][:12]}, {host['cpu']} "
+            f"{record['when']}, commit {_commit(record)}, {host['cpu']} "
             f"({host['cores']} cores, load average at the end "
             f"{', '.join(f'{x:.1f}' for x in host['load_average'])}); budget "
             f"{record['budget_cpu_seconds']:g} CPU s or {record['max_sweeps']} sweeps per "
@@ -240,17 +225,12 @@ def main(argv=None):
     parser.add_argument("--every", type=int, default=5, help="sweeps between log joints")
     parser.add_argument("--out", default=str(RESULTS), help="folder of the records")
     parser.add_argument(
-        "--summary",
-        nargs="*",
-        default=None,
-        metavar="RECORD",
-        help="print the tables of these records (default: every record in --out)",
+        "--summary", action="store_true", help="print the tables of the records in --out"
     )
     args = parser.parse_args(argv)
     out = Path(args.out)
-    if args.summary is not None:
-        paths = args.summary or sorted(out.glob("*.json"))
-        print(summary(paths), end="")
+    if args.summary:
+        print(summary(records.read(out.name, root=out.parent)), end="")
         return
     if args.budget <= 0 or args.max_sweeps < 1 or args.every < 1:
         parser.error("--budget must be > 0, --max-sweeps and --every >= 1")
@@ -258,12 +238,11 @@ def main(argv=None):
     corpus = load_corpus(args.corpus)
     for n_topics in args.topics:
         for seed in args.seeds:
-            record = run_one(corpus, n_topics, seed, args.contenders, args)
-            stamp = record["when"].replace(":", "").replace("-", "")[:15]
-            path = out / f"{stamp}_{corpus.name}_k{n_topics}_seed{seed}.json"
-            path.write_text(json.dumps(record, indent=1) + "\n")
-            print(f"wrote {path}", flush=True)
-            print(summary([path]), flush=True)
+            record = records.append_to(
+                out / "records.jsonl", run_one(corpus, n_topics, seed, args.contenders, args)
+            )
+            print(f"wrote a record to {out / 'records.jsonl'}", flush=True)
+            print(summary([record]), flush=True)
 
 
 if __name__ == "__main__":

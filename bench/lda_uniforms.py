@@ -6,6 +6,9 @@ that stays in cache, ``--rounds`` times, CPU seconds) for both sources, one draw
 time and in one run, and checks that both give ``Generator.random``'s numbers.
 
     python -m bench.lda_uniforms
+
+Records: one per way and source in ``bench/results/lda_uniforms/records.jsonl`` through
+``bench.records`` (host, commit, date and command inside each).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import time
 
 import numpy as np
 
+from bench import records
 from bench.host import cpu_name
 from zoo.models.lda.uniforms import draw_uniforms, pcg64_state
 
@@ -42,7 +46,18 @@ def main() -> None:
             for _ in range(args.rounds):
                 draw_uniforms(source, args.size, one_at_a_time)
             seconds = time.process_time() - started
-            print(f"{how:20s} {name:13s} {seconds / (args.rounds * args.size) * 1e9:.2f} ns")
+            nanoseconds = seconds / (args.rounds * args.size) * 1e9
+            print(f"{how:20s} {name:13s} {nanoseconds:.2f} ns")
+            records.append(
+                "lda_uniforms",
+                {
+                    "how": how,
+                    "source": name,
+                    "rounds": args.rounds,
+                    "size": args.size,
+                    "ns_per_uniform": nanoseconds,
+                },
+            )
 
 
 if __name__ == "__main__":

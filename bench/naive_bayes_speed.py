@@ -10,8 +10,12 @@ whose elements near 0 or 1 are nearly constant).
 
 Usage::
 
-    python bench/naive_bayes_speed.py
-    python bench/naive_bayes_speed.py --documents 4000 --event-model bernoulli --json
+    python -m bench.naive_bayes_speed
+    python -m bench.naive_bayes_speed --documents 4000 --event-model bernoulli --json
+
+Records: one per run in ``bench/results/naive_bayes_speed/records.jsonl`` (what
+``--json`` prints) through ``bench.records`` (host, commit, date and command inside
+each). ``output.txt`` beside them is an earlier run's printed output.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import time
 import numpy as np
 
 import zoo
+from bench import records
 from zoo.models.naive_bayes import Prior, simulate
 
 
@@ -149,6 +154,7 @@ def main() -> None:
             "ess_per_second": {k: v / wall for k, v in ess.items()},
             "ess_per_sampling_second": {k: v / sampling for k, v in ess.items()},
         }
+    records.append("naive_bayes_speed", results)
     if args.json:
         print(json.dumps(results, indent=2))
         return

@@ -12,10 +12,13 @@ detected when the battery fails; a false alarm is a failing battery for a correc
 kernel.
 
 Jobs run in ``--processes`` worker processes (each fit inside them in-process); records
-are appended to a JSON-lines file as they arrive, and a rerun skips what is there.
+are appended as they arrive to ``bench/results/v0.2/own_models_power.jsonl`` (``--results``
+another file) through ``bench.records`` (host, commit, date and command inside each), and
+a rerun skips what is there. ``python -m bench.tables`` writes the table beside them
+(``own_models_power.md``).
 
-    python bench/own_models_power.py --seeds 20 --processes 2
-    python bench/own_models_power.py --summary
+    python -m bench.own_models_power --seeds 20 --processes 2
+    python -m bench.own_models_power --summary
 """
 
 from __future__ import annotations
@@ -33,8 +36,10 @@ from pathlib import Path
 
 from scipy import stats
 
+from bench import records as bench_records
+
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = Path(__file__).parent / "results" / "v0.2" / "own_models_power.jsonl"
+RESULTS = bench_records.RESULTS / "v0.2" / "own_models_power.jsonl"
 EXAMPLES = ("pump_failures", "semi_conjugate_normal", "probit_regression")
 CHECKS = ("nuts", "sbc", "geweke", "invariance")
 
@@ -102,13 +107,11 @@ def run(examples, seeds: int, checks, processes: int, path: Path) -> None:
     # Seed by seed across every example and sampler, so that a study cut short holds
     # the same seeds for all of them.
     jobs = sorted((job for job in jobs if job not in done), key=lambda job: job[2])
-    path.parent.mkdir(parents=True, exist_ok=True)
     print(f"{len(jobs)} jobs to run", file=sys.stderr)
     context = multiprocessing.get_context("spawn")
-    with context.Pool(processes, maxtasksperchild=50) as pool, path.open("a") as out:
+    with context.Pool(processes, maxtasksperchild=50) as pool:
         for count, record in enumerate(pool.imap_unordered(_job, jobs), 1):
-            out.write(json.dumps(record) + "\n")
-            out.flush()
+            bench_records.append_to(path, record)
             print(
                 f"[{count}/{len(jobs)}] {record['example']} {record['sampler']} "
                 f"seed {record['seed']} {record['check']}: {record['verdict']} "
@@ -179,9 +182,7 @@ def main() -> None:
     args = parser.parse_args()
     if not args.summary:
         run(args.examples, args.seeds, args.checks, args.processes, args.results)
-    text = summary(args.results)
-    print(text)
-    args.results.with_suffix(".md").write_text(text + "\n")
+    print(summary(args.results))
 
 
 if __name__ == "__main__":

@@ -15,9 +15,12 @@ semi-conjugate normal, Albert-Chib probit):
   process.
 
 The machine is shared: CPU seconds of each child are recorded beside wall seconds.
-Results: ``bench/results/v0.2/own_models_timing.json`` and ``.md``.
+Records: one per example and run in ``bench/results/v0.2/own_models_timing.jsonl``
+through ``bench.records`` (host, commit, date and command inside each); the table, of
+each example's latest record, ``own_models_timing.md`` beside them, is written by
+``python -m bench.tables`` (``--table`` prints it).
 
-    python bench/own_models_timing.py [--simulations 100]
+    python -m bench.own_models_timing [--simulations 100]
 """
 
 from __future__ import annotations
@@ -33,8 +36,10 @@ import time
 import warnings
 from pathlib import Path
 
+from bench import records as bench_records
+
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = Path(__file__).parent / "results" / "v0.2" / "own_models_timing.json"
+RESULTS = bench_records.RESULTS / "v0.2" / "own_models_timing.jsonl"
 EXAMPLES = ("pump_failures", "semi_conjugate_normal", "probit_regression")
 
 
@@ -104,12 +109,11 @@ def main() -> None:
     parser.add_argument("--examples", nargs="+", default=list(EXAMPLES))
     parser.add_argument("--simulations", type=int, default=100)
     parser.add_argument("--results", type=Path, default=RESULTS)
-    parser.add_argument("--table", action="store_true", help="only rewrite the table")
+    parser.add_argument("--table", action="store_true", help="only print the table")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     for name in ("pymc", "pytensor"):
         logging.getLogger(name).setLevel(logging.ERROR)
-    results = json.loads(args.results.read_text()) if args.results.exists() else {}
     for example in [] if args.table else args.examples:
         row = {
             "zoo_default_kernel": zoo_cli(
@@ -127,17 +131,21 @@ def main() -> None:
             "cpus": os.cpu_count(),
             "date": time.strftime("%Y-%m-%d"),
         }
-        results[example] = row
         print(json.dumps({example: row}, indent=1), file=sys.stderr)
-        args.results.parent.mkdir(parents=True, exist_ok=True)
-        args.results.write_text(json.dumps(results, indent=1) + "\n")
+        bench_records.append_to(args.results, {"example": example, **row})
+    print(table(bench_records.read_file(args.results)))
+
+
+def table(records: list[dict]) -> str:
+    """Markdown: one row per example, from its latest record."""
+    latest = {record["example"]: record for record in records}
     lines = [
         "| example | zoo validate --kernel (default): wall / CPU s | checks (verdict, s) | "
         "zoo SBC of the sampler: wall / CPU s | simuk SBC of NUTS: wall / CPU s | "
         "CPU ratio simuk / zoo SBC |",
         "|---|---|---|---|---|---|",
     ]
-    for example, row in results.items():
+    for example, row in latest.items():
         full, sbc, peer = row["zoo_default_kernel"], row["zoo_sbc_sampler"], row["simuk_sbc_nuts"]
         checks = ", ".join(f"{k} {v[0]} {v[1]}" for k, v in full["checks"].items())
         lines.append(
@@ -146,9 +154,7 @@ def main() -> None:
             f"{peer['wall_seconds']:.0f} / {peer['cpu_seconds']:.0f} | "
             f"{peer['cpu_seconds'] / sbc['cpu_seconds']:.1f} |"
         )
-    text = "\n".join(lines)
-    print(text)
-    args.results.with_suffix(".md").write_text(text + "\n")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -23,12 +23,13 @@ beyond the Holm threshold at 0.25% over a hundred quantities (about 4.2). The me
 sees stationary shifts only: a fault that makes chains stick (``document-not-removed``
 on the digits) is caught by the R-hat and ESS gates instead.
 
-Records go to ``results/catalogue/problem_sensitivity.jsonl`` (resumable: a rerun skips the
-(model, problem, sampler) cells already there); ``--summary`` writes the table to
-``problem_sensitivity.md``.
+Records go to ``bench/results/catalogue/problem_sensitivity.jsonl`` through
+``bench.records`` (host, commit, date and command inside each; resumable: a rerun skips
+the (model, problem, sampler) cells already there); ``--summary`` prints the table, and
+``python -m bench.tables`` writes ``problem_sensitivity.md`` beside the records.
 
-    python bench/problem_sensitivity.py --draws 2500
-    python bench/problem_sensitivity.py --summary
+    python -m bench.problem_sensitivity --draws 2500
+    python -m bench.problem_sensitivity --summary
 """
 
 from __future__ import annotations
@@ -43,7 +44,17 @@ from pathlib import Path
 
 import numpy as np
 
-RESULTS = Path(__file__).parent / "results" / "catalogue" / "problem_sensitivity.jsonl"
+from bench import records as bench_records
+
+RESULTS = bench_records.RESULTS / "catalogue" / "problem_sensitivity.jsonl"
+
+#: The opening of the generated ``problem_sensitivity.md`` (``bench/tables.py``).
+HEADER = (
+    "# Problem sensitivity: shift of each validation problem's posterior per fault\n\n"
+    "Records: `problem_sensitivity.jsonl`, then the cells re-measured with the "
+    "Kolmogorov distance and mean-only quantities in `problem_sensitivity_ks.jsonl` "
+    "(bench/README.md has the commands).\n\n"
+)
 
 #: A shift (in exact posterior sds) or |log sd ratio| at least this large counts.
 SENSITIVE = 0.1
@@ -256,8 +267,7 @@ def run(models, path: Path, draws: int, tune: int, seed: int, cells=None) -> Non
                     "seconds": time.perf_counter() - started,
                     **record,
                 }
-                with path.open("a") as handle:
-                    handle.write(json.dumps(record) + "\n")
+                bench_records.append_to(path, record)
                 print(
                     f"{model:14s} {problem:28s} {sampler:28s} "
                     f"shift {record.get('max_shift', float('nan')):+7.2f} "
@@ -341,7 +351,7 @@ def main(argv=None) -> int:
         metavar="MODEL/PROBLEM/SAMPLER",
         help="measure only these cells (again, into --out), e.g. gda/iris/correct",
     )
-    parser.add_argument("--summary", action="store_true", help="write the .md table and stop")
+    parser.add_argument("--summary", action="store_true", help="print the table and stop")
     parser.add_argument(
         "--also",
         nargs="*",
@@ -357,13 +367,6 @@ def main(argv=None) -> int:
         models = args.models or sorted({c[0] for c in cells or ()}) or zoo.names()
         run(models, args.out, args.draws, args.tune, args.seed, cells)
     table = summary(args.out, *args.also)
-    args.out.with_suffix(".md").write_text(
-        "# Problem sensitivity: shift of each validation problem's posterior per fault\n\n"
-        "Records: `problem_sensitivity.jsonl`, then the cells re-measured with the "
-        "Kolmogorov distance and mean-only quantities in `problem_sensitivity_ks.jsonl` "
-        "(bench/README.md has the commands).\n\n"
-        f"{table}\n"
-    )
     print(table)
     return 0
 

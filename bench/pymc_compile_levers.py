@@ -18,7 +18,11 @@ check``'s defaults and is left out.
 
 Usage::
 
-    python bench/pymc_compile_levers.py --models gaussian-nb gda --levers numba cvm
+    python -m bench.pymc_compile_levers --models gaussian-nb gda --levers numba cvm
+
+Records: one per model and lever in ``bench/results/pymc_compile_levers/records.jsonl``
+through ``bench.records`` (host, commit, date and command inside each). ``table.md``
+beside them is an earlier run's printed table with its notes.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from bench import records
 
 _ONE_FIRST_SAMPLE = """
 import sys
@@ -100,6 +106,15 @@ def main(argv=None) -> None:
                 warm = first_sample(model, lever, cache)
             finally:
                 shutil.rmtree(cache, ignore_errors=True)
+            records.append(
+                "pymc_compile_levers",
+                {
+                    "model": model,
+                    "lever": lever,
+                    "cold": {"wall_seconds": cold[0], "cpu_seconds": cold[1]},
+                    "warm": {"wall_seconds": warm[0], "cpu_seconds": warm[1]},
+                },
+            )
             print(
                 f"| {model} | {lever} | {cold[0]:.1f} | {cold[1]:.1f} | "
                 f"{warm[0]:.1f} | {warm[1]:.1f} |",

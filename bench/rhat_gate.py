@@ -12,18 +12,22 @@ Simulated chains, ArviZ's R-hat and ESS, the zoo's gates (``zoo.diagnostics.gate
 
 Usage::
 
-    python bench/rhat_gate.py --runs 40 --out bench/results/rhat_gate.md
+    python -m bench.rhat_gate --runs 20 --quantities 200
+
+Records: ``bench/results/rhat_gate/records.jsonl``, one per run holding its settings and
+the printed table, through ``bench.records`` (host, commit, date and command inside
+each); ``python -m bench.tables`` writes every run's table to ``tables.md`` beside them.
 """
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import arviz_stats as azs
 import numpy as np
 from scipy import signal
 
+from bench import records
 from zoo.diagnostics.gates import passes, rhat_gate_level, within_chain_ess
 
 CHAINS, DRAWS = 4, 1000
@@ -55,7 +59,6 @@ def main() -> None:
     parser.add_argument("--quantities", type=int, default=300)
     parser.add_argument("--alpha", type=float, default=0.01)
     parser.add_argument("--seed", type=int, default=20261124)
-    parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     level = rhat_gate_level(args.alpha, args.quantities)
@@ -90,8 +93,8 @@ def main() -> None:
         cells = " | ".join(f"{s:.4f} | {r}/{args.runs}" for s, r in zip(share, runs, strict=True))
         lines.append(f"| {kind} | {rho} | {delta} | {np.median(ess):.0f} | {cells} |")
         print(lines[-1], flush=True)
-    if args.out:
-        args.out.write_text("\n".join(lines) + "\n")
+    settings = {k: getattr(args, k) for k in ("runs", "quantities", "alpha", "seed")}
+    records.append("rhat_gate", {**settings, "table": "\n".join(lines) + "\n"})
 
 
 if __name__ == "__main__":

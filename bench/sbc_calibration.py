@@ -8,8 +8,13 @@
    systematic departure from uniformity (a rank bias of the sampler or of the thinning)
    shows in a Kolmogorov-Smirnov test of thousands of ranks, where one run's 100 cannot.
 
-    python bench/sbc_calibration.py --null --runs 5000
-    python bench/sbc_calibration.py --pool naive-bayes --seeds 40
+    python -m bench.sbc_calibration --null --runs 5000
+    python -m bench.sbc_calibration --pool naive-bayes --seeds 40
+
+Records in ``bench/results/sbc_calibration/records.jsonl`` through ``bench.records``
+(host, commit, date and command inside each): one per ``--null`` run (its settings and
+rejection rate) and one per pooled quantity (its KS p, mean, sd and counts per tenth).
+``table.md`` beside them is an earlier run's printed tables with their notes.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import numpy as np
 from scipy import stats
 
 import zoo
+from bench import records
 from zoo.diagnostics import holm
 from zoo.diagnostics.uniformity import uniformity_pvalue
 
@@ -66,6 +72,8 @@ def main() -> None:
             f"uniform values: {args.runs} runs of {args.quantities} x {args.simulations}, "
             f"Holm at {args.alpha}: rejection rate {rate:.4f}"
         )
+        settings = {k: getattr(args, k) for k in ("runs", "quantities", "simulations", "alpha")}
+        records.append("sbc_calibration", {"kind": "null", **settings, "rejection_rate": rate})
     if args.pool:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -76,6 +84,21 @@ def main() -> None:
             p = stats.kstest(ranks, "uniform").pvalue
             mean, sd = ranks.mean(), ranks.std()
             tenths = np.histogram(ranks, bins=10, range=(0.0, 1.0))[0].tolist()
+            records.append(
+                "sbc_calibration",
+                {
+                    "kind": "pool",
+                    "model": args.pool,
+                    "seeds": args.seeds,
+                    "alpha": args.alpha,
+                    "quantity": quantity,
+                    "ranks": int(ranks.size),
+                    "ks_p": float(p),
+                    "mean": float(mean),
+                    "sd": float(sd),
+                    "counts_per_tenth": tenths,
+                },
+            )
             print(f"| {quantity} | {ranks.size} | {p:.3g} | {mean:.4f} | {sd:.4f} | {tenths} |")
 
 

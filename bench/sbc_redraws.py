@@ -10,9 +10,12 @@ redrawn, the failed fits and the CPU seconds of this process. The claim: the cor
 sampler passes in at least 19 of 20 seeds; ``--sampler six_and_a_half`` (the example's
 sampler for Gamma(6, 2.5), wrong here) measures the power on the same seeds.
 
-    nice python bench/sbc_redraws.py --seeds 20
-    nice python bench/sbc_redraws.py --seeds 20 --sampler six_and_a_half
-    python bench/sbc_redraws.py --summary
+    nice python -m bench.sbc_redraws --seeds 20
+    nice python -m bench.sbc_redraws --seeds 20 --sampler six_and_a_half
+    python -m bench.sbc_redraws --summary
+
+Records: ``bench/results/sbc_redraws/pumps_bugs.jsonl``, written through ``bench.records``
+(host, commit, date and command inside each).
 """
 
 from __future__ import annotations
@@ -25,8 +28,10 @@ import time
 import warnings
 from pathlib import Path
 
+from bench import records as bench_records
+
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = Path(__file__).parent / "results" / "sbc_redraws"
+STUDY, FILE = "sbc_redraws", "pumps_bugs"
 MODEL = "tests.support.bugs_pumps:model"
 
 
@@ -57,9 +62,8 @@ def one_seed(sampler_name: str, seed: int) -> dict:
     }
 
 
-def summary(path: Path) -> str:
+def summary(records: list[dict]) -> str:
     """Markdown: per sampler, verdicts over seeds, redraws and CPU seconds."""
-    records = [json.loads(line) for line in path.read_text().splitlines() if line]
     lines = [
         "| sampler | seeds | pass | fail | could not judge | redraws (total) | "
         "data sets redrawn per run | CPU s per run |",
@@ -83,25 +87,22 @@ def main() -> None:
     parser.add_argument("--sampler", default="sampler", choices=("sampler", "six_and_a_half"))
     parser.add_argument("--summary", action="store_true", help="print the table and stop")
     args = parser.parse_args()
-    path = RESULTS / "pumps_bugs.jsonl"
     if args.summary:
-        print(summary(path))
+        print(summary(bench_records.read(STUDY, FILE)))
         return
     sys.path.insert(0, str(ROOT))
     warnings.filterwarnings("ignore")
     logging.getLogger("pymc").setLevel(logging.ERROR)
-    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = bench_records.folder(STUDY) / f"{FILE}.jsonl"
     done = set()
     if path.exists():
-        done = {(r["sampler"], r["seed"]) for r in map(json.loads, path.read_text().splitlines())}
+        done = {(r["sampler"], r["seed"]) for r in bench_records.read(STUDY, FILE)}
     for seed in range(args.seeds):
         if (args.sampler, seed) in done:
             continue
         record = one_seed(args.sampler, seed)
-        with path.open("a") as out:
-            out.write(json.dumps(record) + "\n")
-        print(json.dumps(record), flush=True)
-    print(summary(path))
+        print(json.dumps(bench_records.append(STUDY, record, FILE)), flush=True)
+    print(summary(bench_records.read(STUDY, FILE)))
 
 
 if __name__ == "__main__":

@@ -27,10 +27,12 @@ function of ``population_mean`` and ``log_concentration`` a decreasing one of
 here from simuk's own fits and reference draws with simuk's rule (draws strictly below
 the truth) and marked "derived" in the table.
 
-Results: ``bench/results/sbc_vs_simuk.json`` (settings, timings, table, all normalised
-ranks) and ``bench/results/sbc_vs_simuk.md`` (the table).
+Records: ``bench/results/sbc_vs_simuk/records.jsonl``, one per run (settings, timings,
+table rows, all normalised ranks), through ``bench.records`` (host, commit, date and
+command inside each); ``python -m bench.tables`` writes the latest run's table to
+``table.md`` beside them.
 
-    python bench/sbc_vs_simuk.py --simulations 100 --draws 500 --chains 2
+    python -m bench.sbc_vs_simuk --simulations 100 --draws 500 --chains 2
 
 simuk is a benchmark dependency only (``pip install -e '.[bench]'``); the package never
 imports it.
@@ -39,17 +41,16 @@ imports it.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 from scipy import stats
 
-RESULTS = Path(__file__).parent / "results"
+from bench import records
+
 MODEL = "beta-binomial"
 
 
@@ -389,7 +390,6 @@ def main(argv=None) -> None:
     parser.add_argument("--draws", type=int, default=500, help="draws and tuning steps per fit")
     parser.add_argument("--chains", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=RESULTS / "sbc_vs_simuk")
     args = parser.parse_args(argv)
     _quiet()
 
@@ -447,11 +447,8 @@ def main(argv=None) -> None:
             "simuk": {q: r.tolist() for q, r in simuk_ranks.items()},
         },
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")
-    table = markdown(report)
-    args.out.with_suffix(".md").write_text(table)
-    print(table)
+    records.append("sbc_vs_simuk", report)
+    print(markdown(report))
 
 
 if __name__ == "__main__":

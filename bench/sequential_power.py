@@ -12,8 +12,9 @@ sequential design must not exceed for a correct sampler (docs/testing.md).
     python -m bench.sequential_power --models gda --samplers correct --seeds 5
     python -m bench.sequential_power --summary
 
-Records are appended to ``bench/results/sequential_power/records.jsonl`` as they arrive
-(a rerun skips what is there).
+Records are appended to ``bench/results/sequential_power/records.jsonl`` as they arrive,
+through ``bench.records`` (host, commit, date and command inside each; a rerun skips what
+is there); ``python -m bench.tables`` writes their table to ``table.md`` beside them.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import time
 import warnings
 from collections import defaultdict
@@ -29,22 +29,9 @@ from pathlib import Path
 
 from scipy import stats
 
-from bench.host import cpu_name
+from bench import records as bench_records
 
-RESULTS = Path(__file__).parent / "results" / "sequential_power" / "records.jsonl"
-
-
-def _commit() -> str:
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=Path(__file__).parent,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+RESULTS = bench_records.RESULTS / "sequential_power" / "records.jsonl"
 
 
 def _done(path: Path) -> set[tuple]:
@@ -64,8 +51,6 @@ def run(
 
     mode = "fixed-1%" if baseline else f"sequential-{rate:g}-{budget}"
     done = _done(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    host, commit = cpu_name(), _commit()
     cells = [(name, s) for name in models for s in ("correct", *zoo.get(name).faults)]
     if only is not None:
         cells = [(name, s) for name, s in cells if s in only]
@@ -107,19 +92,21 @@ def run(
                 "draws_per_chain": draws,
                 "seconds": time.perf_counter() - wall,
                 "cpu_seconds": time.process_time() - cpu,
-                "host": host,
-                "commit": commit,
             }
-            with path.open("a") as handle:
-                handle.write(json.dumps(record) + "\n")
+            bench_records.append_to(path, record)
             print(f"{mode} {name} {sampler} seed {seed}: {verdict} in {stages} stage(s)")
 
 
-def summary(path: Path) -> str:
+def _cpu(record: dict) -> str:
+    # The first records held the processor's name alone; bench.records holds a dict.
+    host = record["host"]
+    return host["cpu"] if isinstance(host, dict) else host
+
+
+def summary(records: list[dict]) -> str:
     """Per mode, model and sampler: fails out of seeds (95% interval), stages, cost."""
     cells = defaultdict(list)
-    for line in path.read_text().splitlines():
-        record = json.loads(line)
+    for record in records:
         cells[(record["mode"], record["model"], record["sampler"])].append(record)
     rows = [
         "| mode | model | sampler | fails / seeds [95% CI] | inconclusive | median stages | "
@@ -131,7 +118,7 @@ def summary(path: Path) -> str:
         fails = sum(r["verdict"] == "fail" for r in records)
         low, high = stats.binomtest(fails, n).proportion_ci(0.95, method="exact")
         unjudged = sum(r["verdict"] == "inconclusive" for r in records)
-        hosts = ", ".join(sorted({r["host"] for r in records}))
+        hosts = ", ".join(sorted({_cpu(r) for r in records}))
         rows.append(
             f"| {mode} | {model} | {sampler} | {fails}/{n} [{low:.2f}, {high:.2f}] | "
             f"{unjudged} | {statistics.median(r['stages'] for r in records):g} | "
@@ -153,7 +140,7 @@ def main(argv=None) -> int:
     parser.add_argument("--samplers", nargs="+", help="only these (correct, fault names)")
     args = parser.parse_args(argv)
     if args.summary:
-        print(summary(args.out))
+        print(summary(bench_records.read_file(args.out)))
         return 0
     run(
         args.models,

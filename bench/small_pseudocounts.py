@@ -4,24 +4,30 @@ For each model, small problems whose prior pseudo-counts go down to 1e-3 (poster
 with quantiles far below 1e-12, and mass below the smallest double), validated by the
 exact check of ``zoo validate`` with the zoo's own (correct) kernel, one run per seed.
 A correct kernel must fail at most at the stated family-wise rate (1%); the records
-append to a JSON-lines file that a rerun resumes, and ``--summary`` prints the table.
+go to ``bench/results/small_pseudocounts/records.jsonl`` (``--out`` another file) through
+``bench.records`` (host, commit, date and command inside each), a rerun resumes them,
+``--summary`` prints the table and ``python -m bench.tables`` writes it to ``table.md``.
+
+Each record names the agreement rule it was judged by (``agreement_rule``): the records
+without one were taken before the slow-mode rule of docs/design.md ("every test judged
+at the slowest quantity's ESS"), which the LDA problems were then run again under.
 
 Usage::
 
-    python bench/small_pseudocounts.py --seeds 20 --out bench/results/small_pseudocounts.jsonl
-    python bench/small_pseudocounts.py --summary bench/results/small_pseudocounts.jsonl
+    python -m bench.small_pseudocounts --seeds 20
+    python -m bench.small_pseudocounts --summary
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 import numpy as np
 
 import zoo
+from bench import records as bench_records
 from zoo.models import beta_binomial, lda, naive_bayes
 from zoo.models.gaussian_classifiers import linear as gda
 from zoo.models.gaussian_classifiers.diagonal import DiagonalPrior
@@ -69,14 +75,17 @@ def problems() -> dict[str, list[tuple[str, object, object]]]:
     }
 
 
-def _done(path: Path | None) -> set[tuple]:
-    if path is None or not path.exists():
-        return set()
-    rows = (json.loads(line) for line in path.read_text().splitlines() if line.strip())
-    return {(r["model"], r["problem"], r["seed"]) for r in rows}
+RESULTS = bench_records.RESULTS / "small_pseudocounts" / "records.jsonl"
+#: The rule of zoo.diagnostics.agreement these records are judged by (docs/design.md).
+RULE = "slow mode: every test judged at the slowest quantity's ESS (docs/design.md)"
 
 
-def run(seeds: int, out: Path | None, models: list[str] | None) -> None:
+def _done(path: Path) -> set[tuple]:
+    rows = bench_records.read_file(path)
+    return {(r["model"], r["problem"], r["seed"]) for r in rows if r.get("agreement_rule") == RULE}
+
+
+def run(seeds: int, out: Path, models: list[str] | None) -> None:
     done = _done(out)
     for seed in range(seeds):
         for model, cases in problems().items():
@@ -97,27 +106,25 @@ def run(seeds: int, out: Path | None, models: list[str] | None) -> None:
                     "verdict": result.verdict,
                     "findings": [f.describe() for f in outcome.findings][:5],
                     "seconds": time.perf_counter() - start,
+                    "agreement_rule": RULE,
                 }
                 print(f"{model:14} {name:28} seed {seed:3} {result.verdict}", flush=True)
-                if out is not None:
-                    with out.open("a") as handle:
-                        handle.write(json.dumps(record) + "\n")
+                bench_records.append_to(out, record)
 
 
-def summary(paths: list[Path]) -> str:
+def summary(records: list[dict]) -> str:
+    """Markdown: verdicts per model, problem and agreement rule, seeds counted."""
     rows: dict[tuple, list[str]] = {}
-    for path in paths:
-        for line in path.read_text().splitlines():
-            if line.strip():
-                r = json.loads(line)
-                rows.setdefault((r["model"], r["problem"]), []).append(r["verdict"])
+    for r in records:
+        rule = "slow mode" if r.get("agreement_rule") == RULE else "before it"
+        rows.setdefault((r["model"], r["problem"], rule), []).append(r["verdict"])
     lines = [
-        "| model | problem | seeds | pass | fail | inconclusive |",
-        "|---|---|---|---|---|---|",
+        "| model | problem | agreement rule | seeds | pass | fail | inconclusive |",
+        "|---|---|---|---|---|---|---|",
     ]
-    for (model, name), verdicts in sorted(rows.items()):
+    for (model, name, rule), verdicts in sorted(rows.items()):
         lines.append(
-            f"| {model} | {name} | {len(verdicts)} | {verdicts.count('pass')}"
+            f"| {model} | {name} | {rule} | {len(verdicts)} | {verdicts.count('pass')}"
             f" | {verdicts.count('fail')} | {verdicts.count('inconclusive')} |"
         )
     return "\n".join(lines)
@@ -127,11 +134,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--models", nargs="*")
-    parser.add_argument("--out", type=Path)
-    parser.add_argument("--summary", nargs="*", type=Path)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--summary", action="store_true", help="print the table and stop")
     args = parser.parse_args()
-    if args.summary is not None:
-        print(summary(args.summary or [args.out]))
+    if args.summary:
+        print(summary(bench_records.read_file(args.out)))
         return
     run(args.seeds, args.out, args.models)
 

@@ -14,18 +14,20 @@ records of the extended catalogue and of the Gaussian classifiers were begun at 
 and are continued at that rate, so that no cell mixes two; a check that fails at 0.2%
 fails at 0.25%, so their detection rates are lower bounds on the default battery's.
 
-Results are appended to a JSON-lines file as they arrive (rerunning skips what is
-there); ``--summary`` prints the table from that file.
+Records are appended as they arrive (rerunning skips what is there) to
+``bench/results/validate_power/records.jsonl`` or the file ``--out`` names (a study's
+folder ``bench/results/<study>/``), through ``bench.records``: host, commit, date and
+command inside each. ``--summary FILE...`` prints a table of record files; the tables
+in docs/power.md are written by ``python -m bench.tables``.
 
-    python bench/validate_power.py --models beta-binomial naive-bayes --seeds 20
-    python bench/validate_power.py --summary
+    python -m bench.validate_power --models beta-binomial naive-bayes --seeds 20
+    python -m bench.validate_power --summary
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 import warnings
@@ -34,12 +36,13 @@ from pathlib import Path
 
 from scipy import stats
 
+from bench import records as bench_records
 from zoo.core.defaults import ALPHA
 
-RESULTS = Path(__file__).parent / "results" / "validate_power.jsonl"
+RESULTS = bench_records.RESULTS / "validate_power" / "records.jsonl"
 
 
-def _batteries(paths) -> dict:
+def batteries(paths) -> dict:
     """Records per (model, sampler): one ``{check: record}`` per seed, across files.
 
     Records of one (model, sampler, seed) from several files make one battery.
@@ -128,9 +131,10 @@ def run(
                     alpha=check_alpha * len(todo),
                 )
             seconds = time.perf_counter() - started
-            with path.open("a") as handle:
-                for check in result.checks:
-                    record = {
+            for check in result.checks:
+                bench_records.append_to(
+                    path,
+                    {
                         "model": name,
                         "sampler": sampler,
                         "seed": seed,
@@ -140,8 +144,8 @@ def run(
                         "seconds": check.seconds,
                         "run_seconds": seconds,
                         "failing": check.failing[:3],
-                    }
-                    handle.write(json.dumps(record) + "\n")
+                    },
+                )
             print(
                 f"{name:14s} {sampler:28s} seed {seed:3d} {result.verdict:12s} {seconds:6.1f} s",
                 flush=True,
@@ -155,7 +159,7 @@ def summary(*paths: Path) -> str:
     battery; ``alpha`` is each check's rate (0.0025 in the default battery; a check that
     passed at a larger rate also passes at a smaller one).
     """
-    groups = _batteries(paths)
+    groups = batteries(paths)
     lines = [
         "| model | sampler | checks | alpha per check | seeds | battery fails | rate [95% CI] "
         "| per check (fail / inconclusive) | mean s per check |",
@@ -221,7 +225,7 @@ def fault_table(*paths: Path) -> str:
     """
     import importlib
 
-    groups = _batteries(paths)
+    groups = batteries(paths)
     rates: set[float] = set()
     columns = ["exact", "sbc", "geweke", "invariance"]
     lines = [
@@ -320,20 +324,10 @@ def main(argv=None) -> int:
         action="store_true",
         help="with --summary: one row per sampler, a column per check, seeds counted",
     )
-    parser.add_argument(
-        "--readme",
-        nargs=2,
-        metavar=("FILE", "MARKER"),
-        default=None,
-        help="with --summary --per-fault: write the table into FILE between "
-        "'<!-- power:MARKER ...-->' and '<!-- /power:MARKER -->'",
-    )
     args = parser.parse_args(argv)
     if args.summary is not None:
         paths = args.summary or [args.out]
-        if args.readme is not None:
-            _fill(Path(args.readme[0]), args.readme[1], fault_table(*paths))
-        elif args.per_fault:
+        if args.per_fault:
             print(fault_table(*paths))
         else:
             print(per_check(*paths) if args.per_check else summary(*paths))
@@ -355,19 +349,6 @@ def main(argv=None) -> int:
     )
     print(summary(args.out))
     return 0
-
-
-def _fill(path: Path, marker: str, table: str) -> None:
-    """Replace the text between a README's ``power:MARKER`` comments with ``table``."""
-    text = path.read_text()
-    pattern = re.compile(
-        rf"(<!-- power:{re.escape(marker)}\b[^\n]*-->\n).*?(<!-- /power:{re.escape(marker)} -->)",
-        re.S,
-    )
-    text, found = pattern.subn(lambda match: match.group(1) + table + "\n" + match.group(2), text)
-    if found != 1:
-        raise SystemExit(f"--readme: expected one power:{marker} block in {path}, found {found}")
-    path.write_text(text)
 
 
 if __name__ == "__main__":

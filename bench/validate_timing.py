@@ -2,14 +2,18 @@
 
 Each model runs as the command line runs it (``zoo validate MODEL --quiet --json``, the
 model's own kernel, all four checks, two local Dask workers), one after the other, in a
-subprocess of its own; the table is printed and written as Markdown. Run it on an
+subprocess of its own; the table is printed and kept in a record. Run it on an
 otherwise idle machine with warm caches (a first run compiles the numba kernels in the
 workers; run the command once before) and say so where the numbers are quoted.
 ``--rounds N`` runs every model N times, round-robin, and gives medians, the range of
 the wall time, and the CPU seconds of the zoo and its workers together (steadier than
 wall time where the host is shared).
 
-    python bench/validate_timing.py --rounds 2 --out bench/results/validate_timing.md
+    python -m bench.validate_timing --rounds 2
+
+Records: ``bench/results/validate_timing/records.jsonl``, one per run holding its settings and
+the printed table, through ``bench.records`` (host, commit, date and command inside
+each); ``python -m bench.tables`` writes every run's table to ``tables.md`` beside them.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ import sys
 import time
 from pathlib import Path
 
-from host import cpu_name
+from bench import records
+from bench.host import cpu_name
 
 CHECKS = ("exact", "sbc", "geweke", "invariance")
 
@@ -88,7 +93,6 @@ def main() -> None:
         nargs="+",
         default=["beta-binomial", "naive-bayes", "gda", "qda", "gaussian-nb", "lda"],
     )
-    parser.add_argument("--out", type=Path, default=None)
     parser.add_argument(
         "--rounds", type=int, default=1, help="run every model this many times, round-robin"
     )
@@ -104,8 +108,7 @@ def main() -> None:
         f"{args.rounds} round(s); check seconds are medians.\n\n" + table(rows) + "\n"
     )
     print(text)
-    if args.out is not None:
-        args.out.write_text(text)
+    records.append("validate_timing", {"rounds": args.rounds, "rows": rows, "table": text})
 
 
 if __name__ == "__main__":

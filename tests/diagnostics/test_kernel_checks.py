@@ -2,8 +2,8 @@
 
 Verdicts come from Holm at the stated rate (alpha = 0.01) over the test functions;
 seeds are fixed for determinism, never tuned. The measured detection and false-alarm
-rates over many seeds are in bench/results/validate_power_kernel.jsonl (correct kernels)
-and bench/results/validate_power_kernel_faults.jsonl (faults); bench/README.md has the
+rates over many seeds are in bench/results/validate_power_v0.1/records.jsonl (0.1's)
+and bench/results/catalogue/ (the extended catalogue); bench/README.md has the
 commands.
 """
 

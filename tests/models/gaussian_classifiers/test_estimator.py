@@ -134,7 +134,7 @@ def test_weak_prior_limit_is_scikit_learns(name, points):
     The moments agree to 1e-6 (the 1e-9 prior's own effect). The predictive differs
     from scikit-learn's plug-in Gaussians by the t densities' extra spread, of relative
     order (d + Mahalanobis^2) / n_k: we ask |p - p_sklearn| <= 4 / n_min, which shrinks
-    with the data (measured in bench/results/gaussian_weak_prior.md).
+    with the data (measured in bench/results/gaussian_classifiers/weak_prior.md).
     """
     moments, gap, n_min = weak_prior_gap(name, points)
     assert moments < 1e-6
