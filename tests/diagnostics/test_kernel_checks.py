@@ -123,6 +123,8 @@ def test_moment_functions_names_and_values():
         ({"iterations": 10, "batches": 20}, "iterations: must be >= batches"),
         ({"alpha": 1.5}, "alpha: must be a probability in"),
         ({"seed": -1}, "seed: must be an integer >= 0"),
+        ({"draws": 1000}, r"draws: must be >= pilot \+ 2 = 1002"),
+        ({"max_iterations": 5000}, "max_iterations: must be an integer >= 10000"),
     ],
 )
 def test_geweke_rejects_bad_settings(kwargs, message):
@@ -187,8 +189,10 @@ def test_geweke_passes_the_kernel_and_catches_a_fault():
 
 def test_geweke_is_reproducible():
     spec = zoo.get("beta-binomial")
-    first = geweke(spec, seed=5, draws=200, chains=2, iterations=200)
-    second = geweke(spec, seed=5, draws=200, chains=2, iterations=200)
+    first = geweke(spec, seed=5, draws=200, pilot=50, chains=2, iterations=200, max_iterations=400)
+    second = geweke(
+        spec, seed=5, draws=200, pilot=50, chains=2, iterations=200, max_iterations=400
+    )
     np.testing.assert_array_equal(first.table.observed.values, second.table.observed.values)
     np.testing.assert_array_equal(first.table.expected.values, second.table.expected.values)
 
@@ -196,9 +200,9 @@ def test_geweke_is_reproducible():
 def test_geweke_sides_run_apart_give_the_values_of_one_run():
     """The battery runs the marginal side and each chain as tasks; same values, any order."""
     spec = zoo.get("gaussian-nb")
-    whole = geweke(spec, seed=5, draws=200, chains=2, iterations=200)
+    whole = geweke(spec, seed=5, draws=200, pilot=50, chains=2, iterations=200, max_iterations=200)
     chains = [chain_side(spec, chain=c, iterations=200, seed=5) for c in (1, 0)][::-1]
-    apart = geweke_result(marginal_side(spec, draws=200, seed=5), chains)
+    apart = geweke_result(marginal_side(spec, draws=200, seed=5), chains, pilot=50)
     for column in ("expected", "observed", "se", "t", "p"):
         np.testing.assert_array_equal(apart.table[column].values, whole.table[column].values)
     assert apart.verdict == whole.verdict
@@ -209,9 +213,9 @@ def test_geweke_result_refuses_sides_of_other_test_functions():
     labels, values = marginal_side(spec, draws=50, seed=1)
     chain = chain_side(spec, chain=0, iterations=40, seed=1)
     with pytest.raises(ValueError, match="chains: need at least one chain"):
-        geweke_result((labels, values), [])
+        geweke_result((labels, values), [], pilot=20)
     with pytest.raises(ValueError, match=r"chains\[0\]: its test functions differ"):
-        geweke_result((labels[::-1], values), [chain])
+        geweke_result((labels[::-1], values), [chain], pilot=20)
 
 
 def test_invariance_replicate_ranges_run_apart_give_the_values_of_one_run():
