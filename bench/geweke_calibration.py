@@ -165,7 +165,8 @@ def summary(path: Path) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kind", choices=("correct", "bug"), default="correct")
-    parser.add_argument("--seeds", type=int, default=100, help="seeds 0 .. N-1 per kernel")
+    parser.add_argument("--seeds", type=int, default=100, help="seeds up to N-1 per kernel")
+    parser.add_argument("--start", type=int, default=0, help="the first seed")
     parser.add_argument("--only", action="append", default=[], help="targets to run (repeat)")
     parser.add_argument("--kernel", action="append", default=[], help="kernels to run (repeat)")
     parser.add_argument("--summary", action="store_true", help="print the table and stop")
@@ -179,21 +180,25 @@ def main() -> None:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     done = {(r["kind"], r["target"], r["kernel"], r["seed"]) for r in _records(RESULTS)}
     host, commit = cpu_name(), git_commit()
-    for target, kernel_name, build, kernel in catalogue(args.kind):
-        if args.only and target not in args.only:
-            continue
-        if args.kernel and kernel_name not in args.kernel:
-            continue
-        model = None
-        for seed in range(args.seeds):
+    chosen = [
+        (target, kernel_name, build, kernel)
+        for target, kernel_name, build, kernel in catalogue(args.kind)
+        if target in (args.only or [target]) and kernel_name in (args.kernel or [kernel_name])
+    ]
+    models = {}
+    # Seeds outermost: every kernel chosen gets its first seeds before any gets many, so
+    # a study cut short by its time still covers them all.
+    for seed in range(args.start, args.seeds):
+        for target, kernel_name, build, kernel in chosen:
             if (args.kind, target, kernel_name, seed) in done:
                 continue
-            model = build() if model is None else model
+            if target not in models:
+                models[target] = build()
             record = {
                 "kind": args.kind,
                 "target": target,
                 "kernel": kernel_name,
-                **one_run(model, kernel, seed),
+                **one_run(models[target], kernel, seed),
                 "host": host,
                 "commit": commit,
             }

@@ -23,7 +23,10 @@ def cpu_name() -> str:
 
 
 def git_commit() -> str:
-    """The repository's HEAD (short), with ``+dirty`` when tracked files differ from it."""
+    """The repository's HEAD (short), with ``+dirty`` when tracked files differ from it.
+
+    Records under ``bench/results/`` do not count: a study appends to its own.
+    """
     root = Path(__file__).resolve().parents[1]
 
     def git(*args: str) -> str:
@@ -33,7 +36,7 @@ def git_commit() -> str:
 
     try:
         head = git("rev-parse", "--short", "HEAD")
-        dirty = git("status", "--porcelain", "--untracked-files=no")
+        dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/results")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + ("+dirty" if dirty else "")
