@@ -11,7 +11,16 @@ import numpy as np
 import pytest
 
 import zoo
-from zoo.diagnostics.geweke import chain_side, geweke, geweke_result, marginal_side
+from zoo.diagnostics.findings import COULD_NOT_JUDGE
+from zoo.diagnostics.geweke import (
+    EARLY_SHARE,
+    chain_side,
+    geweke,
+    geweke_result,
+    look_alpha,
+    marginal_side,
+    stage_lengths,
+)
 from zoo.diagnostics.invariance import invariance, invariance_replicates, invariance_result
 from zoo.diagnostics.kernel_result import welch_test
 from zoo.diagnostics.moments import MomentFunctions
@@ -236,3 +245,49 @@ def test_every_model_catalogues_six_faults_and_kernel_checks():
         spec = zoo.get(name)
         assert len(spec.faults) >= 6, name
         assert spec.kernel_checks is not None, name
+
+
+def test_geweke_chains_double_until_every_gate_clears_then_judge():
+    """The adaptive stop: a length that leaves rows unjudged no longer ends the test.
+
+    At 400 steps per chain the beta-binomial's hyperparameters are below the ESS gate
+    (the old check was inconclusive there); doubling, the chains stop at the first
+    length where every gate clears, and the kernel is judged.
+    """
+    spec = zoo.get("beta-binomial")
+    short = geweke(spec, seed=2, draws=2000, pilot=500, iterations=400, max_iterations=400)
+    assert short.verdict == COULD_NOT_JUDGE
+    assert "max_iterations" in short.table.attrs["cure"]
+    assert all(f.cure for f in short.findings() if f.verdict == COULD_NOT_JUDGE)
+    grown = geweke(spec, seed=2, draws=2000, pilot=500, iterations=400, max_iterations=25600)
+    assert grown.verdict == "pass", str(grown)
+    assert grown.table.gates_passed.values.all()
+    stopped = grown.table.attrs["draws"]
+    assert 400 < stopped < 25600
+    assert (
+        f"stages {', '.join(str(n) for n in stage_lengths(400, stopped))};"
+        in (grown.table.attrs["settings"])
+    )
+    # The twin: a wrong kernel under the same rule fails.
+    wrong = geweke(
+        spec,
+        spec.faults["jacobian-omitted"],
+        seed=2,
+        draws=2000,
+        pilot=500,
+        iterations=400,
+        max_iterations=25600,
+    )
+    assert wrong.verdict == "fail", str(wrong)
+
+
+def test_the_looks_spend_alpha_so_that_their_union_is_at_most_alpha():
+    lengths = stage_lengths(10000, 80000)
+    assert lengths == [10000, 20000, 40000, 80000]
+    assert stage_lengths(300, 1000) == [300, 600, 1000]
+    early = look_alpha(0.01, 10000, 80000, last=False)
+    last = look_alpha(0.01, 10000, 80000, last=True)
+    assert early * (len(lengths) - 1) + last == pytest.approx(0.01)
+    assert early == pytest.approx(EARLY_SHARE * 0.01 / 3)
+    # One stage only: the one look has all of alpha.
+    assert look_alpha(0.01, 500, 500, last=True) == 0.01
