@@ -12,13 +12,32 @@ parameters, latents and data:
   joint distribution is the chain's stationary distribution; the chain starts from an
   exact joint draw, so it is there from the first step.
 
-Every test function ``g`` (:mod:`zoo.diagnostics.moments`: first and second moments of
-every parameter and latent, and the log-likelihood) has the same mean under both. The
-marginal side's standard error is the iid one; the chain side's comes from batch means
-(``batches`` per chain, pooled over chains), as Geweke prescribes, with ArviZ's bulk ESS
-as a gate: a batch must span at least ten autocorrelation times (``ESS >= 10 x chains
-x batches``), or the batch-means standard error is too small and the row is not judged.
-A Welch t test per function, Holm over functions at ``alpha``.
+Every test function ``g`` (:mod:`zoo.diagnostics.geweke_functions`: the normal score
+of every scalar of every parameter, latent and the log-likelihood against a pilot of
+marginal-conditional draws, its square, and indicators at the pilot's 10%, 50% and 90%
+quantiles; bounded, so heavy tails do not spoil the standard errors) has the same mean
+under both. The marginal side's standard error is the iid one; the chain side's comes
+from batch means (``batches`` per chain, pooled over chains), as Geweke prescribes,
+with ArviZ's bulk ESS as a gate: a batch must span at least ten autocorrelation times
+(``ESS >= 10 x chains x batches``), or the batch-means standard error is too small and
+the row is not judged. A Welch t test per function, Holm over functions at ``alpha``.
+
+The chains' length adapts (:func:`next_length`): from ``iterations`` it doubles, the
+chains run again from their start with the same draws, until every test function's ESS
+clears the gate or ``max_iterations`` is reached. Whether to go on looks at the chains'
+autocorrelation (ESS), never at the difference between the simulators, as in the
+fixed-width stopping rules of MCMC output analysis (Glynn & Whitt 1992, "The asymptotic
+validity of sequential stopping rules for stochastic simulations", Ann. Appl. Probab.
+2; Jones, Haran, Caffo & Neath 2006, JASA 101). The test is made at the stage where the
+chains stop, at ``(1 - EARLY_SHARE) x alpha``; each earlier stage may end the run with a
+failure at its share of ``EARLY_SHARE x alpha`` (split evenly over the stages that can
+come before the last), so that a grossly wrong kernel does not run to the maximum. By
+the union bound (Bonferroni over the looks, the spending rule of Jennison & Turnbull
+2000, "Group sequential methods", ch. 7, at its simplest) the false-alarm rate over all
+looks is at most ``alpha``. Chains that stop at the maximum with test functions below
+the gate could not judge them: the finding says so with the length that would clear
+them (an unjudged row is the successive-conditional chain's slowness, which must move
+through the data as well, not evidence against the kernel).
 
 Only the kernel is under test (``step`` and ``draw``); the model's own
 :class:`zoo.KernelChecks` supply the exact latent draws, the data redraw and the state
@@ -28,6 +47,7 @@ built from latents, so a user's kernel under this test takes the model's state t
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -40,19 +60,32 @@ from zoo.core.defaults import (
     GEWEKE_BATCHES,
     GEWEKE_DRAWS,
     GEWEKE_ITERATIONS,
+    GEWEKE_MAX_ITERATIONS,
+    GEWEKE_PILOT,
 )
+from zoo.diagnostics.findings import draws_to_clear
+from zoo.diagnostics.geweke_functions import TestFunctions
 from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
 from zoo.diagnostics.moments import MomentFunctions
 
 __all__ = [
+    "EARLY_SHARE",
     "PURPOSE",
     "chain_side",
     "geweke",
     "geweke_result",
     "kernel_checks_of",
+    "look",
+    "look_alpha",
     "marginal_side",
     "moment_functions",
+    "next_length",
+    "stage_lengths",
 ]
+
+#: The share of ``alpha`` spent on the looks before the chains' last stage, to end the
+#: run early on a failure; the last stage's test has the rest.
+EARLY_SHARE = 0.1
 
 #: The stream of :mod:`zoo.core.streams` Geweke's test draws from: the marginal side
 #: from item 0, successive-conditional chain ``c`` from item ``c + 1``.
@@ -78,8 +111,14 @@ def kernel_checks_of(model: Model):
     return checks
 
 
-def moment_functions(model, checks, prior, truth, data, latents) -> MomentFunctions:
-    """Test functions for the design of ``data``: moments of variables and latents."""
+def moment_functions(
+    model, checks, prior, truth, data, latents, *, second_moments: bool = True
+) -> MomentFunctions:
+    """Test functions for the design of ``data``: moments of variables and latents.
+
+    Geweke's sides take the values alone (``second_moments=False``) and build their
+    test functions from them (:mod:`zoo.diagnostics.geweke_functions`).
+    """
     variables = dict(model.variables(prior))
     # An empty tuple is a choice: a model whose latents are all its variables.
     if checks.variables is not None:
@@ -96,6 +135,7 @@ def moment_functions(model, checks, prior, truth, data, latents) -> MomentFuncti
         log_likelihood=model.log_likelihood,
         latents={name: np.shape(value) for name, value in latents.items()},
         dims={**variables},
+        second_moments=second_moments,
     )
 
 
@@ -116,25 +156,38 @@ def _start(model, seed: int, item: int, setup):
     prior, size = checks.setup() if setup is None else setup
     rng = np.random.default_rng(streams.item(seed, PURPOSE, item))
     first = _joint_draw(model, checks, prior, size, rng)
-    functions = moment_functions(model, checks, prior, *first)
+    functions = moment_functions(model, checks, prior, *first, second_moments=False)
     return checks, prior, size, rng, first, functions
 
 
-def _arguments(draws, chains, iterations, batches, alpha) -> tuple:
+def _arguments(draws, chains, iterations, batches, alpha, pilot) -> tuple:
+    pilot = as_int("pilot", pilot, minimum=2)
     draws = as_int("draws", draws, minimum=2)
+    if draws < pilot + 2:
+        raise ValueError(
+            f"draws: must be >= pilot + 2 = {pilot + 2} (the first pilot = {pilot} fix the "
+            f"test functions, at least two more are compared), got {draws}"
+        )
     chains = as_int("chains", chains, minimum=1)
     batches = as_int("batches", batches, minimum=2)
     iterations = as_int("iterations", iterations, minimum=2)
     if iterations < batches:
         raise ValueError(f"iterations: must be >= batches = {batches}, got {iterations}")
-    return draws, chains, iterations, batches, as_probability("alpha", alpha)
+    return draws, chains, iterations, batches, as_probability("alpha", alpha), pilot
+
+
+def _maximum(iterations: int, max_iterations) -> int:
+    """``max_iterations`` checked: a whole number at least ``iterations``."""
+    if max_iterations is None:
+        return iterations
+    return as_int("max_iterations", max_iterations, minimum=iterations)
 
 
 def marginal_side(model: Model, *, draws: int, seed: int, setup=None):
     """The marginal-conditional simulator: ``draws`` independent joint draws.
 
-    From item 0 of the ``geweke-chains`` stream of ``seed``. Returns the test
-    functions' labels and their values, shape (draws, functions).
+    From item 0 of the ``geweke-chains`` stream of ``seed``. Returns the names of the
+    scalars the test functions are built from and their values, shape (draws, scalars).
     """
     draws = as_int("draws", draws, minimum=2)
     checks, prior, size, rng, (truth, data, latents), functions = _start(model, seed, 0, setup)
@@ -143,7 +196,7 @@ def marginal_side(model: Model, *, draws: int, seed: int, setup=None):
     for i in range(1, draws):
         truth, data, latents = _joint_draw(model, checks, prior, size, rng)
         values[i] = functions(truth, data, latents)
-    return functions.labels(), values
+    return list(functions.names), values
 
 
 def chain_side(model: Model, kernel=None, *, chain: int, iterations: int, seed: int, setup=None):
@@ -151,8 +204,9 @@ def chain_side(model: Model, kernel=None, *, chain: int, iterations: int, seed: 
 
     From item ``chain + 1`` of the ``geweke-chains`` stream of ``seed``: chains and the
     marginal side are independent of one another, so they may run in any order or
-    process with the same values. Returns the test functions' labels and their values,
-    shape (iterations, functions).
+    process with the same values, and a longer chain of the same seed begins with the
+    values of a shorter one. Returns the names of the scalars the test functions are
+    built from and their values, shape (iterations, scalars).
     """
     kernel = model.kernel if kernel is None else kernel
     chain = as_int("chain", chain, minimum=0)
@@ -167,19 +221,29 @@ def chain_side(model: Model, kernel=None, *, chain: int, iterations: int, seed: 
         values[t] = functions(params, data, latents)
         data = checks.redraw(params, latents, data, prior, rng)
         state = checks.state(latents, data, prior)
-    return functions.labels(), values
+    return list(functions.names), values
 
 
 def geweke_result(
-    marginal, chains, *, batches: int = GEWEKE_BATCHES, alpha: float = ALPHA, seconds: float = 0.0
+    marginal,
+    chains,
+    *,
+    batches: int = GEWEKE_BATCHES,
+    alpha: float = ALPHA,
+    seconds: float = 0.0,
+    pilot: int = GEWEKE_PILOT,
+    max_iterations: int | None = None,
+    lengths: Sequence[int] = (),
 ) -> KernelCheckResult:
     """Compare the two simulators: :func:`marginal_side` against :func:`chain_side` s.
 
     Parameters
     ----------
-    marginal : (labels, values)
-        What :func:`marginal_side` returned.
-    chains : sequence of (labels, values)
+    marginal : (names, values)
+        What :func:`marginal_side` returned. Its first ``pilot`` draws fix the test
+        functions (:class:`~zoo.diagnostics.geweke_functions.TestFunctions`); the rest
+        are the marginal side's sample.
+    chains : sequence of (names, values)
         What :func:`chain_side` returned for each chain, all of one length.
     batches : int
         Batch means per chain.
@@ -187,36 +251,128 @@ def geweke_result(
         Family-wise false-alarm rate over the test functions (Holm).
     seconds : float
         Time the sides took, for the settings line.
+    pilot : int
+        Marginal draws that fix the test functions.
+    max_iterations : int, optional
+        The most the chains may run (:func:`next_length`); said in the settings and in
+        the cure of rows below the ESS gate. Default: the chains' length.
+    lengths : sequence of int
+        The lengths run at earlier stages, for the settings line.
+
+    Returns
+    -------
+    KernelCheckResult
+        Verdict ``pass`` or ``fail``, or ``could not judge`` when no row is rejected but
+        some are below the ESS gate: each such finding carries the length per chain
+        that would clear it, and ``table.attrs["cure"]``.
     """
-    labels, marginal_values = marginal
+    names, marginal_values = marginal
     if not chains:
         raise ValueError("chains: need at least one chain")
-    for c, (chain_labels, _) in enumerate(chains):
-        if list(chain_labels) != list(labels):
+    for c, (chain_names, _) in enumerate(chains):
+        if list(chain_names) != list(names):
             raise ValueError(f"chains[{c}]: its test functions differ from the marginal side's")
-    chain_values = np.stack([values for _, values in chains])
-    draws, chain_count, iterations, batches, alpha = _arguments(
-        marginal_values.shape[0], len(chains), chain_values.shape[1], batches, alpha
+    chain_values = np.stack([np.asarray(values, dtype=float) for _, values in chains])
+    draws, chain_count, iterations, batches, alpha, pilot = _arguments(
+        marginal_values.shape[0], len(chains), chain_values.shape[1], batches, alpha, pilot
     )
-    rows, message = _compare(marginal_values, chain_values, batches)
-    rows["function"] = list(labels)
+    maximum = _maximum(iterations, max_iterations)
+    functions = TestFunctions(names, marginal_values[:pilot])
+    compared = functions(marginal_values[pilot:])
+    chain_functions = np.stack([functions(values) for values in chain_values])
+    rows, gate_message, ess_min = _compare(compared, chain_functions, batches)
+    labels = functions.labels()
+    rows["function"] = labels
     rows["part"] = ["joint"] * len(labels)
+    stages = [*lengths, iterations]
     settings = (
-        f"{draws} marginal draws vs {chain_count} chains x {iterations} iterations "
-        f"({seconds:.1f} s)"
+        f"{draws - pilot} marginal draws ({pilot} more fix the test functions) vs "
+        f"{chain_count} chains x {iterations} iterations "
+        f"(stages {', '.join(str(n) for n in stages)}; at most {maximum}; {seconds:.1f} s)"
     )
+    cure = ""
+    if gate_message:
+        needed = _length_to_clear(rows, chain_count, iterations, ess_min)
+        longer = f"about {needed}" if needed is not None else f"more than {maximum}"
+        cure = (
+            f"longer Geweke chains: {longer} steps per chain (max_iterations; they "
+            f"stopped at {iterations})"
+        )
+        gate_message = f"{gate_message}; stopped at {iterations} of at most {maximum}"
     return KernelCheckResult.build(
         "geweke",
         rows,
         alpha=alpha,
         settings=settings,
-        gate_message=message,
+        gate_message=gate_message,
         sizes={
             "chains": chain_count,
             "draws": iterations,
-            "ess_min": 10.0 * chain_count * batches,
+            "ess_min": ess_min,
+            "max_iterations": maximum,
         },
+        cure=cure,
     )
+
+
+def stage_lengths(iterations: int, max_iterations: int) -> list[int]:
+    """Every length the chains may run: ``iterations`` doubled up to ``max_iterations``."""
+    lengths = [iterations]
+    while lengths[-1] < max_iterations:
+        lengths.append(min(2 * lengths[-1], max_iterations))
+    return lengths
+
+
+def look_alpha(alpha: float, first: int, max_iterations: int, *, last: bool) -> float:
+    """The rate of a look: the one where the chains stop (``last``) or an earlier one.
+
+    With no stage before the last (``first == max_iterations``) the one look has all of
+    ``alpha``; otherwise the last has ``(1 - EARLY_SHARE) x alpha`` and each earlier one
+    ``EARLY_SHARE x alpha`` over the number of stages before the last.
+    """
+    early = len(stage_lengths(first, max_iterations)) - 1
+    if early == 0:
+        return alpha
+    return (1.0 - EARLY_SHARE) * alpha if last else EARLY_SHARE * alpha / early
+
+
+def look(marginal, chains, *, alpha: float, first: int, max_iterations: int, **options):
+    """One stage of the adaptive test: its result, and the next length or None.
+
+    ``chains`` ran ``iterations`` steps each. The result is judged at the last look's
+    rate when the chains stop here (:func:`next_length`), and otherwise at an early
+    look's, where a failure ends the run (None) and anything else goes on to the next
+    length. ``options`` go to :func:`geweke_result` (``batches``, ``seconds``,
+    ``pilot``, ``lengths``).
+    """
+    iterations = np.shape(chains[0][1])[0]
+
+    def judged(last: bool) -> KernelCheckResult:
+        rate = look_alpha(alpha, first, max_iterations, last=last)
+        return geweke_result(
+            marginal, chains, alpha=rate, max_iterations=max_iterations, **options
+        )
+
+    early = judged(last=False)
+    following = next_length(early, iterations, max_iterations)
+    if following is None:
+        return judged(last=True), None
+    if early.verdict == "fail":
+        return early, None
+    return early, following
+
+
+def next_length(result: KernelCheckResult, iterations: int, max_iterations: int) -> int | None:
+    """The chains' next length, or None when they stop at ``iterations``.
+
+    They stop when every test function cleared its ESS gate, or at ``max_iterations``;
+    otherwise they double, to at most ``max_iterations``. The rows' p-values play no
+    part here: the caller judges ``result`` at the rate of its look (the module's
+    docstring gives the rule and its sources).
+    """
+    if bool(np.all(result.table.gates_passed.values)) or iterations >= max_iterations:
+        return None
+    return min(2 * iterations, max_iterations)
 
 
 def geweke(
@@ -226,10 +382,12 @@ def geweke(
     draws: int = GEWEKE_DRAWS,
     chains: int = CHAINS,
     iterations: int = GEWEKE_ITERATIONS,
+    max_iterations: int = GEWEKE_MAX_ITERATIONS,
     batches: int = GEWEKE_BATCHES,
     seed: int = 0,
     alpha: float = ALPHA,
     setup=None,
+    pilot: int = GEWEKE_PILOT,
 ) -> KernelCheckResult:
     """Geweke's test of ``kernel`` (default: the model's own) for ``model``.
 
@@ -243,9 +401,13 @@ def geweke(
     kernel : Kernel, optional
         ``init``/``step``/``draw`` on the model's state type.
     draws : int
-        Marginal-conditional (independent) joint draws.
+        Marginal-conditional (independent) joint draws, ``pilot`` of them fixing the
+        test functions.
     chains, iterations : int
-        Successive-conditional chains and their length.
+        Successive-conditional chains and their first length.
+    max_iterations : int
+        The most each chain runs: the length doubles from ``iterations`` while a test
+        function's ESS is below the gate (:func:`next_length`); at least ``iterations``.
     batches : int
         Batch means per chain.
     seed : int
@@ -256,30 +418,79 @@ def geweke(
         Family-wise false-alarm rate over the test functions (Holm).
     setup : (prior, size), optional
         Prior and design (default: ``model.kernel_checks.setup()``).
+    pilot : int
+        Marginal draws that fix the test functions (at most ``draws - 2``).
 
     Returns
     -------
     KernelCheckResult
         ``part`` is ``"joint"`` for every row; ``expected`` is the marginal-conditional
-        mean, ``observed`` the successive-conditional one.
+        mean, ``observed`` the successive-conditional one; ``table.attrs["draws"]`` the
+        length the chains stopped at.
     """
     kernel_checks_of(model)
-    draws, chains, iterations, batches, alpha = _arguments(
-        draws, chains, iterations, batches, alpha
+    draws, chains, iterations, batches, alpha, pilot = _arguments(
+        draws, chains, iterations, batches, alpha, pilot
     )
+    max_iterations = _maximum(iterations, max_iterations)
     started = time.perf_counter()
     marginal = marginal_side(model, draws=draws, seed=seed, setup=setup)
-    sides = [
-        chain_side(model, kernel, chain=c, iterations=iterations, seed=seed, setup=setup)
-        for c in range(chains)
-    ]
-    return geweke_result(
-        marginal, sides, batches=batches, alpha=alpha, seconds=time.perf_counter() - started
-    )
+    first = iterations
+    lengths = []
+    while True:
+        # A longer chain of the same seed repeats the shorter one's steps first, so a
+        # stage reruns its chains from the start rather than carrying their state.
+        sides = [
+            chain_side(model, kernel, chain=c, iterations=iterations, seed=seed, setup=setup)
+            for c in range(chains)
+        ]
+        result, following = look(
+            marginal,
+            sides,
+            alpha=alpha,
+            first=first,
+            max_iterations=max_iterations,
+            batches=batches,
+            seconds=time.perf_counter() - started,
+            pilot=pilot,
+            lengths=lengths,
+        )
+        if following is None:
+            return result
+        lengths.append(iterations)
+        iterations = following
+
+
+def _length_to_clear(rows, chains: int, iterations: int, ess_min: float) -> int | None:
+    """Steps per chain at which every row's ESS would clear ``ess_min``, at this mixing."""
+    needed = []
+    for ess, gated in zip(rows["ess_bulk"], rows["gates_passed"], strict=True):
+        if gated:
+            continue
+        if not np.isfinite(ess) or ess <= 0:
+            return None
+        needed.append(
+            draws_to_clear(
+                1.0,
+                float(ess),
+                float(ess),
+                chains=chains,
+                draws=iterations,
+                rhat_max=np.inf,
+                ess_min=ess_min,
+            )
+        )
+    if not needed or any(n is None for n in needed):
+        return None
+    return max(needed)
 
 
 def _compare(marginal: np.ndarray, chain_values: np.ndarray, batches: int):
-    """Welch t tests of marginal means against batch-means chain means, with gates."""
+    """Welch t tests of marginal means against batch-means chain means, with gates.
+
+    Returns the rows, the gate's message (empty when every row passed it) and the ESS
+    the gate asks for.
+    """
     # deferred: arviz_stats takes about 0.5 s to import; `zoo list` needs none of it
     import arviz_stats as azs
 
@@ -310,7 +521,7 @@ def _compare(marginal: np.ndarray, chain_values: np.ndarray, batches: int):
     if not gates.all():
         message = (
             f"{int((~gates).sum())} test functions mix too slowly for batch means "
-            f"(ArviZ bulk ESS < {need:g}): raise iterations"
+            f"(ArviZ bulk ESS < {need:g})"
         )
     rows = {
         "expected": expected,
@@ -324,4 +535,4 @@ def _compare(marginal: np.ndarray, chain_values: np.ndarray, batches: int):
         "rhat": rhat,
         "gates_passed": gates,
     }
-    return rows, message
+    return rows, message, need

@@ -11,7 +11,13 @@ import xarray as xr
 from scipy import stats
 
 from zoo.diagnostics.agreement import holm
-from zoo.diagnostics.findings import Finding, draws_to_clear, finding_order, findings_html
+from zoo.diagnostics.findings import (
+    COULD_NOT_JUDGE,
+    Finding,
+    draws_to_clear,
+    finding_order,
+    findings_html,
+)
 from zoo.diagnostics.result import TableVerdict
 
 __all__ = ["KernelCheckResult", "welch_test"]
@@ -54,25 +60,28 @@ class KernelCheckResult(TableVerdict):
     Attributes
     ----------
     table : xarray.Dataset
-        Verdict (``pass``, ``fail``, ``inconclusive``) and alpha in its attrs.
+        Verdict (``pass``, ``fail``, ``inconclusive``, ``could not judge``) and alpha in
+        its attrs.
         One row per test function along dim ``test``, with coordinates ``function``
         and ``part`` (the simulator side or the kernel's conditional the row tests) and
         variables ``expected``, ``observed``, ``se``, ``t``, ``df``, ``p``,
         ``p_adjusted`` (Holm over all rows), ``gates_passed`` and ``rejected``.
         ``table.attrs``: ``check``, ``verdict``, ``alpha``, ``settings`` (a string),
-        ``gate_message`` and, where rows have an ESS gate, ``chains``, ``draws`` (per
-        chain) and ``ess_min``.
+        ``gate_message``, ``cure`` (empty unless the check could not judge) and, where
+        rows have an ESS gate, ``chains``, ``draws`` (per chain) and ``ess_min``.
     """
 
     table: xr.Dataset
 
     @classmethod
-    def build(cls, check, rows, *, alpha, settings, gate_message="", sizes=None):
+    def build(cls, check, rows, *, alpha, settings, gate_message="", sizes=None, cure=""):
         """Holm over ``rows`` (a dict of equal-length arrays) and the verdict.
 
         A row fails when its Holm-adjusted p-value is at most ``alpha`` and its gates
         passed; the check fails when any row fails, is inconclusive when no row fails
-        but some rows' gates did not pass, and passes otherwise.
+        but some rows' gates did not pass, and passes otherwise. With a ``cure`` (what
+        would let the unjudged rows be judged: Geweke's chains at their maximum length)
+        the check could not judge instead of being inconclusive.
         """
         p_adjusted = holm(rows["p"])
         gates = np.asarray(rows.get("gates_passed", np.ones(p_adjusted.size, bool)), bool)
@@ -80,7 +89,7 @@ class KernelCheckResult(TableVerdict):
         if rejected.any():
             verdict = "fail"
         elif not gates.all():
-            verdict = "inconclusive"
+            verdict = COULD_NOT_JUDGE if cure else "inconclusive"
         else:
             verdict = "pass"
         data = {
@@ -105,6 +114,7 @@ class KernelCheckResult(TableVerdict):
                 "alpha": float(alpha),
                 "settings": settings,
                 "gate_message": gate_message,
+                "cure": cure,
                 **(sizes or {}),
             },
         )
@@ -127,7 +137,8 @@ class KernelCheckResult(TableVerdict):
         A rejected row shows the chain's mean of the test function (``estimate``) against
         its mean under independent joint draws (``reference``, "expected"), the batch
         means standard error and the Welch t. A row whose ESS gate did not pass says the
-        draws per chain of the check's chains that would clear it.
+        draws per chain of the check's chains that would clear it and, when the check
+        could not judge, the cure.
         """
         t = self.table
         attrs = t.attrs
@@ -169,13 +180,15 @@ class KernelCheckResult(TableVerdict):
                 if "ess_min" in attrs
                 else attrs.get("gate_message", "gates not passed")
             )
+            cure = attrs.get("cure", "")
             found.append(
                 Finding(
                     f"{t.part.values[i]}: {t.function.values[i]}",
-                    "inconclusive",
+                    COULD_NOT_JUDGE if cure else "inconclusive",
                     "mean",
                     gate=gate,
                     draws_per_chain=needed,
+                    cure=cure,
                 )
             )
         return sorted(found, key=finding_order)

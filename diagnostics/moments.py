@@ -38,6 +38,10 @@ class MomentFunctions:
     dims : mapping of str to tuple of str, optional
         Dim names for the labels (``theta[group=3]``); elements are numbered by
         position, as in simulation-based calibration, since designs differ in coords.
+    second_moments : bool
+        Whether each element gets ``x**2`` besides ``x``. Geweke's test takes the
+        values alone and builds its own functions of them
+        (:mod:`zoo.diagnostics.geweke_functions`).
     """
 
     def __init__(
@@ -47,17 +51,20 @@ class MomentFunctions:
         log_likelihood=None,
         latents: Mapping[str, tuple[int, ...]] | None = None,
         dims: Mapping[str, tuple[str, ...]] | None = None,
+        second_moments: bool = True,
     ):
         self.variables = list(variables)
         self.shapes = {name: tuple(shapes[name]) for name in self.variables}
         self.latent_shapes = {name: tuple(shape) for name, shape in (latents or {}).items()}
         self.log_likelihood = log_likelihood
+        self.second_moments = second_moments
+        moments = ("mean", "second moment") if second_moments else ("mean",)
         names = []
         kinds = []
         for group in (self.shapes, self.latent_shapes):
             for name, shape in group.items():
                 elements = _labels(name, shape, (dims or {}).get(name))
-                for moment in ("mean", "second moment"):
+                for moment in moments:
                     names.extend(elements)
                     kinds.extend([moment] * len(elements))
         if log_likelihood is not None:
@@ -78,7 +85,7 @@ class MomentFunctions:
                 if x.shape != shape:
                     raise ValueError(f"{name}: expected shape {shape}, got {x.shape}")
                 x = x.ravel()
-                parts.extend((x, x * x))
+                parts.extend((x, x * x) if self.second_moments else (x,))
         if self.log_likelihood is not None:
             parts.append(np.array([self.log_likelihood(data, params)], dtype=float))
         return np.concatenate(parts) if parts else np.empty(0)

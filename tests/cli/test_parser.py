@@ -33,6 +33,7 @@ def test_the_options_of_0_1_keep_their_names_and_defaults():
     assert (args.draws, args.chains) == (1000, 4)
     assert (args.simulations, args.sbc_draws, args.sbc_chains) == (100, 200, 2)
     assert args.geweke_iterations == 10000
+    assert args.geweke_max_iterations == 80000
 
 
 def test_one_option_sets_every_check_that_shares_it():
@@ -57,6 +58,12 @@ def test_zoo_list_does_not_import_the_battery():
     [
         ("--sbc-chains", "0", "--sbc-chains: must be an integer >= 1, got 0"),
         ("--geweke-iterations", "199", "--geweke-iterations: must be an integer >= 200"),
+        (
+            "--geweke-max-iterations",
+            "5000",
+            "--geweke-max-iterations: must be >= iterations = 10000 (the chains' first "
+            "length), got 5000",
+        ),
     ],
 )
 def test_a_bad_budget_exits_2_naming_the_option(option, value, message, capsys):

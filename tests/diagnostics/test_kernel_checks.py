@@ -11,7 +11,16 @@ import numpy as np
 import pytest
 
 import zoo
-from zoo.diagnostics.geweke import chain_side, geweke, geweke_result, marginal_side
+from zoo.diagnostics.findings import COULD_NOT_JUDGE
+from zoo.diagnostics.geweke import (
+    EARLY_SHARE,
+    chain_side,
+    geweke,
+    geweke_result,
+    look_alpha,
+    marginal_side,
+    stage_lengths,
+)
 from zoo.diagnostics.invariance import invariance, invariance_replicates, invariance_result
 from zoo.diagnostics.kernel_result import welch_test
 from zoo.diagnostics.moments import MomentFunctions
@@ -123,6 +132,8 @@ def test_moment_functions_names_and_values():
         ({"iterations": 10, "batches": 20}, "iterations: must be >= batches"),
         ({"alpha": 1.5}, "alpha: must be a probability in"),
         ({"seed": -1}, "seed: must be an integer >= 0"),
+        ({"draws": 1000}, r"draws: must be >= pilot \+ 2 = 1002"),
+        ({"max_iterations": 5000}, "max_iterations: must be an integer >= 10000"),
     ],
 )
 def test_geweke_rejects_bad_settings(kwargs, message):
@@ -187,8 +198,10 @@ def test_geweke_passes_the_kernel_and_catches_a_fault():
 
 def test_geweke_is_reproducible():
     spec = zoo.get("beta-binomial")
-    first = geweke(spec, seed=5, draws=200, chains=2, iterations=200)
-    second = geweke(spec, seed=5, draws=200, chains=2, iterations=200)
+    first = geweke(spec, seed=5, draws=200, pilot=50, chains=2, iterations=200, max_iterations=400)
+    second = geweke(
+        spec, seed=5, draws=200, pilot=50, chains=2, iterations=200, max_iterations=400
+    )
     np.testing.assert_array_equal(first.table.observed.values, second.table.observed.values)
     np.testing.assert_array_equal(first.table.expected.values, second.table.expected.values)
 
@@ -196,9 +209,9 @@ def test_geweke_is_reproducible():
 def test_geweke_sides_run_apart_give_the_values_of_one_run():
     """The battery runs the marginal side and each chain as tasks; same values, any order."""
     spec = zoo.get("gaussian-nb")
-    whole = geweke(spec, seed=5, draws=200, chains=2, iterations=200)
+    whole = geweke(spec, seed=5, draws=200, pilot=50, chains=2, iterations=200, max_iterations=200)
     chains = [chain_side(spec, chain=c, iterations=200, seed=5) for c in (1, 0)][::-1]
-    apart = geweke_result(marginal_side(spec, draws=200, seed=5), chains)
+    apart = geweke_result(marginal_side(spec, draws=200, seed=5), chains, pilot=50)
     for column in ("expected", "observed", "se", "t", "p"):
         np.testing.assert_array_equal(apart.table[column].values, whole.table[column].values)
     assert apart.verdict == whole.verdict
@@ -209,9 +222,9 @@ def test_geweke_result_refuses_sides_of_other_test_functions():
     labels, values = marginal_side(spec, draws=50, seed=1)
     chain = chain_side(spec, chain=0, iterations=40, seed=1)
     with pytest.raises(ValueError, match="chains: need at least one chain"):
-        geweke_result((labels, values), [])
+        geweke_result((labels, values), [], pilot=20)
     with pytest.raises(ValueError, match=r"chains\[0\]: its test functions differ"):
-        geweke_result((labels[::-1], values), [chain])
+        geweke_result((labels[::-1], values), [chain], pilot=20)
 
 
 def test_invariance_replicate_ranges_run_apart_give_the_values_of_one_run():
@@ -232,3 +245,49 @@ def test_every_model_catalogues_six_faults_and_kernel_checks():
         spec = zoo.get(name)
         assert len(spec.faults) >= 6, name
         assert spec.kernel_checks is not None, name
+
+
+def test_geweke_chains_double_until_every_gate_clears_then_judge():
+    """The adaptive stop: a length that leaves rows unjudged no longer ends the test.
+
+    At 400 steps per chain the beta-binomial's hyperparameters are below the ESS gate
+    (the old check was inconclusive there); doubling, the chains stop at the first
+    length where every gate clears, and the kernel is judged.
+    """
+    spec = zoo.get("beta-binomial")
+    short = geweke(spec, seed=2, draws=2000, pilot=500, iterations=400, max_iterations=400)
+    assert short.verdict == COULD_NOT_JUDGE
+    assert "max_iterations" in short.table.attrs["cure"]
+    assert all(f.cure for f in short.findings() if f.verdict == COULD_NOT_JUDGE)
+    grown = geweke(spec, seed=2, draws=2000, pilot=500, iterations=400, max_iterations=25600)
+    assert grown.verdict == "pass", str(grown)
+    assert grown.table.gates_passed.values.all()
+    stopped = grown.table.attrs["draws"]
+    assert 400 < stopped < 25600
+    assert (
+        f"stages {', '.join(str(n) for n in stage_lengths(400, stopped))};"
+        in (grown.table.attrs["settings"])
+    )
+    # The twin: a wrong kernel under the same rule fails.
+    wrong = geweke(
+        spec,
+        spec.faults["jacobian-omitted"],
+        seed=2,
+        draws=2000,
+        pilot=500,
+        iterations=400,
+        max_iterations=25600,
+    )
+    assert wrong.verdict == "fail", str(wrong)
+
+
+def test_the_looks_spend_alpha_so_that_their_union_is_at_most_alpha():
+    lengths = stage_lengths(10000, 80000)
+    assert lengths == [10000, 20000, 40000, 80000]
+    assert stage_lengths(300, 1000) == [300, 600, 1000]
+    early = look_alpha(0.01, 10000, 80000, last=False)
+    last = look_alpha(0.01, 10000, 80000, last=True)
+    assert early * (len(lengths) - 1) + last == pytest.approx(0.01)
+    assert early == pytest.approx(EARLY_SHARE * 0.01 / 3)
+    # One stage only: the one look has all of alpha.
+    assert look_alpha(0.01, 500, 500, last=True) == 0.01

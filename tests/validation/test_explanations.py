@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from zoo.cli import main
+from zoo.diagnostics.findings import COULD_NOT_JUDGE
 from zoo.validation import validate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -213,13 +214,20 @@ def test_a_guarded_call_is_not_taken_for_an_unguarded_one(tmp_path):
 
 def test_geweke_iterations_set_the_chains_and_the_finding_says_how_many_would_do():
     result = validate(
-        "beta-binomial", checks=("geweke",), budgets={"geweke": {"iterations": 400}}, workers=0
+        "beta-binomial",
+        checks=("geweke",),
+        budgets={"geweke": {"iterations": 400, "max_iterations": 400}},
+        workers=0,
     )
     (geweke,) = result.checks
     assert "x 400 iterations" in geweke.head
-    unjudged = [f for f in geweke.findings if f.verdict == "inconclusive"]
-    # 20 batches of 20 steps: hyperparameter moments mix too slowly for that.
+    # 20 batches of 20 steps: the hyperparameters mix too slowly for that, and the
+    # chains may not grow: the check could not judge, and says what would let it.
+    assert geweke.verdict == COULD_NOT_JUDGE
+    assert result.verdict != "fail"
+    unjudged = [f for f in geweke.findings if f.verdict == COULD_NOT_JUDGE]
     assert unjudged and all(f.draws_per_chain > 400 for f in unjudged if f.draws_per_chain)
+    assert all("max_iterations" in f.cure for f in unjudged)
     with pytest.raises(
         ValueError, match=r"budgets\['geweke'\]\['iterations'\]: must be .* >= 200"
     ):

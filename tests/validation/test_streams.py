@@ -58,9 +58,11 @@ def test_geweke_chain_i_and_sbc_simulation_i_start_from_different_draws():
     geweke(
         SPEC,
         _recording_kernel(seen),
-        draws=2,
+        draws=4,
+        pilot=2,
         chains=3,
         iterations=2,
+        max_iterations=2,
         batches=2,
         seed=SEED,
         setup=(prior, size),

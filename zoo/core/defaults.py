@@ -17,6 +17,8 @@ __all__ = [
     "GEWEKE_BATCHES",
     "GEWEKE_DRAWS",
     "GEWEKE_ITERATIONS",
+    "GEWEKE_MAX_ITERATIONS",
+    "GEWEKE_PILOT",
     "INVARIANCE_REPLICATES",
     "TUNE",
 ]
@@ -38,10 +40,14 @@ ENGINES = ("gibbs", "pymc")
 #: Seconds one fit may take before its worker is restarted and the fit counted failed.
 FIT_TIMEOUT = 600.0
 
-#: Geweke's test: independent (marginal-conditional) joint draws, the length of each
-#: successive-conditional chain, and the batch means per chain.
+#: Geweke's test: independent (marginal-conditional) joint draws, of which the first
+#: GEWEKE_PILOT fix the test functions and the rest are compared; the first length of
+#: each successive-conditional chain and the most it doubles to while a test function's
+#: ESS is below the gate (10,000, 20,000, 40,000, 80,000); the batch means per chain.
 GEWEKE_DRAWS = 5000
+GEWEKE_PILOT = 1000
 GEWEKE_ITERATIONS = 10000
+GEWEKE_MAX_ITERATIONS = 80000
 GEWEKE_BATCHES = 20
 
 #: The one-sweep invariance check: independent exact joint draws.

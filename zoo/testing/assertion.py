@@ -15,7 +15,7 @@ __all__ = ["SequentialRecord", "assert_valid", "findings_table"]
 
 #: Budget settings that count a check's evidence: simulated data sets, steps of a chain,
 #: replicates; a check with none of these is judged on its fits' draws.
-_SIZES = ("simulations", "iterations", "replicates")
+_SIZES = ("simulations", "iterations", "max_iterations", "replicates")
 
 
 def _budgets(scale: float) -> dict[str, dict[str, int]]:

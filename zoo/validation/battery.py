@@ -380,8 +380,9 @@ def validate(
         (``Check.budget``; ``zoo validate --help`` lists them): today ``exact`` and
         ``nuts``: ``draws``, ``chains`` per fit (1000, 4); ``sbc``: ``simulations``
         (100), ``draws`` (200), ``chains`` (2) per fit; ``geweke``: ``iterations``
-        (10,000 steps per chain: raise it when a test function is not judged for want
-        of ESS; the finding says how many would do).
+        (10,000 steps per chain at the first stage) and ``max_iterations`` (80,000: the
+        chains double up to it while a test function is not judged for want of ESS;
+        raise it when the finding says more would do).
     sbc_setup : (prior, size), optional
         The proper prior and ``simulate`` sizes for SBC and the kernel checks.
     sbc_prior : str or Prior, optional

@@ -1,16 +1,28 @@
 """The Geweke check: Geweke's joint-distribution test of the kernel under test.
 
-:mod:`zoo.diagnostics.geweke` at its default budget (5,000 independent joint draws
-against 4 chains of 10,000 steps), streams ``geweke-chains``. Each chain and the
-marginal side are tasks of their own (they draw from separate stream items), so the
-values are those of :func:`~zoo.diagnostics.geweke.geweke` run in one process, and two
-workers share the check (it was the longest of ``zoo validate``).
+:mod:`zoo.diagnostics.geweke` at its default budget (5,000 independent joint draws, the
+first 1,000 of which fix the test functions, against 4 chains of 10,000 steps that
+double, to at most 80,000, while a test function's ESS is below the gate), streams
+``geweke-chains``. Each chain and the marginal side are tasks of their own (they draw
+from separate stream items), so the values are those of
+:func:`~zoo.diagnostics.geweke.geweke` run in one process, and two workers share the
+check (it was the longest of ``zoo validate``). A stage reruns only its chains: the
+marginal side is drawn once.
 """
 
 from __future__ import annotations
 
-from zoo.core.defaults import CHAINS, GEWEKE_DRAWS, GEWEKE_ITERATIONS
-from zoo.diagnostics.geweke import PURPOSE, chain_side, geweke_result, marginal_side
+from dataclasses import replace
+
+from zoo.core.defaults import CHAINS, GEWEKE_DRAWS, GEWEKE_ITERATIONS, GEWEKE_MAX_ITERATIONS
+from zoo.diagnostics.geweke import (
+    PURPOSE,
+    chain_side,
+    look,
+    marginal_side,
+    next_length,
+    stage_lengths,
+)
 from zoo.validation.kernel_check_task import kernel_check
 from zoo.validation.plan import Setting
 
@@ -32,17 +44,52 @@ def _marginal(tested, seed: int, setup):
     return marginal_side(tested.model, draws=GEWEKE_DRAWS, seed=seed, setup=setup)
 
 
+def _length(plan) -> int:
+    """The chains' length at this stage (the budget's ``iterations`` at the first)."""
+    return plan.budget.get("length", plan.budget["iterations"])
+
+
 def _pieces(plan) -> list:
-    iterations = plan.budget["iterations"]
+    iterations = _length(plan)
     # The chains first: each is longer than the marginal side, so two workers finish
-    # together (chain, chain; chain, chain; marginal) rather than one waiting.
-    chains = [(f"chain {c}", _chain, (c, iterations)) for c in range(CHAINS)]
+    # together (chain, chain; chain, chain; marginal) rather than one waiting. Their
+    # keys carry the length, so that a later stage runs them again, not the marginal.
+    chains = [(f"chain {c} x {iterations}", _chain, (c, iterations)) for c in range(CHAINS)]
     return [*chains, ("marginal", _marginal, ())]
 
 
-def _combine(values, *, alpha: float, seconds: float):
+def _combine(values, *, alpha: float, seconds: float, plan):
     *chains, marginal = values
-    return geweke_result(marginal, chains, alpha=alpha, seconds=seconds)
+    first, maximum = plan.budget["iterations"], plan.budget["max_iterations"]
+    lengths = [n for n in stage_lengths(first, maximum) if n < _length(plan)]
+    result, _ = look(
+        marginal,
+        chains,
+        alpha=alpha,
+        first=first,
+        max_iterations=maximum,
+        seconds=seconds,
+        lengths=lengths,
+    )
+    return result
+
+
+def _again(plan, result):
+    """The next stage's plan, or None: after a failure, or when the chains stop."""
+    if result.verdict == "fail":
+        return None
+    following = next_length(result, _length(plan), plan.budget["max_iterations"])
+    return (
+        None if following is None else replace(plan, budget={**plan.budget, "length": following})
+    )
+
+
+def _rule(budget, field) -> None:
+    if budget["max_iterations"] < budget["iterations"]:
+        raise ValueError(
+            f"{field('max_iterations')}: must be >= iterations = {budget['iterations']} "
+            f"(the chains' first length), got {budget['max_iterations']}"
+        )
 
 
 GEWEKE = kernel_check(
@@ -51,10 +98,21 @@ GEWEKE = kernel_check(
     _pieces,
     _combine,
     purpose=PURPOSE,
-    description="Means of each test function under independent joint draws (expected) "
-    "and under the chain that alternates the kernel with fresh data (observed).",
-    # Raise it when a test function is not judged for want of ESS (the finding says how
-    # many would do). At least the 20 batches of the batch-means standard error, 10
-    # steps each.
-    budget=(Setting("iterations", GEWEKE_ITERATIONS, "steps per chain of Geweke's test", 200),),
+    description="Means of each test function (normal scores, their squares, indicators "
+    "at the 10/50/90% quantiles of independent joint draws) under independent joint "
+    "draws (expected) and under the chain that alternates the kernel with fresh data "
+    "(observed).",
+    # At least the 20 batches of the batch-means standard error, 10 steps each.
+    budget=(
+        Setting("iterations", GEWEKE_ITERATIONS, "steps per chain of Geweke's first stage", 200),
+        Setting(
+            "max_iterations",
+            GEWEKE_MAX_ITERATIONS,
+            "most steps per chain: Geweke's chains double from --geweke-iterations while "
+            "a test function's ESS is below the gate",
+            200,
+        ),
+    ),
+    rule=_rule,
+    again=_again,
 )

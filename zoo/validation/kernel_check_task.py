@@ -71,6 +71,8 @@ def kernel_check(
     purpose: str,
     description: str = "",
     budget: tuple[Setting, ...] = (),
+    rule=None,
+    again: Callable[[Plan, object], Plan | None] | None = None,
 ) -> Check:
     """The battery's entry for a kernel diagnostic run in pieces.
 
@@ -84,28 +86,43 @@ def kernel_check(
     combine : callable
         ``combine(values, *, alpha, seconds) -> KernelCheckResult`` from the pieces'
         values, in the order ``pieces`` gave them.
-    purpose, description, budget :
+    purpose, description, budget, rule :
         As :class:`~zoo.validation.plan.Check` has them. The diagnostic draws from
         ``purpose`` itself, from the root seed each piece receives.
+    again : callable, optional
+        ``again(plan, result) -> Plan or None``: for a check run in stages (Geweke's
+        chains doubling), the plan of the next stage, or None when ``result`` is the
+        answer. ``combine`` then receives ``plan=`` too. A piece whose key a stage
+        repeats is not run again.
     """
 
     def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         started = time.perf_counter()
         prior = None if plan.sbc_setup is None else plan.sbc_setup[0]
         setup = check_setup(plan.tested, prior)
-        tasks = [
-            Task(f"{name} {key}", function, (plan.tested, plan.seed, setup, *args))
-            for key, function, args in pieces(plan)
-        ]
-        # The pool yields outcomes as they complete: put them back in task order.
-        done = {outcome.key: outcome for outcome in pool.run(tasks)}
-        outcomes = [done[task.key] for task in tasks]
-        for outcome in outcomes:
-            if outcome.status != "ok":
-                return _failed(name, outcome, alpha, started)
-        values = [outcome.value for outcome in outcomes]
-        result = combine(values, alpha=alpha, seconds=time.perf_counter() - started)
-        return _judged(name, result, alpha, started)
+        done = {}
+        while True:
+            tasks = [
+                Task(f"{name} {key}", function, (plan.tested, plan.seed, setup, *args))
+                for key, function, args in pieces(plan)
+            ]
+            # The pool yields outcomes as they complete: put them back in task order.
+            missing = [task for task in tasks if task.key not in done]
+            done.update({outcome.key: outcome for outcome in pool.run(missing)})
+            outcomes = [done[task.key] for task in tasks]
+            for outcome in outcomes:
+                if outcome.status != "ok":
+                    return _failed(name, outcome, alpha, started)
+            values = [outcome.value for outcome in outcomes]
+            seconds = time.perf_counter() - started
+            if again is None:
+                result = combine(values, alpha=alpha, seconds=seconds)
+                return _judged(name, result, alpha, started)
+            result = combine(values, alpha=alpha, seconds=seconds, plan=plan)
+            following = again(plan, result)
+            if following is None:
+                return _judged(name, result, alpha, started)
+            plan = following
 
     return Check(
         name,
@@ -113,6 +130,7 @@ def kernel_check(
         run,
         purpose,
         budget=budget,
+        rule=rule,
         needs_kernel=True,
         simulates=True,
         description=description,

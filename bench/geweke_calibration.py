@@ -1,0 +1,212 @@
+"""Geweke's test at its defaults: false alarms of correct kernels, power against bugs.
+
+For every kernel of the catalogue, the zoo's models (``zoo.names()``, the model's own
+kernel and ``spec.faults``) and the examples with a kernel (``examples/*.py``'s
+``EXAMPLES``: the correct ``kernel`` and ``bug_kernels``), this runs
+``zoo.diagnostics.geweke.geweke`` at its defaults (5,000 marginal draws of which 1,000
+fix the test functions, 4 chains from 10,000 steps doubling to at most 80,000, alpha
+0.01) for each seed, in one process, and writes one JSON line per run: the verdict, the
+length the chains stopped at, the stages, the rejected and unjudged test functions, the
+smallest Holm-adjusted p, the CPU seconds of the run (``time.process_time``), the host
+and the commit. Runs already in the records are skipped, so a study can be resumed and
+extended seed by seed.
+
+    nice python -m bench.geweke_calibration --kind correct --seeds 100
+    nice python -m bench.geweke_calibration --kind bug --seeds 20
+    nice python -m bench.geweke_calibration --kind correct --seeds 100 --only beta-binomial
+    python -m bench.geweke_calibration --summary
+
+A correct kernel's ``fail`` is a false alarm (stated rate: alpha = 1% a run); a bug's
+``fail`` is power. ``could not judge`` is a run whose chains reached the maximum length
+with a test function still below the ESS gate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import sys
+import time
+import warnings
+from pathlib import Path
+
+from scipy import stats
+
+from bench.host import cpu_name, git_commit
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = Path(__file__).parent / "results" / "geweke_calibration" / "records.jsonl"
+#: The example modules holding kernels (``EXAMPLES`` entries with ``kernel``).
+EXAMPLE_MODULES = (
+    "beta_binomial_rats",
+    "coal_mining",
+    "dirichlet_multinomial",
+    "eight_schools",
+    "gaussian_mixture",
+    "linear_regression",
+    "probit_regression",
+    "pump_failures",
+    "semi_conjugate_normal",
+)
+
+
+#: A run's verdicts; "error" is a run whose model or kernel raised (said in the record).
+VERDICTS = ("pass", "fail", "could not judge", "error")
+
+
+def catalogue(kind: str) -> list[tuple[str, str, object, object]]:
+    """``(target, kernel name, model builder, kernel)`` for every kernel of ``kind``.
+
+    ``kind`` is ``correct`` (each model's own kernel) or ``bug`` (each planted fault).
+    The model builder is called once per target, when its first run is due.
+    """
+    # deferred: zoo and the examples are imported after sys.path holds the repository
+    import zoo
+    from zoo.specification.adapter import data_only_kernel, specified_model
+
+    entries = []
+    for name in zoo.names():
+        spec = zoo.get(name)
+        if spec.kernel_checks is None:
+            continue
+        kernels = {"correct": spec.kernel} if kind == "correct" else dict(spec.faults or {})
+        for kernel_name, kernel in kernels.items():
+            entries.append((name, kernel_name, lambda name=name: zoo.get(name), kernel))
+    for module_name in EXAMPLE_MODULES:
+        module = importlib.import_module(f"examples.{module_name}")
+        for example in getattr(module, "EXAMPLES", []):
+            if example.kernel is None:
+                continue
+            kernels = {"correct": example.kernel} if kind == "correct" else example.bug_kernels
+
+            def build(example=example):
+                return specified_model(example.model, kernel=example.kernel)
+
+            # The battery hands a user's kernel to Geweke wrapped as the specified
+            # model's own is (data_only_kernel): so does this study.
+            for kernel_name, kernel in kernels.items():
+                entries.append(
+                    (f"example: {example.title}", kernel_name, build, data_only_kernel(kernel))
+                )
+    return entries
+
+
+def one_run(model, kernel, seed: int) -> dict:
+    """One default Geweke run of ``kernel`` on ``model``, as a JSON-ready record."""
+    from zoo.diagnostics.geweke import geweke
+
+    started = time.process_time()
+    try:
+        result = geweke(model, kernel, seed=seed)
+    except Exception as error:  # a study records what a run raised, and goes on
+        return {
+            "seed": seed,
+            "verdict": "error",
+            "error": f"{type(error).__name__}: {error}"[:500],
+            "iterations": 0,
+            "cpu_seconds": time.process_time() - started,
+        }
+    t = result.table
+    return {
+        "seed": seed,
+        "verdict": result.verdict,
+        "iterations": int(t.attrs["draws"]),
+        "settings": t.attrs["settings"],
+        "functions": int(t.sizes["test"]),
+        "rejected": [str(f) for f in t.function.values[t.rejected.values]],
+        "unjudged": int((~t.gates_passed.values).sum()),
+        "smallest_p_adjusted": float(t.p_adjusted.values.min()),
+        "cpu_seconds": time.process_time() - started,
+    }
+
+
+def _records(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line]
+
+
+def _interval(k: int, n: int) -> str:
+    """Clopper-Pearson 95% interval of a rate, in percent."""
+    low = stats.beta.ppf(0.025, k, n - k + 1) if k > 0 else 0.0
+    high = stats.beta.ppf(0.975, k + 1, n - k) if k < n else 1.0
+    return f"{100 * low:.1f}-{100 * high:.1f}%"
+
+
+def summary(path: Path) -> str:
+    """Markdown: per kernel, runs, verdicts, stopping length and CPU seconds."""
+    records = _records(path)
+    lines = [
+        "| kind | target | kernel | seeds | pass | fail | could not judge | error | "
+        "fail rate (95% CI) | stopped at (median, max) | CPU s per run (median) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    keys = dict.fromkeys((r["kind"], r["target"], r["kernel"]) for r in records)
+    for kind, target, kernel in keys:
+        mine = [
+            r for r in records if (r["kind"], r["target"], r["kernel"]) == (kind, target, kernel)
+        ]
+        count = {
+            v: sum(r["verdict"] == v for r in mine) for v in ("pass", "fail", "could not judge")
+        }
+        n = len(mine)
+        lengths = sorted(r["iterations"] for r in mine)
+        seconds = sorted(r["cpu_seconds"] for r in mine)
+        lines.append(
+            f"| {kind} | {target} | {kernel} | {n} | {count['pass']} | {count['fail']} | "
+            f"{count['could not judge']} | {count['error']} | {_interval(count['fail'], n)} | "
+            f"{lengths[n // 2]}, {lengths[-1]} | {seconds[n // 2]:.1f} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kind", choices=("correct", "bug"), default="correct")
+    parser.add_argument("--seeds", type=int, default=100, help="seeds up to N-1 per kernel")
+    parser.add_argument("--start", type=int, default=0, help="the first seed")
+    parser.add_argument("--only", action="append", default=[], help="targets to run (repeat)")
+    parser.add_argument("--kernel", action="append", default=[], help="kernels to run (repeat)")
+    parser.add_argument("--summary", action="store_true", help="print the table and stop")
+    args = parser.parse_args()
+    if args.summary:
+        print(summary(RESULTS))
+        return
+    sys.path.insert(0, str(ROOT))
+    warnings.filterwarnings("ignore")
+    logging.getLogger("pymc").setLevel(logging.ERROR)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    done = {(r["kind"], r["target"], r["kernel"], r["seed"]) for r in _records(RESULTS)}
+    host, commit = cpu_name(), git_commit()
+    chosen = [
+        (target, kernel_name, build, kernel)
+        for target, kernel_name, build, kernel in catalogue(args.kind)
+        if target in (args.only or [target]) and kernel_name in (args.kernel or [kernel_name])
+    ]
+    models = {}
+    # Seeds outermost: every kernel chosen gets its first seeds before any gets many, so
+    # a study cut short by its time still covers them all.
+    for seed in range(args.start, args.seeds):
+        for target, kernel_name, build, kernel in chosen:
+            if (args.kind, target, kernel_name, seed) in done:
+                continue
+            if target not in models:
+                models[target] = build()
+            record = {
+                "kind": args.kind,
+                "target": target,
+                "kernel": kernel_name,
+                **one_run(models[target], kernel, seed),
+                "host": host,
+                "commit": commit,
+            }
+            with RESULTS.open("a") as out:
+                out.write(json.dumps(record) + "\n")
+            print(json.dumps(record), flush=True)
+    print(summary(RESULTS))
+
+
+if __name__ == "__main__":
+    main()
