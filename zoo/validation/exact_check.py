@@ -24,6 +24,7 @@ from zoo.core import streams
 from zoo.diagnostics.agreement import agreement
 from zoo.diagnostics.findings import COULD_NOT_JUDGE, Finding
 from zoo.sampling.parallel import FitPool, Task
+from zoo.specification.adapter import exchangeable_note
 from zoo.validation.plan import FIT_BUDGET, Check, Plan, draws_fit_memory
 from zoo.validation.reference_cache import exact_reference
 from zoo.validation.results import (
@@ -114,6 +115,9 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
                 "sampler does not draw from seed alone, so its results cannot be "
                 "reproduced"
             )
+    symmetric = exchangeable_note(model)
+    if symmetric is not None:
+        notes.insert(0, symmetric)
     verdict = worst_verdict(verdicts) if verdicts else COULD_NOT_JUDGE
     head = (
         f"{len(plan.problems)} data set(s) ({', '.join(p.name for p in plan.problems)}), "
