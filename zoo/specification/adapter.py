@@ -40,7 +40,12 @@ from zoo.diagnostics.label_invariants import (
 )
 from zoo.specification.forward import Specification
 from zoo.specification.graph import as_data_sets
-from zoo.specification.symmetry import invariant_coords, model_symmetry
+from zoo.specification.symmetry import (
+    Mixture,
+    invariant_coords,
+    model_symmetry,
+    unexchangeable_mixtures,
+)
 
 __all__ = [
     "FIXED",
@@ -49,6 +54,7 @@ __all__ = [
     "SpecifiedData",
     "data_only_kernel",
     "exchangeable_note",
+    "label_switching_note",
     "model_digest",
     "model_symmetry_of",
     "specified_model",
@@ -207,6 +213,8 @@ class _SpecifiedParts:
     names: tuple[str, ...]
     reference: Callable | None = None
     symmetry: tuple[Exchangeable, ...] = ()
+    #: The graph's mixtures compared raw (not shown exchangeable, not declared).
+    raw_mixtures: tuple[Mixture, ...] = ()
     problems: tuple[SpecifiedData, ...] = field(init=False)
 
     def __post_init__(self):
@@ -406,7 +414,11 @@ def specified_model(
             )
     symmetry = model_symmetry(data_sets[0][1], first, exchangeable)
     parts = _SpecifiedParts(
-        specifications, tuple(label for label, _ in data_sets), reference, symmetry
+        specifications,
+        tuple(label for label, _ in data_sets),
+        reference,
+        symmetry,
+        unexchangeable_mixtures(data_sets[0][1], symmetry),
     )
     wrapped = data_only_kernel(kernel) if kernel is not None else None
     checks = None
@@ -494,3 +506,42 @@ def unsimulable(model: Model) -> list[str]:
     """Why a PyMC-specified ``model`` cannot be simulated (empty for a zoo model)."""
     parts = _parts_of(model)
     return [] if parts is None else parts.first.unsimulable()
+
+
+def label_switching_note(model: Model, findings) -> str | None:
+    """What to say when SBC's ranks of a raw mixture's variables are too spread.
+
+    A rank sd above uniform's (a U shape) on the components or labels of a mixture that
+    was compared raw is what a sampler that keeps one labelling shows when the
+    components are in fact exchangeable: the truth sits in either labelling, the draws
+    in one. Nothing is wrong with such a sampler; declaring the symmetry compares what
+    it can be judged on. None when no finding is of that kind.
+    """
+    parts = _parts_of(model)
+    if parts is None:
+        return None
+    notes = []
+    for mixture in parts.raw_mixtures:
+        names = mixture.spec.variables
+        wide = [
+            f.quantity
+            for f in findings
+            if f.statistic == "rank sd"
+            and f.estimate > f.reference
+            and f.quantity.split("[")[0] in names
+        ]
+        if not wide:
+            continue
+        spec = mixture.spec
+        declaration = ",".join(spec.parameters) + f":{spec.label}"
+        declaration += f":{spec.weights}" if spec.weights else ""
+        notes.append(
+            f"label switching? rank sd too wide on {len(wide)} quantit"
+            f"{'y' if len(wide) == 1 else 'ies'} of the {spec.describe()} "
+            f"({', '.join(wide[:3])}{', ...' if len(wide) > 3 else ''}): a sampler that "
+            "keeps one labelling of exchangeable components is right, yet its raw "
+            "components cannot be ranked; if the components are exchangeable, declare it "
+            f"(exchangeable=[{declaration!r}], --exchangeable {declaration}) to compare "
+            f"label-invariant quantities (the graph does not show it: {mixture.reason})"
+        )
+    return "; ".join(notes) or None

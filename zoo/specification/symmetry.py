@@ -41,6 +41,7 @@ __all__ = [
     "invariant_coords",
     "model_symmetry",
     "parse",
+    "unexchangeable_mixtures",
 ]
 
 _LABEL_OPS = (rvs.BernoulliRV, rvs.CategoricalRV)
@@ -316,6 +317,16 @@ def model_symmetry(model, parts: ModelParts, declared=None, field: str = "exchan
     taken = {n for spec in chosen for n in spec.variables}
     found = [spec for spec in exchangeable_mixtures(model) if not taken & set(spec.variables)]
     return tuple(found + chosen)
+
+
+def unexchangeable_mixtures(model, symmetry: Sequence[Exchangeable]) -> tuple[Mixture, ...]:
+    """The graph's mixtures that are compared raw: not shown exchangeable, nor declared."""
+    covered = {n for spec in symmetry for n in spec.variables}
+    return tuple(
+        m
+        for m in find_mixtures(model)
+        if not m.exchangeable and not covered & set(m.spec.variables)
+    )
 
 
 def invariant_coords(spec: Exchangeable, parts: ModelParts) -> dict[str, np.ndarray]:

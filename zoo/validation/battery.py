@@ -367,8 +367,9 @@ def validate(
         For a PyMC model: mixtures whose components are exchangeable where the graph
         cannot show it, each ``"PARAMS[:LABEL[:WEIGHTS]]"`` (``"mu,sigma:z:w"``) or a
         :class:`~zoo.diagnostics.label_invariants.Exchangeable`; every check then
-        compares label-invariant quantities (docs/validating.md, "Mixtures and label switching"). The mixtures the graph
-        shows are found without it; False turns that off.
+        compares label-invariant quantities (docs/validating.md, "Mixtures and label
+        switching"). The mixtures the graph shows are found without it; False turns
+        that off.
     engine : {"gibbs", "pymc"}
         The zoo engine used when ``sampler`` is not given.
     fault : str, optional
