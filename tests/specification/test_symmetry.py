@@ -124,3 +124,23 @@ def test_parse_forms():
     assert parse("mu, sigma : z : w") == (("mu", "sigma"), "z", "w")
     assert parse("mu") == (("mu",), None, None)
     assert parse(Exchangeable(("a",), "b")) == (("a",), "b", None)
+
+
+def normal_mixture(sds=(2.0, 2.0), a=(1.0, 1.0)):
+    with pm.Model() as model:
+        w = pm.Dirichlet("w", a=np.asarray(a))
+        mu = pm.Normal("mu", 0.0, np.asarray(sds), shape=2)
+        sigma = pm.HalfNormal("sigma", 1.0, shape=2)
+        pm.NormalMixture("y", w=w, mu=mu, sigma=sigma, observed=Y)
+    return model
+
+
+def test_a_normal_mixture_is_compared_sorted():
+    (found,) = find_mixtures(normal_mixture())
+    assert found.exchangeable, found.reason
+    assert found.spec == Exchangeable(("mu", "sigma", "w"))
+    (found,) = find_mixtures(normal_mixture(sds=(1.0, 2.0)))
+    assert not found.exchangeable
+    assert "mu: its prior differs between components" in found.reason
+    (found,) = find_mixtures(normal_mixture(a=(1.0, 3.0)))
+    assert "unequal concentrations" in found.reason

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from pymc.distributions.mixture import _BaseMixtureRV
 from pytensor.graph.traversal import ancestors
 from pytensor.tensor.elemwise import DimShuffle
 from pytensor.tensor.random import basic as rvs
@@ -92,7 +93,48 @@ def find_mixtures(model) -> list[Mixture]:
     mixtures = []
     for label, parameters in indexed.items():
         mixtures.append(_judge(by_name, free, label, tuple(sorted(parameters))))
+    for observed in model.observed_RVs:
+        if isinstance(observed.owner.op, _BaseMixtureRV):
+            found = _marginal_mixture(observed, free, by_name)
+            if found is not None:
+                mixtures.append(found)
     return mixtures
+
+
+def _marginal_mixture(observed, free, by_name) -> Mixture | None:
+    """A ``pm.Mixture`` / ``pm.NormalMixture`` observation: no labels, sorted components.
+
+    Its parameters are the mixture weights and one component distribution whose last
+    axis is the components; the free variables that distribution reads, each of shape
+    ``(K,)``, are the component parameters, compared sorted (the weights with them).
+    """
+    weights, *components = observed.owner.op.dist_params(observed.owner)
+    weights = _unwrapped(weights)
+    if weights not in free or len(components) != 1 or components[0].owner is None:
+        return None
+    component = components[0]
+    parameters = []
+    for param in component.owner.op.dist_params(component.owner):
+        param = _unwrapped(param)
+        if param in free and free[param] not in parameters:
+            parameters.append(free[param])
+    if not parameters:
+        return None
+    spec = Exchangeable((*parameters, free[weights]))
+    try:
+        components_count = int(evaluate([weights.shape[-1]], {})[0])
+        why = _weights_asymmetric(weights, free, False, observed.name)
+        for name in parameters:
+            shape = tuple(int(n) for n in evaluate([by_name[name].shape], {})[0])
+            if why:
+                break
+            if shape != (components_count,):
+                why = f"{name}: shape {shape}, not one value per component"
+            else:
+                why = _not_iid(by_name[name], free, components_count)
+    except NotRecognised as refusal:
+        why = str(refusal)
+    return Mixture(spec, exchangeable=not why, reason=why)
 
 
 def exchangeable_mixtures(model) -> list[Exchangeable]:
