@@ -19,3 +19,20 @@ def cpu_name() -> str:
     except OSError:
         pass
     return "unknown"
+
+
+def git_commit() -> str:
+    """The short hash of the checked-out commit the benchmark ran at ("unknown" outside git)."""
+    # deferred: only the benchmarks that record their commit need a subprocess
+    import subprocess
+
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).parent,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
