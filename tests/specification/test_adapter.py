@@ -170,3 +170,36 @@ def test_exchangeable_components_are_compared_through_invariants():
     raw = specified_model(_exchangeable_mixture, exchangeable=False)
     assert raw.comparable is None and raw.derived is None
     assert exchangeable_note(raw) is None
+
+
+def test_sbc_says_label_switching_on_a_raw_mixture_and_only_there():
+    from zoo.diagnostics.findings import Finding
+    from zoo.specification.adapter import label_switching_note
+
+    def wide(quantity, estimate):
+        return Finding(quantity, "fail", "rank sd", estimate, 0.2887, 0.01, 9.0, 1e-6, "uniform")
+
+    raw = specified_model(_exchangeable_mixture, exchangeable=False)
+    # turned off on purpose: the user knows, nothing to say
+    assert label_switching_note(raw, [wide("mu[component=0]", 0.40)]) is None
+    asymmetric = specified_model(_asymmetric_mixture)
+    note = label_switching_note(asymmetric, [wide("mu[component=0]", 0.40), wide("z[obs=1]", 0.4)])
+    assert note.startswith("label switching? rank sd too wide on 2 quantities")
+    assert "--exchangeable mu:z:w" in note
+    assert "mu: its prior differs between components" in note
+    # a rank sd below uniform's (too wide posteriors), or another variable: not this
+    assert label_switching_note(asymmetric, [wide("mu[component=0]", 0.2)]) is None
+    assert label_switching_note(asymmetric, [wide("sigma", 0.4)]) is None
+    # declared: compared through invariants, nothing raw left to say it of
+    declared = specified_model(_asymmetric_mixture, exchangeable=["mu:z:w"])
+    assert label_switching_note(declared, [wide("mu[component=0]", 0.4)]) is None
+
+
+def _asymmetric_mixture():
+    y = np.array([-1.0, -0.6, 0.4, 1.1])
+    with pm.Model(coords={"obs": [10, 11, 12, 13], "component": [0, 1]}) as model:
+        w = pm.Beta("w", 2.0, 2.0)
+        z = pm.Bernoulli("z", p=w, dims="obs")
+        mu = pm.Normal("mu", mu=np.array([-0.5, 0.5]), sigma=1.0, dims="component")
+        pm.Normal("y", mu=mu[z], sigma=0.6, observed=y, dims="obs")
+    return model
