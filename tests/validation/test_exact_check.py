@@ -7,6 +7,7 @@ label-invariant quantities it passes, and a sampler with a planted bug fails (th
 
 import pytest
 
+import zoo
 from examples import gaussian_mixture
 from zoo.validation import validate
 
@@ -48,3 +49,23 @@ def test_a_wrong_sampler_of_exchangeable_components_fails():
     )
     (exact,) = result.checks
     assert exact.verdict == "fail", exact.summary
+
+
+def _raw_reference(data):
+    """The exact posterior of the raw variables only: no label-invariant marginals."""
+    return zoo.exact_reference(_model())
+
+
+@pytest.mark.pymc
+def test_a_reference_without_the_invariants_cannot_judge():
+    result = validate(
+        _model,
+        kernel=gaussian_mixture.exchangeable_kernel,
+        reference=_raw_reference,
+        checks=("exact",),
+        budgets={"exact": {"draws": 100, "chains": 2}},
+        workers=0,
+    )
+    (exact,) = result.checks
+    assert exact.verdict == "could not judge", exact.summary
+    assert "the reference has none of the compared variables" in exact.summary

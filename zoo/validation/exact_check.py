@@ -97,7 +97,22 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
             continue
         # Identified variables only: with exchangeable labels a correct sampler may sit
         # near any one labeling.
-        judged = [n for n in model.comparable_variables(problem.prior) if n in reference.marginals]
+        comparable = model.comparable_variables(problem.prior)
+        judged = [n for n in comparable if n in reference.marginals]
+        if not judged:
+            # a user's reference for a model compared through label invariants
+            verdicts.append(COULD_NOT_JUDGE)
+            findings.append(
+                Finding(
+                    "exact reference",
+                    COULD_NOT_JUDGE,
+                    problem=name,
+                    gate="the reference has none of the compared variables "
+                    f"({', '.join(comparable)})",
+                    cure="give their marginals in the reference, or rely on sbc",
+                )
+            )
+            continue
         result = agreement(outcome.value, reference, var_names=judged, alpha=share)
         results[name] = result
         verdict, found = agreement_verdict(name, result)
