@@ -81,7 +81,10 @@ def summary(path: Path) -> str:
     keys = dict.fromkeys((r["kernel"], r["raw"]) for r in records)
     for kernel, raw in keys:
         mine = [r for r in records if (r["kernel"], r["raw"]) == (kernel, raw)]
-        count = {v: sum(r["verdict"] == v for r in mine) for v in ("PASS", "FAIL", "INCONCLUSIVE")}
+        count = {
+            v: sum(r["verdict"].upper() == v for r in mine)
+            for v in ("PASS", "FAIL", "INCONCLUSIVE")
+        }
         checks = "; ".join(
             f"{r['seed']}: " + ", ".join(f"{k} {v}" for k, v in r["checks"].items()) for r in mine
         )
