@@ -8,14 +8,14 @@ of two normal components with a known sd:
     z_i | w ~ Bernoulli(w)                       the latent labels
     y_i | z, mu ~ Normal(mu_{z_i}, SIGMA^2)      SIGMA known
 
-The prior means differ, so the components are not exchangeable: the posterior is not
-symmetric under relabelling. With ``M = (-2, 2)`` and ``S = 1``, swapping the two means
-(posterior means near -0.64 and 0.71) costs about 5.6 nats of prior, so the swapped
-labelling holds well under 1% of the posterior; the exact reference (an enumeration of
-the 4,096 labellings) includes it, and the sampler visits it. The observations overlap
-enough that every label is uncertain (posterior probabilities of component 1 from 0.07
-to 0.93): a label that is certain would be constant in every chain, and its R-hat
-undefined.
+In ``model`` the prior means differ, so the components are not exchangeable: the
+posterior is not symmetric under relabelling. With ``M = (-2, 2)`` and ``S = 1``,
+swapping the two means (posterior means near -0.64 and 0.71) costs about 5.6 nats of
+prior, so the swapped labelling holds well under 1% of the posterior; the exact
+reference (an enumeration of the 4,096 labellings) includes it, and the sampler visits
+it. The observations overlap enough that every label is uncertain (posterior
+probabilities of component 1 from 0.07 to 0.93): a label that is certain would be
+constant in every chain, and its R-hat undefined.
 
 The sampler (Diebolt & Robert 1994, with ``w`` integrated out of the label updates as
 in Neal 2000, algorithm 3 restricted to two fixed components):
@@ -28,6 +28,16 @@ in Neal 2000, algorithm 3 restricted to two fixed components):
 
 One sweep updates each label in turn (the counts follow each change), then both means,
 then ``w``. The labels are free variables: the sampler returns them.
+
+``exchangeable_model`` is the same mixture with one prior for both means, ``mu_k ~
+Normal(0, S^2)``, and ``A = B``: its components are exchangeable, the exact posterior
+is symmetric under swapping them (every label has probability 1/2 of each value), and
+the same sampler keeps one labelling for thousands of sweeps. It is right in
+practice; the zoo finds the symmetry in the graph and compares the label-invariant
+quantities (each point's own mean ``mu[z[i]]``, its component's weight, and whether two
+points share a component; docs/validating.md, "Mixtures and label switching"). Its bugs
+are ``EXCHANGEABLE_BUG_KERNELS``: the same slips less ``prior-mean-dropped``, which a
+zero prior mean hides.
 
 Planted bugs (``BUG_KERNELS``, ``BUG_SAMPLERS``):
 
@@ -48,6 +58,8 @@ Planted bugs (``BUG_KERNELS``, ``BUG_SAMPLERS``):
     python examples/gaussian_mixture.py [--sampler] [--checks LIST] [--only NAMES] ...
     zoo validate --model examples.gaussian_mixture:model
                  --kernel examples.gaussian_mixture:kernel
+    zoo validate --model examples.gaussian_mixture:exchangeable_model
+                 --kernel examples.gaussian_mixture:exchangeable_kernel
 
 References
 ----------
@@ -73,19 +85,23 @@ A, B = 2.0, 2.0
 #: Prior means of mu (component 0, component 1) and their prior sd.
 M = np.array([-2.0, 2.0])
 S = 1.0
+#: The exchangeable variant's prior mean of both components (A = B already).
+EXCHANGEABLE_M = np.zeros(2)
 #: The known noise sd.
 SIGMA = 0.6
 #: Sweeps discarded at the start of each chain.
 WARMUP = 100
 
 
-def model(y=OBSERVATIONS):
+def model(y=OBSERVATIONS, prior_means=M):
     """The PyMC program: the specification the sampler is checked against.
 
     Parameters
     ----------
     y : array of float
         The observations (at most 16: the exact reference enumerates the labels).
+    prior_means : array of float
+        The prior means of ``mu`` (component 0, component 1).
 
     Returns
     -------
@@ -98,10 +114,15 @@ def model(y=OBSERVATIONS):
     coords = {"obs": np.arange(1, y.size + 1), "component": [0, 1]}
     with pm.Model(coords=coords) as mixture:
         w = pm.Beta("w", alpha=A, beta=B)
-        mu = pm.Normal("mu", mu=M, sigma=S, dims="component")
+        mu = pm.Normal("mu", mu=prior_means, sigma=S, dims="component")
         z = pm.Bernoulli("z", p=w, dims="obs")
         pm.Normal("y", mu=mu[z], sigma=SIGMA, observed=y, dims="obs")
     return mixture
+
+
+def exchangeable_model(y=OBSERVATIONS):
+    """The mixture with exchangeable components: both means ``Normal(0, S^2)``, ``A = B``."""
+    return model(y, prior_means=EXCHANGEABLE_M)
 
 
 def _data(data):
@@ -145,13 +166,13 @@ def _weight(z, rng):
     return np.asarray(rng.beta(A + n1, B + z.size - n1))
 
 
-def init(data, rng):
+def init(data, rng, *, prior_means=M):
     """A starting state from the prior."""
     y = _data(data)
     w = rng.beta(A, B)
     return {
         "w": np.asarray(w),
-        "mu": rng.normal(M, S),
+        "mu": rng.normal(prior_means, S),
         "z": (rng.random(y.size) < w).astype(np.int64),
     }
 
@@ -217,9 +238,68 @@ BUG_KERNELS = {
 }
 BUG_SAMPLERS = harness.bug_samplers(BUG_KERNELS, warmup=WARMUP)
 
+
+def exchangeable_init(data, rng):
+    """A starting state from the exchangeable prior."""
+    return init(data, rng, prior_means=EXCHANGEABLE_M)
+
+
+def exchangeable_step(state, data, rng):
+    """One sweep of the same sampler under the exchangeable prior."""
+    return _sweep(state, data, rng, means={"prior_mean": EXCHANGEABLE_M})
+
+
+exchangeable_kernel = zoo.Kernel(exchangeable_init, exchangeable_step, draw)
+
+
+def exchangeable_sampler(data, *, draws, chains, seed, warmup=WARMUP):
+    """Posterior draws under the exchangeable prior (see :func:`sampler`)."""
+    return harness.run(
+        exchangeable_kernel, data, draws=draws, chains=chains, seed=seed, warmup=warmup
+    )
+
+
+def exchangeable_step_counts_of_the_other_label(state, data, rng):
+    """Bug (bookkeeping), exchangeable prior: the other label's count."""
+    means = {"prior_mean": EXCHANGEABLE_M}
+    return _sweep(state, data, rng, labels={"other_label": True}, means=means)
+
+
+def exchangeable_step_variance_as_sd(state, data, rng):
+    """Bug (draw), exchangeable prior: the conditional variance as the sd."""
+    return _sweep(state, data, rng, means={"prior_mean": EXCHANGEABLE_M, "variance_as_sd": True})
+
+
+def exchangeable_step_noise_sd_as_variance(state, data, rng):
+    """Bug (formula), exchangeable prior: ``SIGMA`` for ``SIGMA^2`` in the labels."""
+    means = {"prior_mean": EXCHANGEABLE_M}
+    return _sweep(state, data, rng, labels={"noise_variance": SIGMA}, means=means)
+
+
+EXCHANGEABLE_BUG_KERNELS = {
+    "counts-of-the-other-label": zoo.Kernel(
+        exchangeable_init, exchangeable_step_counts_of_the_other_label, draw
+    ),
+    "variance-as-sd": zoo.Kernel(exchangeable_init, exchangeable_step_variance_as_sd, draw),
+    "noise-sd-as-variance": zoo.Kernel(
+        exchangeable_init, exchangeable_step_noise_sd_as_variance, draw
+    ),
+}
+EXCHANGEABLE_BUG_SAMPLERS = harness.bug_samplers(
+    EXCHANGEABLE_BUG_KERNELS, warmup=WARMUP, collection="EXCHANGEABLE_BUG_SAMPLERS"
+)
+
 #: The model with its correct forms and bugs, for the script and the tests.
 EXAMPLES = [
-    harness.Example("two-component mixture", model, kernel, sampler, BUG_KERNELS, BUG_SAMPLERS)
+    harness.Example("two-component mixture", model, kernel, sampler, BUG_KERNELS, BUG_SAMPLERS),
+    harness.Example(
+        "exchangeable two-component mixture",
+        exchangeable_model,
+        exchangeable_kernel,
+        exchangeable_sampler,
+        EXCHANGEABLE_BUG_KERNELS,
+        EXCHANGEABLE_BUG_SAMPLERS,
+    ),
 ]
 
 if __name__ == "__main__":

@@ -291,3 +291,30 @@ def test_the_looks_spend_alpha_so_that_their_union_is_at_most_alpha():
     assert early == pytest.approx(EARLY_SHARE * 0.01 / 3)
     # One stage only: the one look has all of alpha.
     assert look_alpha(0.01, 500, 500, last=True) == 0.01
+
+
+def test_geweke_tests_the_label_invariants_of_exchangeable_components():
+    """A model whose latents are its variables, mixture components exchangeable."""
+    import pymc as pm
+
+    from zoo.diagnostics.geweke import tested_latents
+    from zoo.specification.adapter import specified_model
+
+    def mixture():
+        with pm.Model(coords={"obs": [0, 1, 2], "component": [0, 1]}) as model:
+            w = pm.Beta("w", 1.0, 1.0)
+            z = pm.Bernoulli("z", p=w, dims="obs")
+            mu = pm.Normal("mu", 0.0, 1.0, dims="component")
+            pm.Normal("y", mu=mu[z], sigma=1.0, observed=[0.0, 1.0, 2.0], dims="obs")
+        return model
+
+    model = specified_model(mixture)
+    data, prior = model.default_problem()
+    latents = {"w": np.array(0.2), "z": np.array([1, 0, 1]), "mu": np.array([-1.0, 3.0])}
+    tested = tested_latents(model, prior, data, latents)
+    assert sorted(tested) == ["coassignment_z", "mu_of_z", "w_of_z"]
+    assert tested["mu_of_z"].tolist() == [3.0, -1.0, 3.0]
+    assert tested["w_of_z"].tolist() == pytest.approx([0.2, 0.8, 0.2])
+    # the twin: compared raw, the latents are the test functions as they are
+    raw = specified_model(mixture, exchangeable=False)
+    assert tested_latents(raw, prior, data, latents) is latents

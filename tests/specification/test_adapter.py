@@ -127,3 +127,79 @@ def test_a_kernel_without_its_parts_is_refused():
 def test_a_reference_must_be_callable():
     with pytest.raises(ValueError, match="reference: must be callable"):
         specified_model(pymc_models.beta_binomial, reference=3)
+
+
+# ---------------------------------------------------------------------------------------
+# Exchangeable mixture components: the label-invariant quantities as variables.
+
+
+def _exchangeable_mixture():
+    import pymc as pm
+
+    y = np.array([-1.0, -0.6, 0.4, 1.1])
+    with pm.Model(coords={"obs": [10, 11, 12, 13], "component": [0, 1]}) as model:
+        w = pm.Beta("w", 2.0, 2.0)
+        z = pm.Bernoulli("z", p=w, dims="obs")
+        mu = pm.Normal("mu", mu=0.0, sigma=1.0, dims="component")
+        pm.Normal("y", mu=mu[z], sigma=0.6, observed=y, dims="obs")
+    return model
+
+
+def test_exchangeable_components_are_compared_through_invariants():
+    from zoo.specification.adapter import exchangeable_note
+
+    model = specified_model(_exchangeable_mixture)
+    variables = model.variables(None)
+    assert variables["mu_of_z"] == ("obs",)
+    assert variables["coassignment_z"] == ("z_pair",)
+    assert model.comparable_variables(None) == ["mu_of_z", "w_of_z", "coassignment_z"]
+    data, _ = model.default_problem()
+    assert list(data.coords["z_pair"][:2]) == ["10-11", "10-12"]
+    truth, _ = model.simulate(None, np.random.default_rng(0))
+    np.testing.assert_array_equal(truth["mu_of_z"], truth["mu"][truth["z"]])
+    draws = {
+        "mu": np.array([[[-1.0, 1.0]]]),
+        "z": np.array([[[0, 0, 1, 1]]]),
+        "w": np.array([[0.25]]),
+    }
+    computed = model.derived.compute(data, None, draws)
+    assert computed["mu_of_z"].tolist() == [[[-1.0, -1.0, 1.0, 1.0]]]
+    assert computed["coassignment_z"].tolist() == [[[1.0, 0.0, 0.0, 0.0, 0.0, 1.0]]]
+    assert "components of mu (labels z) are exchangeable" in exchangeable_note(model)
+    # the twin: with the symmetry turned off, the raw variables are compared
+    raw = specified_model(_exchangeable_mixture, exchangeable=False)
+    assert raw.comparable is None and raw.derived is None
+    assert exchangeable_note(raw) is None
+
+
+def test_sbc_says_label_switching_on_a_raw_mixture_and_only_there():
+    from zoo.diagnostics.findings import Finding
+    from zoo.specification.adapter import label_switching_note
+
+    def wide(quantity, estimate):
+        return Finding(quantity, "fail", "rank sd", estimate, 0.2887, 0.01, 9.0, 1e-6, "uniform")
+
+    raw = specified_model(_exchangeable_mixture, exchangeable=False)
+    # turned off on purpose: the user knows, nothing to say
+    assert label_switching_note(raw, [wide("mu[component=0]", 0.40)]) is None
+    asymmetric = specified_model(_asymmetric_mixture)
+    note = label_switching_note(asymmetric, [wide("mu[component=0]", 0.40), wide("z[obs=1]", 0.4)])
+    assert note.startswith("label switching? rank sd too wide on 2 quantities")
+    assert "--exchangeable mu:z:w" in note
+    assert "mu: its prior differs between components" in note
+    # a rank sd below uniform's (too wide posteriors), or another variable: not this
+    assert label_switching_note(asymmetric, [wide("mu[component=0]", 0.2)]) is None
+    assert label_switching_note(asymmetric, [wide("sigma", 0.4)]) is None
+    # declared: compared through invariants, nothing raw left to say it of
+    declared = specified_model(_asymmetric_mixture, exchangeable=["mu:z:w"])
+    assert label_switching_note(declared, [wide("mu[component=0]", 0.4)]) is None
+
+
+def _asymmetric_mixture():
+    y = np.array([-1.0, -0.6, 0.4, 1.1])
+    with pm.Model(coords={"obs": [10, 11, 12, 13], "component": [0, 1]}) as model:
+        w = pm.Beta("w", 2.0, 2.0)
+        z = pm.Bernoulli("z", p=w, dims="obs")
+        mu = pm.Normal("mu", mu=np.array([-0.5, 0.5]), sigma=1.0, dims="component")
+        pm.Normal("y", mu=mu[z], sigma=0.6, observed=y, dims="obs")
+    return model

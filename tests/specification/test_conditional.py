@@ -368,3 +368,71 @@ def test_validate_passes_exact_eight_schools_draws_and_fails_tau_held_at_its_mod
     assert right.verdict == "pass", str(right)
     wrong = zoo.validate(model, classic_samplers.eight_schools_tau_at_mode, **options)
     assert wrong.verdict == "fail", str(wrong)
+
+
+# ---------------------------------------------------------------------------------------
+# A mixture with exchangeable components: the label-invariant quantities.
+
+
+def _exchangeable_mixture(y, a, prior_sd, sigma):
+    import pymc as pm
+
+    coords = {"obs": np.arange(y.size), "component": [0, 1]}
+    with pm.Model(coords=coords) as model:
+        w = pm.Beta("w", a, a)
+        z = pm.Bernoulli("z", p=w, dims="obs")
+        mu = pm.Normal("mu", mu=0.0, sigma=prior_sd, dims="component")
+        pm.Normal("y", mu=mu[z], sigma=sigma, observed=y, dims="obs")
+    return model
+
+
+def test_label_invariant_marginals_against_a_hand_enumeration():
+    """mu[z_i], w[z_i] and P(z_i = z_j) summed by hand over the 2^6 labellings."""
+    from zoo.specification.symmetry import exchangeable_mixtures
+
+    y, a, s, sigma = np.array([-1.1, -0.7, -0.2, 0.4, 0.9, 1.4]), 1.5, 1.2, 0.7
+    model = _exchangeable_mixture(y, a, s, sigma)
+    reference = derive_reference(model, symmetry=exchangeable_mixtures(model))
+    assert reference.available, reference.reason
+    n = y.size
+    labels = (np.arange(2**n)[:, None] >> np.arange(n)) & 1  # every labelling
+    log_w, means, variances, w_means, w_vars = [], [], [], [], []
+    for c in labels:
+        n1 = c.sum()
+        log_p = special.betaln(a + n1, a + n - n1) - special.betaln(a, a)
+        post_mean, post_var = np.empty(2), np.empty(2)
+        for k in (0, 1):
+            yk = y[c == k]
+            cov = sigma**2 * np.eye(yk.size) + s**2 * np.ones((yk.size, yk.size))
+            if yk.size:
+                log_p += stats.multivariate_normal(np.zeros(yk.size), cov).logpdf(yk)
+            precision = 1 / s**2 + yk.size / sigma**2
+            post_mean[k], post_var[k] = yk.sum() / sigma**2 / precision, 1 / precision
+        log_w.append(log_p)
+        means.append(post_mean[c])
+        variances.append(post_var[c])
+        # the weight of each point's component: w if its label is 1, else 1 - w
+        beta = stats.beta(a + n1, a + n - n1)
+        w_means.append(np.where(c == 1, beta.mean(), 1 - beta.mean()))
+        w_vars.append(np.full(n, beta.var()))
+    weight = np.exp(np.array(log_w) - special.logsumexp(log_w))
+    means, variances = np.array(means), np.array(variances)
+    mean = weight @ means
+    sd = np.sqrt(weight @ (variances + (means - mean) ** 2))
+    marginal = reference.marginals["mu_of_z"]
+    np.testing.assert_allclose(marginal.mean, mean, atol=1e-10)
+    np.testing.assert_allclose(marginal.sd, sd, rtol=1e-9)
+    w_means, w_vars = np.array(w_means), np.array(w_vars)
+    w_mean = weight @ w_means
+    np.testing.assert_allclose(reference.marginals["w_of_z"].mean, w_mean, atol=1e-10)
+    w_sd = np.sqrt(weight @ (w_vars + (w_means - w_mean) ** 2))
+    np.testing.assert_allclose(reference.marginals["w_of_z"].sd, w_sd, rtol=1e-9)
+    first, second = np.triu_indices(n, 1)
+    together = weight @ (labels[:, first] == labels[:, second])
+    np.testing.assert_allclose(reference.marginals["coassignment_z"].mean, together, atol=1e-10)
+    # the raw labels are exactly symmetric: each 1/2, which no single labelling shows
+    np.testing.assert_allclose(reference.marginals["z"].mean, 0.5, atol=1e-12)
+    # the CDF of mu[z_i] at its mean is that of the mixture of normals by hand
+    at = mean[None]
+    by_hand = weight @ stats.norm.cdf(at, means, np.sqrt(variances))
+    np.testing.assert_allclose(marginal.cdf(at)[0], by_hand, atol=1e-9)

@@ -136,3 +136,23 @@ def test_redraw_needs_no_free_variable_in_the_likelihood_directly():
         {"hyper": 1.0, "rate": np.array([1.0, 2.0, 3.0])}, np.random.default_rng(0)
     )
     assert y["y"].shape == (3,)
+
+
+def test_log_likelihood_reads_the_free_variables_by_name_whatever_their_graph_order():
+    """A label defined before the means it indexes: the compiled inputs follow the model.
+
+    The log-likelihood is compiled on a copy of the model (value transforms removed),
+    whose free variables can come in another order; values are passed in the model's.
+    """
+    import pymc as pm
+
+    y = np.array([-1.0, 0.2, 1.1])
+    with pm.Model() as model:
+        w = pm.Beta("w", 2.0, 2.0)
+        z = pm.Bernoulli("z", p=w, shape=3)
+        mu = pm.Normal("mu", mu=np.array([-2.0, 2.0]), sigma=1.0, shape=2)
+        pm.Normal("y", mu=mu[z], sigma=0.6, observed=y)
+    params = {"w": 0.3, "z": np.array([0, 1, 1]), "mu": np.array([-0.5, 0.7])}
+    expected = stats.norm(params["mu"][params["z"]], 0.6).logpdf(y).sum()
+    got = Specification(model).log_likelihood({"y": y}, params)
+    assert got == pytest.approx(expected, rel=1e-12)

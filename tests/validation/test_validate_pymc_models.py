@@ -107,6 +107,8 @@ def test_a_default_run_lists_exact_as_skipped_with_the_reason():
         ({"sampler": None}, "a PyMC model has no Gibbs kernel of the zoo's"),
         ({"sampler": 3}, "sampler: must be callable"),
         ({"kernel": pymc_models.KERNEL}, "give a sampler or a kernel, not both"),
+        ({"exchangeable": ["theta:nope"]}, r"exchangeable: \['nope'\] are not free variables"),
+        ({"exchangeable": "theta::"}, "exchangeable: 'theta::' must be 'PARAMS"),
     ],
 )
 def test_bad_input_is_refused_before_any_fit(kwargs, message):
@@ -118,6 +120,8 @@ def test_bad_input_is_refused_before_any_fit(kwargs, message):
 def test_a_reference_is_for_pymc_models_only():
     with pytest.raises(ValueError, match="reference: only for a PyMC model"):
         zoo.validate("beta-binomial", reference=lambda data: None)
+    with pytest.raises(ValueError, match="exchangeable: only for a PyMC model"):
+        zoo.validate("beta-binomial", exchangeable=["theta"])
 
 
 @pytest.mark.pymc

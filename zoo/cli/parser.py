@@ -200,6 +200,15 @@ def _add_validate(commands, table) -> None:
         help="with --model: reference(data) returning a zoo.Reference, the exact posterior "
         "(default: derived from the graph when the model is conjugate)",
     )
+    parser.add_argument(
+        "--exchangeable",
+        metavar="PARAMS[:LABEL[:WEIGHTS]]",
+        action="append",
+        help="with --model: a mixture whose components are exchangeable, where the graph "
+        "cannot show it, e.g. mu,sigma:z:w (repeat for several); its label-invariant "
+        "quantities are compared instead (default: the mixtures the graph shows; "
+        "'none' compares the raw variables)",
+    )
     what = parser.add_mutually_exclusive_group()
     what.add_argument(
         "--sampler",

@@ -90,6 +90,8 @@ def _validate(args: argparse.Namespace, refuse) -> int:
         return refuse(str(error))
     if args.reference and args.pymc_model is None:
         return refuse("--reference: only with --model (a zoo model has its exact posterior)")
+    if args.exchangeable and args.pymc_model is None:
+        return refuse("--exchangeable: only with --model (a zoo model states its own symmetry)")
 
     err = Console(stderr=True)
     interactive = err.is_terminal and not args.quiet
@@ -106,6 +108,9 @@ def _validate(args: argparse.Namespace, refuse) -> int:
         try:
             if args.reference:
                 options["reference"] = load_object(args.reference, field="--reference")
+            if args.exchangeable:
+                none = args.exchangeable == ["none"]
+                options["exchangeable"] = False if none else list(args.exchangeable)
             if args.sampler:
                 options["sampler"] = load_object(args.sampler, field="--sampler")
                 options["label"] = args.sampler

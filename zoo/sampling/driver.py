@@ -201,6 +201,9 @@ def _sample_gibbs(
         name: tuple(len(data.coords[d]) for d in dims)
         for name, dims in model.variables(prior).items()
     }
+    # Variables the model computes from the others (label invariants) when the kernel
+    # does not draw them.
+    derivable = model.derived.names if model.derived is not None else ()
     store: dict[str, np.ndarray] = {}
     sweep_seconds = np.zeros((chains, draws))
     completed = 0
@@ -216,7 +219,16 @@ def _sample_gibbs(
                     states[chain] = kernel.step(states[chain], data, prior, rngs[chain])
                     if iteration >= tune:
                         values = kernel.draw(states[chain], data, prior, rngs[chain])
-                        _record(store, values, shapes, chain, iteration - tune, chains, draws)
+                        _record(
+                            store,
+                            values,
+                            shapes,
+                            chain,
+                            iteration - tune,
+                            chains,
+                            draws,
+                            derivable,
+                        )
                         sweep_seconds[chain, iteration - tune] = time.perf_counter() - tick
                 if iteration >= tune:
                     completed = iteration - tune + 1
@@ -236,6 +248,7 @@ def _sample_gibbs(
     if interrupted:
         attrs.update(interrupted=True, draws=completed)
     posterior = {name: values[:, :completed] for name, values in store.items()}
+    posterior |= _derived_draws(model, data, prior, posterior)
     stats = {"sweep_seconds": sweep_seconds[:, :completed]}
     pointwise: dict[str, tuple[np.ndarray, tuple[str, ...]]] = {}
     if compute:
@@ -247,18 +260,32 @@ def _sample_gibbs(
     return _datatree(model, data, prior, posterior, stats, attrs, pointwise)
 
 
+def _derived_draws(model, data, prior, posterior) -> dict[str, np.ndarray]:
+    """The model's derived variables the draws lack, computed from the draws."""
+    derived = model.derived
+    if derived is None:
+        return {}
+    wanted = [n for n in derived.names if n not in posterior and n in model.variables(prior)]
+    if not wanted or not all(n in posterior for n in derived.inputs):
+        return {}
+    computed = derived.compute(data, prior, {n: posterior[n] for n in derived.inputs})
+    return {n: np.asarray(computed[n], dtype=float) for n in wanted}
+
+
 def _describe(kernel: Kernel) -> str:
     module = getattr(kernel.step, "__module__", "?")
     return f"{module}.{getattr(kernel.step, '__qualname__', 'step')}"
 
 
-def _record(store, values, shapes, chain, index, chains, draws):
+def _record(store, values, shapes, chain, index, chains, draws, derivable=()):
     if not isinstance(values, Mapping):
         raise ValueError(f"kernel.draw: must return a dict of arrays, got {type(values).__name__}")
-    missing = sorted(set(shapes) - set(values))
+    missing = sorted(set(shapes) - set(values) - set(derivable))
     if missing:
         raise ValueError(f"kernel.draw: missing variables {missing}; expected {sorted(shapes)}")
     for name, shape in shapes.items():
+        if name not in values:  # derivable: computed from the draws after sampling
+            continue
         value = np.asarray(values[name], dtype=float)
         if value.shape != shape:
             raise ValueError(
@@ -318,7 +345,9 @@ def _sample_pymc(
     import pymc as pm
 
     program = model.program(data, prior)
-    names = list(model.variables(prior))
+    program_names = {rv.name for rv in program.free_RVs} | set(program.named_vars)
+    # Derived variables (label invariants) are not in the program: computed after.
+    names = [n for n in model.variables(prior) if n in program_names]
     # pm.compute_log_likelihood reads the free variables; those the zoo does not report
     # (a hyperprior's or a Bartlett parameterisation's) are traced and dropped after.
     # Always, so that the draws do not depend on log_likelihood: the trace function
@@ -385,6 +414,17 @@ def _sample_pymc(
             del tree["log_likelihood"]
     if hidden:
         tree["posterior"] = _without(tree["posterior"].to_dataset(), hidden)
+    posterior = tree["posterior"].to_dataset()
+    arrays = {name: posterior[name].values for name in posterior.data_vars}
+    extra = _derived_draws(model, data, prior, arrays)
+    if extra:
+        dims = model.variables(prior)
+        for name, values in extra.items():
+            coords = {d: data.coords[d] for d in dims[name]}
+            posterior[name] = xr.DataArray(
+                values, dims=("chain", "draw", *dims[name]), coords=coords
+            )
+        tree["posterior"] = posterior
     for group in ("posterior", "sample_stats"):
         tree[group].attrs.update(attrs)
     return tree

@@ -30,10 +30,22 @@ from types import MappingProxyType
 
 import numpy as np
 
-from zoo.core.contract import Kernel, KernelChecks, Model
+from zoo.core.contract import DerivedVariables, Kernel, KernelChecks, Model
 from zoo.core.reference import NoReference, Reference
+from zoo.diagnostics.label_invariants import (
+    Exchangeable,
+    invariant_dims,
+    invariant_draws,
+    invariant_names,
+)
 from zoo.specification.forward import Specification
 from zoo.specification.graph import as_data_sets
+from zoo.specification.symmetry import (
+    Mixture,
+    invariant_coords,
+    model_symmetry,
+    unexchangeable_mixtures,
+)
 
 __all__ = [
     "FIXED",
@@ -41,7 +53,10 @@ __all__ = [
     "FixedPrior",
     "SpecifiedData",
     "data_only_kernel",
+    "exchangeable_note",
+    "label_switching_note",
     "model_digest",
+    "model_symmetry_of",
     "specified_model",
     "unsimulable",
 ]
@@ -197,13 +212,23 @@ class _SpecifiedParts:
     specifications: tuple[Specification, ...]
     names: tuple[str, ...]
     reference: Callable | None = None
+    symmetry: tuple[Exchangeable, ...] = ()
+    #: The graph's mixtures compared raw (not shown exchangeable, not declared).
+    raw_mixtures: tuple[Mixture, ...] = ()
     problems: tuple[SpecifiedData, ...] = field(init=False)
 
     def __post_init__(self):
         problems = tuple(
             SpecifiedData(
                 spec.values,
-                spec.parts.coords,
+                {
+                    **spec.parts.coords,
+                    **{
+                        k: v
+                        for mixture in self.symmetry
+                        for k, v in invariant_coords(mixture, spec.parts).items()
+                    },
+                },
                 design=index,
                 observed=spec.parts.observed,
                 dims=spec.parts.value_dims,
@@ -232,7 +257,24 @@ class _SpecifiedParts:
         if reasons:
             raise ValueError(f"model: cannot simulate from the prior: {'; '.join(reasons)}")
         truth, observed = spec.simulate(rng)
-        return truth, self.problems[0].replaced(observed)
+        return truth | self.invariants(truth, lead=0), self.problems[0].replaced(observed)
+
+    def invariants(self, draws, *, lead: int = 2) -> dict[str, np.ndarray]:
+        """The label-invariant quantities of every exchangeable mixture of ``draws``."""
+        out = {}
+        for mixture in self.symmetry:
+            out |= invariant_draws(mixture, draws, lead=lead)
+        return out
+
+    def derived_invariants(self, data, prior, draws) -> dict[str, np.ndarray]:
+        """``DerivedVariables.compute``: the invariants of ``(chain, draw, ...)`` draws."""
+        return self.invariants(draws)
+
+    def comparable(self, prior) -> list[str]:
+        """The variables outside every exchangeable mixture, then its invariants."""
+        inside = {n for m in self.symmetry for n in m.variables}
+        kept = [n for n in self.first.parts.free if n not in inside]
+        return kept + [n for m in self.symmetry for n in invariant_names(m)]
 
     def posterior(self, data, prior):
         if self.reference is not None:
@@ -246,7 +288,9 @@ class _SpecifiedParts:
         # deferred: reading a graph for an exact posterior is needed only by the exact check
         from zoo.specification.exact import derive_reference
 
-        return derive_reference(self._specification(data).model, dict(data.values))
+        return derive_reference(
+            self._specification(data).model, dict(data.values), symmetry=self.symmetry
+        )
 
     def program(self, data, prior):
         # deferred: PyMC takes seconds to import
@@ -267,7 +311,10 @@ class _SpecifiedParts:
         return self.problems[0], FIXED
 
     def variables(self, prior):
-        return dict(self.first.parts.dims)
+        dims = dict(self.first.parts.dims)
+        for mixture in self.symmetry:
+            dims |= invariant_dims(mixture, self.first.parts.dims)
+        return dims
 
     def simulation_setup(self):
         return FIXED, {}
@@ -310,6 +357,7 @@ def specified_model(
     reference: Callable | None = None,
     name: str | None = None,
     field: str = "model",
+    exchangeable=None,
 ) -> Model:
     """A user's PyMC model as a :class:`zoo.Model`.
 
@@ -327,6 +375,14 @@ def specified_model(
         the conjugacy the zoo derives from the graph does not cover the model.
     name : str, optional
         How reports name the model (default: the builder's name, or ``"pymc-model"``).
+    exchangeable : list of str or Exchangeable, or False, optional
+        Mixtures whose components are exchangeable, beyond those the graph shows
+        (:mod:`zoo.specification.symmetry`): each ``"PARAMS[:LABEL[:WEIGHTS]]"``
+        (``"mu,sigma:z:w"``) or a
+        :class:`~zoo.diagnostics.label_invariants.Exchangeable`. False compares the raw
+        variables even where the graph shows exchangeable components. Where components
+        are exchangeable, every check compares the label-invariant quantities
+        (:mod:`zoo.diagnostics.label_invariants`) instead of the mixture's variables.
 
     Raises
     ------
@@ -356,7 +412,14 @@ def specified_model(
                 f"{dict(spec.parts.shapes)} (dims {spec.parts.dims}); the first has "
                 f"{dict(first.shapes)} (dims {first.dims}): one model, several data sets"
             )
-    parts = _SpecifiedParts(specifications, tuple(label for label, _ in data_sets), reference)
+    symmetry = model_symmetry(data_sets[0][1], first, exchangeable)
+    parts = _SpecifiedParts(
+        specifications,
+        tuple(label for label, _ in data_sets),
+        reference,
+        symmetry,
+        unexchangeable_mixtures(data_sets[0][1], symmetry),
+    )
     wrapped = data_only_kernel(kernel) if kernel is not None else None
     checks = None
     if wrapped is not None:
@@ -385,6 +448,33 @@ def specified_model(
         log_likelihood=parts.log_likelihood,
         validation_problems=parts.validation_problems,
         kernel_checks=checks,
+        comparable=parts.comparable if symmetry else None,
+        derived=_derived(parts) if symmetry else None,
+    )
+
+
+def _derived(parts: _SpecifiedParts) -> DerivedVariables:
+    """The invariants as variables the zoo computes from a sampler's draws."""
+    names = tuple(n for m in parts.symmetry for n in invariant_names(m))
+    inputs = tuple(dict.fromkeys(n for m in parts.symmetry for n in m.variables))
+    return DerivedVariables(names, inputs, parts.derived_invariants)
+
+
+def model_symmetry_of(model: Model) -> tuple[Exchangeable, ...]:
+    """The exchangeable mixtures a PyMC-specified model is compared under (none else)."""
+    parts = _parts_of(model)
+    return () if parts is None else parts.symmetry
+
+
+def exchangeable_note(model: Model) -> str | None:
+    """What the output says when components are exchangeable, or None."""
+    symmetry = model_symmetry_of(model)
+    if not symmetry:
+        return None
+    return "; ".join(
+        f"{m.describe()} are exchangeable: comparing label-invariant quantities "
+        f"({', '.join(invariant_names(m))})"
+        for m in symmetry
     )
 
 
@@ -416,3 +506,42 @@ def unsimulable(model: Model) -> list[str]:
     """Why a PyMC-specified ``model`` cannot be simulated (empty for a zoo model)."""
     parts = _parts_of(model)
     return [] if parts is None else parts.first.unsimulable()
+
+
+def label_switching_note(model: Model, findings) -> str | None:
+    """What to say when SBC's ranks of a raw mixture's variables are too spread.
+
+    A rank sd above uniform's (a U shape) on the components or labels of a mixture that
+    was compared raw is what a sampler that keeps one labelling shows when the
+    components are in fact exchangeable: the truth sits in either labelling, the draws
+    in one. Nothing is wrong with such a sampler; declaring the symmetry compares what
+    it can be judged on. None when no finding is of that kind.
+    """
+    parts = _parts_of(model)
+    if parts is None:
+        return None
+    notes = []
+    for mixture in parts.raw_mixtures:
+        names = mixture.spec.variables
+        wide = [
+            f.quantity
+            for f in findings
+            if f.statistic == "rank sd"
+            and f.estimate > f.reference
+            and f.quantity.split("[")[0] in names
+        ]
+        if not wide:
+            continue
+        spec = mixture.spec
+        declaration = ",".join(spec.parameters) + f":{spec.label}"
+        declaration += f":{spec.weights}" if spec.weights else ""
+        notes.append(
+            f"label switching? rank sd too wide on {len(wide)} quantit"
+            f"{'y' if len(wide) == 1 else 'ies'} of the {spec.describe()} "
+            f"({', '.join(wide[:3])}{', ...' if len(wide) > 3 else ''}): a sampler that "
+            "keeps one labelling of exchangeable components is right, yet its raw "
+            "components cannot be ranked; if the components are exchangeable, declare it "
+            f"(exchangeable=[{declaration!r}], --exchangeable {declaration}) to compare "
+            f"label-invariant quantities (the graph does not show it: {mixture.reason})"
+        )
+    return "; ".join(notes) or None

@@ -27,7 +27,7 @@ the law of total variance over every node, the CDF over the nodes holding all bu
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -38,6 +38,12 @@ from pymc.logprob.transforms import IntervalTransform, LogOddsTransform, LogTran
 from scipy import integrate, special
 
 from zoo.core.reference import Marginal, NoReference, Reference, TabulatedCDF
+from zoo.diagnostics.label_invariants import (
+    Exchangeable,
+    at_labels,
+    coassignment_pairs,
+    invariant_dims,
+)
 from zoo.models.labelings import heaviest
 from zoo.models.mixtures import mixture_marginal
 from zoo.specification.conjugate_engine import ConjugateRules
@@ -75,6 +81,7 @@ def conditional_reference(
     gaussian: bool = False,
     variables: Collection[str] | None = None,
     tolerance: float = 1e-3,
+    symmetry: Sequence[Exchangeable] = (),
 ) -> Reference | NoReference:
     """The exact posterior by quadrature and enumeration over a few outer variables.
 
@@ -94,6 +101,10 @@ def conditional_reference(
         model independent of the rest); default all.
     tolerance : float
         Largest estimated quadrature error of a reported mean or sd, in sds.
+    symmetry : sequence of Exchangeable
+        Mixtures whose components are exchangeable: their label-invariant quantities
+        (:mod:`zoo.diagnostics.label_invariants`) get marginals too, mixtures over the
+        enumerated labels.
 
     Returns
     -------
@@ -138,7 +149,7 @@ def conditional_reference(
         return NoReference(refusal)
     try:
         return _reference(
-            model, parts, names, replacements, engine, continuous, discrete, tolerance
+            model, parts, names, replacements, engine, continuous, discrete, tolerance, symmetry
         )
     except NotRecognised as reason:
         return NoReference(str(reason))
@@ -234,7 +245,9 @@ class _Evaluations:
     rules: dict
 
 
-def _reference(model, parts, names, replacements, engine, continuous, discrete, tolerance):
+def _reference(
+    model, parts, names, replacements, engine, continuous, discrete, tolerance, symmetry=()
+):
     by_name = {rv.name: rv for rv in model.free_RVs}
     outer_rvs = [by_name[n] for n in engine.outer]
     prior_terms = [
@@ -337,9 +350,16 @@ def _reference(model, parts, names, replacements, engine, continuous, discrete, 
     rules = "; ".join(
         f"{name}: {', '.join(sorted(r)) or 'prior only'}" for name, r in evaluations.rules.items()
     )
+    invariants = {}
+    for spec in symmetry:
+        if spec.label in discrete:
+            invariants |= _invariant_marginals(spec, evaluations, weights, parts, cdf_weights)
     coords = {d: parts.coords[d] for m in marginals.values() for d in m.dims}
+    for marginal in invariants.values():
+        for dim, size in zip(marginal.dims, marginal.shape, strict=True):
+            coords.setdefault(dim, parts.coords.get(dim, np.arange(size)))
     return Reference(
-        {name: marginals[name] for name in names},
+        {name: marginals[name] for name in names} | invariants,
         coords,
         note=f"{note}; given them, {engine.description} ({rules})",
     )
@@ -524,4 +544,81 @@ def _mixture(frozen, weights, dims, cdf_weights=None) -> Marginal:
         mean=mean,
         sd=sd,
         scale=scale,
+    )
+
+
+def _invariant_marginals(spec: Exchangeable, evaluations, weights, parts, cdf_weights) -> dict:
+    """The label-invariant quantities' marginals: mixtures over the enumerated labels.
+
+    Given the labels (one configuration ``c``), a component parameter's conditional is
+    the engine's (``theta | c, y``), so ``theta[z_i]`` given ``c`` is its component
+    ``c_i``'s conditional, and its marginal the mixture of those over the
+    configurations with their posterior weights: exact, as every inner marginal here.
+    ``w[z_i]`` likewise (a Beta conditional, with its two parameters swapped where
+    Bernoulli labels pick component 0, whose weight is ``1 - w``). The co-assignment
+    indicator ``1[c_i = c_j]`` is a function of the configuration alone: its exact
+    probability mass function (``P(z_i = z_j | y)`` its mean).
+    """
+    labels = np.asarray(evaluations.points[spec.label])
+    count = len(labels)
+    flat = labels.reshape(count, -1).astype(np.int64)
+    dims = invariant_dims(spec, parts.dims)
+    out = {}
+    for name in spec.parameters:
+        frozen = evaluations.marginals.get(name)
+        if frozen is None:
+            continue
+        full = np.shape(frozen.mean())
+
+        def at(arg, full=full):
+            return at_labels(np.broadcast_to(np.asarray(arg, float), full), flat, lead=1)
+
+        components = frozen.dist(
+            *[at(a) for a in frozen.args], **{k: at(v) for k, v in frozen.kwds.items()}
+        )
+        key = f"{name}_of_{spec.label}"
+        marginal = _mixture(components, weights, dims[key], cdf_weights)
+        out[key] = _reshaped(marginal, labels.shape[1:] + tuple(full[2:]))
+    frozen = evaluations.marginals.get(spec.weights) if spec.weights else None
+    if frozen is not None and frozen.dist.name == "beta":
+        a, b = (np.asarray(v, float) for v in frozen.args[:2])
+        if spec.binary:
+            a = np.broadcast_to(a.reshape(count, 1), flat.shape)
+            b = np.broadcast_to(b.reshape(count, 1), flat.shape)
+            a, b = np.where(flat == 1, a, b), np.where(flat == 1, b, a)
+        else:
+            a = at_labels(np.broadcast_to(a, (count, a.shape[-1])), flat, lead=1)
+            b = at_labels(np.broadcast_to(b, (count, b.shape[-1])), flat, lead=1)
+        key = f"{spec.weights}_of_{spec.label}"
+        marginal = _mixture(frozen.dist(a, b), weights, dims[key], cdf_weights)
+        out[key] = _reshaped(marginal, labels.shape[1:])
+    pairs = coassignment_pairs(flat.shape[1])
+    same = (flat[:, pairs[:, 0]] == flat[:, pairs[:, 1]]).astype(float)
+    key = f"coassignment_{spec.label}"
+    out[key] = _discrete_marginal(same, weights, dims[key], (len(pairs),))
+    return out
+
+
+def _reshaped(marginal: Marginal, shape: tuple) -> Marginal:
+    """A marginal computed over flattened elements, with the quantity's own shape."""
+    if np.shape(marginal.mean) == shape:
+        return marginal
+    cdf, ppf = marginal.cdf, marginal.ppf
+    flat_size = int(np.prod(shape, dtype=int))
+
+    def cdf_shaped(x):
+        x = np.asarray(x, float)
+        return cdf(x.reshape(x.shape[0], flat_size)).reshape(x.shape)
+
+    def ppf_shaped(prob):
+        return np.asarray(ppf(prob)).reshape(shape)
+
+    return Marginal(
+        marginal.dims,
+        np.reshape(marginal.mean, shape),
+        np.reshape(marginal.sd, shape),
+        None if cdf is None else cdf_shaped,
+        None if ppf is None else ppf_shaped,
+        discrete=marginal.discrete,
+        kurtosis=None if marginal.kurtosis is None else np.reshape(marginal.kurtosis, shape),
     )

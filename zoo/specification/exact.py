@@ -22,11 +22,12 @@ it takes the model as ``zoo.validate`` does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from pymc.distributions.continuous import HalfFlatRV
 
 from zoo.core.reference import NoReference, Reference
+from zoo.diagnostics.label_invariants import Exchangeable
 from zoo.specification.conditional import conditional_reference
 from zoo.specification.conjugacy import conjugate_reference
 from zoo.specification.conjugate_graph import NotRecognised, free_parents
@@ -80,11 +81,15 @@ def exact_reference(model, data: Mapping | None = None):
     return derive_reference(data_sets[0][1], data)
 
 
-def derive_reference(model, data: Mapping | None = None) -> Reference | NoReference:
+def derive_reference(
+    model, data: Mapping | None = None, symmetry: Sequence[Exchangeable] = ()
+) -> Reference | NoReference:
     """The exact posterior of a ``pymc.Model`` read from its graph, or why there is none.
 
     See the module docstring for how the model is split; ``data`` as in
-    :func:`exact_reference`.
+    :func:`exact_reference`. ``symmetry``: mixtures with exchangeable components, whose
+    label-invariant quantities get marginals too where their labels are enumerated
+    (:func:`~zoo.specification.conditional.conditional_reference`).
     """
     parts = model_parts(model)
     if model.potentials:
@@ -117,7 +122,7 @@ def derive_reference(model, data: Mapping | None = None) -> Reference | NoRefere
             if reference.available:
                 break
             reference = conditional_reference(
-                model, data, refusal, gaussian=inner, variables=variables
+                model, data, refusal, gaussian=inner, variables=variables, symmetry=symmetry
             )
         if not reference.available:
             return reference
@@ -126,6 +131,7 @@ def derive_reference(model, data: Mapping | None = None) -> Reference | NoRefere
         return references[0]
     marginals = {name: m for r in references for name, m in r.marginals.items()}
     ordered = {name: marginals[name] for name in parts.free}
+    ordered |= {name: m for name, m in marginals.items() if name not in ordered}
     coords = {d: v for r in references for d, v in r.coords.items()}
     note = "; ".join(r.note for r in references)
     return Reference(ordered, coords, note=note, joint=references[0].joint)

@@ -214,7 +214,10 @@ class Specification:
         constants = [model.rvs_to_values[rv] for rv in model.observed_RVs]
         placeholders = [c.type() for c in constants]
         (logp,) = clone_replace([logp], replace=dict(zip(constants, placeholders, strict=True)))
-        inputs = [model.rvs_to_values[rv] for rv in model.free_RVs]
+        # In the order of the free variables of the model as given (``self.parts.free``),
+        # as every caller passes them: the copy's own order can differ (a label ``z``
+        # defined before the means it indexes comes after them in the copy's graph).
+        inputs = [model.rvs_to_values[model[name]] for name in self.parts.free]
         return pytensor.function([*inputs, *placeholders], logp, on_unused_input="ignore")
 
 

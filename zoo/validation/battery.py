@@ -319,6 +319,7 @@ def validate(
     *,
     kernel: Kernel | None = None,
     reference: Callable | None = None,
+    exchangeable=None,
     engine: str = ENGINES[0],
     fault: str | None = None,
     checks: tuple | None = None,
@@ -362,6 +363,13 @@ def validate(
         For a PyMC model: ``reference(data) -> zoo.Reference`` (one ``zoo.Marginal`` per
         free variable), the exact posterior when the zoo cannot derive it from the graph
         (it does for conjugate pairs: docs/validating.md, "For a model of your own").
+    exchangeable : list of str or Exchangeable, or False, optional
+        For a PyMC model: mixtures whose components are exchangeable where the graph
+        cannot show it, each ``"PARAMS[:LABEL[:WEIGHTS]]"`` (``"mu,sigma:z:w"``) or a
+        :class:`~zoo.diagnostics.label_invariants.Exchangeable`; every check then
+        compares label-invariant quantities (docs/validating.md, "Mixtures and label
+        switching"). The mixtures the graph shows are found without it; False turns
+        that off.
     engine : {"gibbs", "pymc"}
         The zoo engine used when ``sampler`` is not given.
     fault : str, optional
@@ -442,7 +450,9 @@ def validate(
             raise ValueError(f"sampler: must be callable, got {type(sampler).__name__}")
         if sampler is not None and kernel is not None:
             raise ValueError("sampler: give a sampler or a kernel, not both")
-        model = specified_model(model, kernel=kernel, reference=reference)
+        model = specified_model(
+            model, kernel=kernel, reference=reference, exchangeable=exchangeable
+        )
         kernel = model.kernel
         sampler = DataOnlySampler(sampler) if sampler is not None else None
         if sampler is None and kernel is None and engine == ENGINES[0]:
@@ -454,6 +464,10 @@ def validate(
         if reference is not None:
             raise ValueError(
                 "reference: only for a PyMC model; a zoo model has its own exact posterior"
+            )
+        if exchangeable is not None:
+            raise ValueError(
+                "exchangeable: only for a PyMC model; a zoo model states its own symmetry"
             )
         model = get(model)
     alpha = as_probability("alpha", alpha)

@@ -24,6 +24,7 @@ from zoo.core import streams
 from zoo.diagnostics.agreement import agreement
 from zoo.diagnostics.findings import COULD_NOT_JUDGE, Finding
 from zoo.sampling.parallel import FitPool, Task
+from zoo.specification.adapter import exchangeable_note
 from zoo.validation.plan import FIT_BUDGET, Check, Plan, draws_fit_memory
 from zoo.validation.reference_cache import exact_reference
 from zoo.validation.results import (
@@ -96,7 +97,22 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
             continue
         # Identified variables only: with exchangeable labels a correct sampler may sit
         # near any one labeling.
-        judged = [n for n in model.comparable_variables(problem.prior) if n in reference.marginals]
+        comparable = model.comparable_variables(problem.prior)
+        judged = [n for n in comparable if n in reference.marginals]
+        if not judged:
+            # a user's reference for a model compared through label invariants
+            verdicts.append(COULD_NOT_JUDGE)
+            findings.append(
+                Finding(
+                    "exact reference",
+                    COULD_NOT_JUDGE,
+                    problem=name,
+                    gate="the reference has none of the compared variables "
+                    f"({', '.join(comparable)})",
+                    cure="give their marginals in the reference, or rely on sbc",
+                )
+            )
+            continue
         result = agreement(outcome.value, reference, var_names=judged, alpha=share)
         results[name] = result
         verdict, found = agreement_verdict(name, result)
@@ -114,6 +130,9 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
                 "sampler does not draw from seed alone, so its results cannot be "
                 "reproduced"
             )
+    symmetric = exchangeable_note(model)
+    if symmetric is not None:
+        notes.insert(0, symmetric)
     verdict = worst_verdict(verdicts) if verdicts else COULD_NOT_JUDGE
     head = (
         f"{len(plan.problems)} data set(s) ({', '.join(p.name for p in plan.problems)}), "

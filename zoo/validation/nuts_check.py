@@ -32,6 +32,7 @@ from zoo.diagnostics.agreement import compare
 from zoo.diagnostics.findings import COULD_NOT_JUDGE, Finding
 from zoo.sampling.driver import sample
 from zoo.sampling.parallel import FitPool, Task
+from zoo.specification.adapter import exchangeable_note
 from zoo.validation.plan import FIT_BUDGET, Check, Plan, draws_fit_memory
 from zoo.validation.results import (
     CheckOutcome,
@@ -177,7 +178,10 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
             results[name] = f"NUTS {nuts.status}: {nuts.message}"
             continue
         posterior, diverging = nuts.value
-        unhealthy = nuts_health(posterior, diverging)
+        judged = plan.tested.model.comparable_variables(problem.prior)
+        # With exchangeable components NUTS's labels switch (or not) as they will: its
+        # health is judged on what is compared, the label-invariant quantities.
+        unhealthy = nuts_health(posterior[judged], diverging)
         if unhealthy:
             verdicts.append(COULD_NOT_JUDGE)
             findings.append(
@@ -191,7 +195,6 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
             )
             results[name] = "NUTS unhealthy: " + "; ".join(unhealthy)
             continue
-        judged = plan.tested.model.comparable_variables(problem.prior)
         result = compare(tested.value, posterior, var_names=judged, alpha=share)
         results[name] = result
         verdict, found = agreement_verdict(name, result)
@@ -207,16 +210,19 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         f"{len(plan.problems)} data set(s) against PyMC NUTS "
         f"({plan.budget['chains']} x {plan.budget['draws']} draws each)"
     )
+    symmetric = exchangeable_note(plan.tested.model)
+    notes = [symmetric] if symmetric is not None else []
     return CheckOutcome(
         "nuts",
         verdict,
-        summarise(head, findings),
+        summarise(head, findings, notes),
         alpha,
         findings,
         results,
         time.perf_counter() - started,
         head,
         kept,
+        notes,
     )
 
 

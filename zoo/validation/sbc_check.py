@@ -16,7 +16,11 @@ from zoo.core.arguments import as_int
 from zoo.diagnostics.findings import COULD_NOT_JUDGE, Finding
 from zoo.diagnostics.sbc import PURPOSE, sbc_result, simulation_ranks
 from zoo.sampling.parallel import FitPool, Task
-from zoo.specification.adapter import model_digest
+from zoo.specification.adapter import (
+    exchangeable_note,
+    label_switching_note,
+    model_digest,
+)
 from zoo.validation.plan import Check, Plan, Setting, draws_fit_memory
 from zoo.validation.result_store import ResultStore
 from zoo.validation.results import CheckOutcome, summarise
@@ -59,7 +63,13 @@ def _store_settings(plan: Plan, prior, size) -> dict:
         "chains": plan.budget["chains"],
         "prior": repr(prior),
         "size": {k: v if isinstance(v, int | float | str) else repr(v) for k, v in size.items()},
-    }
+    } | _symmetry_setting(plan)
+
+
+def _symmetry_setting(plan: Plan) -> dict:
+    """Exchangeable components change the quantities ranked: part of the settings."""
+    note = exchangeable_note(plan.tested.model)
+    return {} if note is None else {"label_invariants": note}
 
 
 def _check_record(record: dict) -> None:
@@ -127,6 +137,12 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         f"{chains} x {draws} draws per fit, under {plan.sbc_source}"
     )
     notes = [result.redraw_note()] if result.redraws else []
+    symmetric = exchangeable_note(plan.tested.model)
+    if symmetric is not None:
+        notes.insert(0, symmetric)
+    switching = label_switching_note(plan.tested.model, findings)
+    if switching is not None:
+        notes.append(switching)
     if result.failures and not result.n_simulations:
         notes.append(_every_fit_failed(plan, _prior_and_size(plan)[0]))
     return CheckOutcome(
