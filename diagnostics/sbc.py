@@ -72,6 +72,8 @@ __all__ = [
     "sbc_result",
     "simulation_ranks",
     "tested_variables",
+    "thinning_factor",
+    "truth_ranks",
 ]
 
 #: The stream of :mod:`zoo.core.streams` the simulations draw from: simulation ``i`` from
@@ -162,9 +164,6 @@ def simulation_ranks(
 
     Raises whatever ``fit`` raises; the caller records it as a failed fit.
     """
-    # deferred: arviz_stats takes about 0.5 s to import; `zoo list` needs none of it
-    import arviz_stats as azs
-
     index = as_int("index", index, minimum=0)
     draws = as_int("draws", draws, minimum=1)
     chains = as_int("chains", chains, minimum=1)
@@ -175,10 +174,59 @@ def simulation_ranks(
         return {"index": index, **drawn, "seconds": time.perf_counter() - started}
     truth, data = drawn.pop("draw")
     posterior = fit(data, prior, draws=draws, chains=chains, seed=fit_seed)
+    ranked = truth_ranks(model, prior, data, truth, posterior, ties_rng)
+    return {
+        "index": index,
+        "status": "ok",
+        **ranked,
+        "redraws": drawn["redraws"],
+        **({"outside": drawn["outside"]} if drawn["outside"] else {}),
+        "seconds": time.perf_counter() - started,
+    }
 
-    variables = tested_variables(model, prior)
+
+def thinning_factor(values: np.ndarray) -> tuple[int, float]:
+    """The thinning that leaves draws near independence, and the ESS it was read from.
+
+    ``values`` has dims ``(chain, draw, quantity)``. The factor is ``ceil(n / ESS)``, ESS
+    the smallest bulk or tail ESS (ArviZ) over the quantities, at most ``n``: ranks
+    among autocorrelated draws are not uniform (Talts et al. 2018, sec. 4.1). A quantity
+    constant over the draws has no ESS (NaN) and does not limit it.
+    """
+    # deferred: arviz_stats takes about 0.5 s to import; `zoo list` needs none of it
+    import arviz_stats as azs
+
+    stacked = xr.Dataset({"q": (("chain", "draw", "quantity"), values)})
+    ess = np.concatenate(
+        [np.asarray(azs.ess(stacked, method=m)["q"].values).ravel() for m in ("bulk", "tail")]
+    )
+    ess = ess[np.isfinite(ess)]
+    total = values.shape[0] * values.shape[1]
+    min_ess = float(min(ess.min(), total)) if ess.size else float(total)
+    return max(1, math.ceil(total / max(min_ess, 1.0))), min_ess
+
+
+def truth_ranks(model, prior, data, truth, posterior, ties_rng: np.random.Generator) -> dict:
+    """Where ``truth`` falls among the thinned draws of ``posterior``, per test quantity.
+
+    The step SBC and posterior SBC share: the test quantities of
+    :func:`quantity_labels` (every tested element, and the log-likelihood of ``data``
+    under each draw against under ``truth``), thinned by :func:`thinning_factor`, ties
+    broken at random and each rank spread over its cell (module docstring), so that
+    every normalised rank is exactly uniform on (0, 1) when ``truth`` is a draw from the
+    posterior ``posterior`` samples.
+
+    Returns
+    -------
+    dict
+        ``{"ranks": {label: u}, "thinned": draws kept, "min_ess": the ESS read}``.
+    """
+    # deferred: arviz_stats takes about 0.5 s to import; `zoo list` needs none of it
+    import arviz_stats as azs
+
+    chains, draws = posterior.sizes["chain"], posterior.sizes["draw"]
     columns, truths = [], []
-    for name in variables:
+    for name in tested_variables(model, prior):
         values = posterior[name].values
         columns.append(values.reshape(chains, draws, -1))
         truths.append(np.asarray(truth[name], dtype=float).ravel())
@@ -190,15 +238,8 @@ def simulation_ranks(
     values = np.concatenate(columns, axis=2)
     truth_values = np.concatenate(truths)
 
+    factor, min_ess = thinning_factor(values)
     stacked = xr.Dataset({"q": (("chain", "draw", "quantity"), values)})
-    ess = np.concatenate(
-        [np.asarray(azs.ess(stacked, method=m)["q"].values).ravel() for m in ("bulk", "tail")]
-    )
-    # A quantity constant over the draws has no ESS (NaN); it does not limit thinning.
-    ess = ess[np.isfinite(ess)]
-    total = chains * draws
-    min_ess = float(min(ess.min(), total)) if ess.size else float(total)
-    factor = max(1, math.ceil(total / max(min_ess, 1.0)))
     thinned = np.asarray(azs.thin(stacked, factor=factor)["q"].values).reshape(-1, values.shape[2])
     n_kept = thinned.shape[0]
 
@@ -208,14 +249,9 @@ def simulation_ranks(
     normalised = (rank + ties_rng.random(rank.shape)) / (n_kept + 1)
     labels = quantity_labels(model, prior, data)
     return {
-        "index": index,
-        "status": "ok",
         "ranks": {label: float(u) for label, u in zip(labels, normalised, strict=True)},
         "thinned": int(n_kept),
         "min_ess": min_ess,
-        "redraws": drawn["redraws"],
-        **({"outside": drawn["outside"]} if drawn["outside"] else {}),
-        "seconds": time.perf_counter() - started,
     }
 
 

@@ -13,7 +13,7 @@ from zoo.models.beta_binomial.kernel_checks import KERNEL_CHECKS
 from zoo.models.beta_binomial.loglik import log_likelihood, pointwise_log_likelihood
 from zoo.models.beta_binomial.posterior import posterior
 from zoo.models.beta_binomial.problems import default_problem, validation_problems
-from zoo.models.beta_binomial.spec import Data, Prior, simulate
+from zoo.models.beta_binomial.spec import Data, Prior, augment, simulate
 
 __all__ = [
     "MODEL",
@@ -72,4 +72,5 @@ MODEL = Model(
     summary="theta_j ~ Beta(a, b), y_j ~ Binomial(n_j, theta_j); fixed or BDA3 hyperprior",
     faults=FAULTS,
     kernel_checks=KERNEL_CHECKS,
+    augment=augment,
 )

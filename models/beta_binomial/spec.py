@@ -25,7 +25,7 @@ from zoo.core.arguments import (
     require_same_length,
 )
 
-__all__ = ["Data", "Prior", "simulate"]
+__all__ = ["Data", "Prior", "augment", "simulate"]
 
 
 @dataclass(frozen=True)
@@ -217,3 +217,19 @@ def simulate(prior: Prior, rng: np.random.Generator, *, groups: int = 10, trials
     truth["theta"] = theta
     successes = rng.binomial(trials, theta)
     return truth, Data(successes, trials)
+
+
+def augment(data: Data, params, prior: Prior, rng: np.random.Generator) -> Data:
+    """``data`` with as many trials again in every group, drawn given ``params``.
+
+    The observation axis of a group is its trials: ``y_new_j ~ Binomial(n_j,
+    theta_j)``, independent of ``y_j`` given ``theta_j``, and the binomial counts of
+    both sets add (``y_j + y_new_j`` successes in ``2 n_j`` trials: the same likelihood
+    of ``theta_j`` up to a constant). What posterior SBC fits.
+    """
+    check_generator("rng", rng)
+    theta = np.asarray(params["theta"], dtype=float)
+    if theta.shape != data.trials.shape:
+        raise ValueError(f"params: theta must have shape {data.trials.shape}, got {theta.shape}")
+    new = rng.binomial(data.trials, theta)
+    return Data(data.successes + new, 2 * data.trials, groups=data.groups)

@@ -33,7 +33,7 @@ from zoo.models.lda.loglik import log_likelihood, pointwise_log_likelihood
 from zoo.models.lda.pairs import TrackedPairs
 from zoo.models.lda.posterior import posterior
 from zoo.models.lda.problems import default_problem, validation_problems
-from zoo.models.lda.spec import Data, Prior, simulate
+from zoo.models.lda.spec import Data, Prior, augment, simulate
 from zoo.models.lda.sweeps import Fault, sweep
 
 __all__ = [
@@ -115,6 +115,7 @@ MODEL = Model(
     summary="theta_d ~ Dir(alpha), phi_k ~ Dir(beta), z ~ Cat(theta), w ~ Cat(phi_z); topic model",
     faults=FAULT_KERNELS,
     kernel_checks=KERNEL_CHECKS,
+    augment=augment,
     comparable=comparable,
     log_likelihood=log_likelihood,
     pointwise_log_likelihood=pointwise_log_likelihood,

@@ -28,13 +28,14 @@ import numpy as np
 
 from zoo.core.arguments import as_int, check_generator
 from zoo.models.arrays import as_hyperparameter, read_only
+from zoo.models.labelings import categorical
 from zoo.models.lda.corpus import Corpus, read_corpus
 from zoo.models.lda.counts import count_dtype, topic_dtype
 from zoo.models.lda.invariants import label_invariants
 from zoo.models.lda.pairs import TrackedPairs, track
 from zoo.models.simplex import dirichlet
 
-__all__ = ["Data", "Hyperparameters", "Prior", "simulate"]
+__all__ = ["Data", "Hyperparameters", "Prior", "augment", "simulate"]
 
 
 class Hyperparameters(NamedTuple):
@@ -399,3 +400,41 @@ def simulate(
     )
     truth = {"theta": theta, "phi": phi, **label_invariants(data, theta, phi)}
     return truth, data
+
+
+def augment(data: Data, params, prior: Prior, rng: np.random.Generator) -> Data:
+    """``data`` with as many new tokens again in every document, drawn given ``params``.
+
+    The observation axis is a document's tokens: each new token of document ``d`` takes
+    a topic from ``theta_d`` and a word from that topic's ``phi``, independent of the
+    observed tokens given ``(theta, phi)``, and is appended after the document's own.
+    The tracked pairs are those of ``data`` (token indices moved to where the observed
+    tokens now stand), so every variable means what it meant for ``data``. What
+    posterior SBC fits.
+    """
+    check_generator("rng", rng)
+    theta = np.asarray(params["theta"], dtype=float)
+    phi = np.asarray(params["phi"], dtype=float)
+    shapes = ((len(data.documents), data.n_topics), (data.n_topics, data.n_words))
+    if (theta.shape, phi.shape) != shapes:
+        raise ValueError(
+            f"params: theta and phi must have shapes {shapes[0]} and {shapes[1]}, got "
+            f"{theta.shape} and {phi.shape}"
+        )
+    lengths = np.diff(data.doc_start)
+    documents = np.repeat(np.arange(len(lengths)), lengths)
+    topics = categorical(theta[documents], rng)
+    words = categorical(phi[topics], rng)
+    corpus, offset = [], np.zeros(len(lengths), dtype=np.int64)
+    for d, (start, end) in enumerate(zip(data.doc_start[:-1], data.doc_start[1:], strict=True)):
+        corpus.append(np.concatenate([data.token_word[start:end], words[start:end]]))
+        offset[d] = start  # document d now starts at 2 * start: its tokens move by start
+    moved = data.token_pairs + offset[documents[data.token_pairs]] if data.n_tokens else None
+    return Data(
+        corpus,
+        topics=data.n_topics,
+        vocabulary=data.vocabulary,
+        documents=data.documents,
+        doc_word_pairs=data.doc_word_pairs if len(data.doc_word_pairs) else None,
+        token_pairs=moved if moved is not None and len(moved) else None,
+    )

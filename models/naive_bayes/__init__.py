@@ -17,7 +17,7 @@ from zoo.models.naive_bayes.kernel_checks import KERNEL_CHECKS
 from zoo.models.naive_bayes.loglik import log_likelihood, pointwise_log_likelihood
 from zoo.models.naive_bayes.posterior import posterior
 from zoo.models.naive_bayes.problems import default_problem, validation_problems
-from zoo.models.naive_bayes.spec import Data, Prior, simulate
+from zoo.models.naive_bayes.spec import Data, Prior, augment, simulate
 
 __all__ = [
     "MISSING",
@@ -79,4 +79,5 @@ MODEL = Model(
     summary="pi ~ Dir(alpha), phi ~ Dir(beta) or Beta; multinomial/Bernoulli NB, missing labels",
     faults=FAULTS,
     kernel_checks=KERNEL_CHECKS,
+    augment=augment,
 )

@@ -29,7 +29,14 @@ from zoo.models.labelings import MISSING, LabelledData, as_labels, check_label_r
 from zoo.models.naive_bayes.conditional import class_probability
 from zoo.models.simplex import dirichlet
 
-__all__ = ["EVENT_MODELS", "Data", "Hyperparameters", "Prior", "simulate"]
+__all__ = [
+    "EVENT_MODELS",
+    "Data",
+    "Hyperparameters",
+    "Prior",
+    "augment",
+    "simulate",
+]
 
 EVENT_MODELS = ("multinomial", "bernoulli")
 
@@ -331,3 +338,39 @@ def simulate(
         ),
     }
     return truth, data
+
+
+def augment(data: Data, params, prior: Prior, rng: np.random.Generator) -> Data:
+    """``data`` with as many new labelled documents again, drawn given ``params``.
+
+    The observation axis is the documents: each new document's class is drawn from
+    ``pi`` and its features from that class's ``phi`` (the lengths of the observed
+    documents, for the multinomial event model), independent of the observed documents
+    given ``(pi, phi)``. The new documents are labelled, so the variables (and the
+    unlabelled documents' class probabilities) stay those of ``data``. What posterior
+    SBC fits.
+    """
+    check_generator("rng", rng)
+    pi = np.asarray(params["pi"], dtype=float)
+    phi = np.asarray(params["phi"], dtype=float)
+    if pi.shape != (data.n_classes,) or phi.shape != (data.n_classes, data.n_features):
+        raise ValueError(
+            f"params: pi and phi must have shapes {(data.n_classes,)} and "
+            f"{(data.n_classes, data.n_features)}, got {pi.shape} and {phi.shape}"
+        )
+    classes = rng.choice(data.n_classes, size=len(data.documents), p=pi / pi.sum())
+    if data.event_model == "multinomial":
+        counts = np.stack(
+            [rng.multinomial(n, phi[k]) for n, k in zip(data.lengths, classes, strict=True)]
+        )
+    else:
+        counts = (rng.random(data.counts.shape) < phi[classes]).astype(np.int64)
+    names = [str(name) for name in data.documents]
+    return Data(
+        np.concatenate([data.counts, counts]),
+        np.concatenate([data.labels, classes]),
+        classes=data.classes,
+        event_model=data.event_model,
+        features=data.features,
+        documents=names + [f"augmented-{name}" for name in names],
+    )

@@ -7,7 +7,7 @@ import pymc as pm
 import pytest
 
 from tests.support import pymc_models
-from zoo.core.contract import Model
+from zoo.core.contract import CannotAugment, Model
 from zoo.specification.adapter import (
     FIXED,
     DataOnlySampler,
@@ -203,3 +203,67 @@ def _asymmetric_mixture():
         mu = pm.Normal("mu", mu=np.array([-0.5, 0.5]), sigma=1.0, dims="component")
         pm.Normal("y", mu=mu[z], sigma=0.6, observed=y, dims="obs")
     return model
+
+
+# -- augment: posterior SBC's data -----------------------------------------------------
+
+
+def _regression():
+    x = np.array([[1.0, 0.5], [1.0, -1.0], [1.0, 2.0]])
+    with pm.Model(coords={"obs": range(3), "coef": range(2)}) as regression:
+        design = pm.Data("X", x, dims=("obs", "coef"))
+        beta = pm.Normal("beta", 0.0, 1.0, dims="coef")
+        pm.Normal("y", mu=design @ beta, sigma=0.5, observed=[0.2, -1.0, 1.5], dims="obs")
+    return regression
+
+
+def test_augment_appends_a_replicate_with_its_covariates():
+    model = specified_model(_regression)
+    data, prior = model.default_problem()
+    params = {"beta": np.array([0.3, -0.2])}
+    joined = model.augment(data, params, prior, np.random.default_rng(0))
+    np.testing.assert_array_equal(joined.values["X"], np.concatenate([data.values["X"]] * 2))
+    np.testing.assert_array_equal(joined.values["y"][:3], data.values["y"])
+    assert joined.values["y"].shape == (6,)
+    assert data.values["y"].shape == (3,)  # the observed data set is left as it was
+    # The log-likelihood of the joined data is that of its two pieces.
+    new = data.replaced({"y": joined.values["y"][3:]})
+    expected = model.log_likelihood(data, params) + model.log_likelihood(new, params)
+    assert model.log_likelihood(joined, params) == pytest.approx(expected, rel=1e-12)
+    assert pickle.loads(pickle.dumps(joined)).pieces[1].values["y"].shape == (3,)
+    with pytest.raises(ValueError, match="the PyMC engine fits the user's model at its own"):
+        model.program(joined, prior)
+
+
+def _scalar():
+    with pm.Model() as scalar:
+        mu = pm.Normal("mu", 0.0, 1.0)
+        pm.Normal("y", mu=mu, sigma=1.0, observed=0.3)
+    return scalar
+
+
+def _latent_per_observation():
+    with pm.Model(coords={"obs": range(3)}) as latent:
+        z = pm.Normal("z", 0.0, 1.0, dims="obs")
+        pm.Normal("y", mu=z, sigma=1.0, observed=[0.1, 0.2, 0.3], dims="obs")
+    return latent
+
+
+@pytest.mark.parametrize(
+    ("builder", "why", "cure"),
+    [
+        (_scalar, "y is one scalar observation", "as a vector"),
+        (
+            _latent_per_observation,
+            "free variable 'z' has one value per observation",
+            "marginalise z",
+        ),
+    ],
+)
+def test_data_without_an_observation_axis_cannot_be_augmented(builder, why, cure):
+    model = specified_model(builder)
+    data, prior = model.default_problem()
+    truth, _ = model.simulate(prior, np.random.default_rng(0))
+    with pytest.raises(CannotAugment, match=why) as raised:
+        model.augment(data, truth, prior, np.random.default_rng(0))
+    assert cure in raised.value.cure

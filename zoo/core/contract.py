@@ -19,7 +19,14 @@ import numpy as np
 
 from zoo.core.loading import load_object
 
-__all__ = ["DerivedVariables", "Kernel", "KernelChecks", "Model", "OutsideSupport"]
+__all__ = [
+    "CannotAugment",
+    "DerivedVariables",
+    "Kernel",
+    "KernelChecks",
+    "Model",
+    "OutsideSupport",
+]
 
 
 class OutsideSupport(ValueError):
@@ -31,6 +38,29 @@ class OutsideSupport(ValueError):
     only, so simulation-based calibration may redraw such a data set without changing
     any other data set's posterior (``docs/design.md``, "The verdict policy").
     """
+
+
+class CannotAugment(ValueError):
+    """A data set that new observations cannot be appended to, and what would allow it.
+
+    Raised by a model's ``augment`` (posterior SBC) when its data have no axis along
+    which observations repeat given the parameters: a scalar observation, covariates
+    that cannot be told apart from the data, a latent variable per observation.
+
+    Parameters
+    ----------
+    reason : str
+        Why, in the model's terms.
+    cure : str
+        What the user can change so that the data can be augmented.
+    """
+
+    def __init__(self, reason: str, cure: str):
+        super().__init__(reason)
+        self.cure = cure
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.cure))
 
 
 class Kernel(NamedTuple):
@@ -195,6 +225,12 @@ class Model:
         at module level should too.
     derived : DerivedVariables, optional
         Variables a sampler may leave out because the zoo computes them from the others.
+    augment : callable, optional
+        ``augment(data, params, prior, rng) -> data``: ``data`` with new observations
+        drawn from ``p(y_new | params)`` appended along its observation axis (as many
+        again, at the same design), the data set posterior SBC fits (Säilynoja et al.
+        2025, arXiv:2502.03279). Raises :class:`CannotAugment` when the data have no
+        such axis. None: the model cannot say (posterior SBC then cannot judge).
     """
 
     name: str
@@ -218,6 +254,7 @@ class Model:
     kernel_checks: KernelChecks | None = None
     location: str | None = None
     derived: DerivedVariables | None = None
+    augment: Callable[[Any, Mapping[str, np.ndarray], Any, np.random.Generator], Any] | None = None
 
     def __reduce__(self):
         # By reference only when the location holds this very object: a copy made with

@@ -13,6 +13,8 @@ model, into a :class:`~zoo.core.contract.Model` whose
 - ``program`` is the user's model with other data swapped in (``pm.observe``,
   ``pm.set_data`` on a copy);
 - ``log_likelihood`` sums the observed variables' log densities;
+- ``augment`` appends a replicate of the observations, drawn given the parameters at
+  the same design, along the observed variables' first dim (posterior SBC);
 - ``kernel_checks`` lets Geweke's test and the invariance check run a user's kernel
   whose state is the dict of free variables.
 
@@ -30,7 +32,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from zoo.core.contract import DerivedVariables, Kernel, KernelChecks, Model
+from zoo.core.contract import CannotAugment, DerivedVariables, Kernel, KernelChecks, Model
 from zoo.core.reference import NoReference, Reference
 from zoo.diagnostics.label_invariants import (
     Exchangeable,
@@ -93,6 +95,11 @@ class SpecifiedData:
     design : int
         Which of the user's models (data sets) this one has the design of: its
         covariates, sizes and compiled functions.
+    pieces : tuple of SpecifiedData
+        For a data set joined from several of that design (posterior SBC's augmented
+        data), the parts: its log-likelihood is theirs summed, each computed by the
+        design's compiled function (the observations are independent given the
+        parameters). Empty for a data set of the design itself.
     """
 
     values: Mapping[str, np.ndarray]
@@ -100,12 +107,14 @@ class SpecifiedData:
     design: int = 0
     observed: tuple[str, ...] = ()
     dims: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    pieces: tuple[SpecifiedData, ...] = ()
 
     def __post_init__(self):
         object.__setattr__(self, "values", _read_only(self.values))
         object.__setattr__(self, "coords", MappingProxyType(dict(self.coords)))
         object.__setattr__(self, "observed", tuple(self.observed))
         object.__setattr__(self, "dims", MappingProxyType(dict(self.dims)))
+        object.__setattr__(self, "pieces", tuple(self.pieces))
 
     @property
     def observed_data(self) -> dict[str, tuple[np.ndarray, tuple[str, ...]]]:
@@ -121,6 +130,8 @@ class SpecifiedData:
 
     def replaced(self, values: Mapping[str, np.ndarray]) -> SpecifiedData:
         """The same design with some values replaced (simulated data)."""
+        if self.pieces:
+            raise ValueError("data: a joined data set has no design to replace values in")
         return SpecifiedData(
             {**self.values, **values}, self.coords, self.design, self.observed, self.dims
         )
@@ -136,6 +147,7 @@ class SpecifiedData:
             self.design,
             self.observed,
             dict(self.dims),
+            self.pieces,
         )
         return (SpecifiedData, fields)
 
@@ -297,6 +309,11 @@ class _SpecifiedParts:
         import pymc as pm
 
         spec = self._specification(data)
+        if data.pieces:
+            raise ValueError(
+                "data: the PyMC engine fits the user's model at its own design; a data "
+                "set with observations appended (posterior SBC) has another"
+            )
         observed = {name: data.values[name] for name in spec.parts.observed}
         # pm.observe returns a new model (the user's stays as it was); set_data then
         # changes the containers of that copy only.
@@ -321,7 +338,34 @@ class _SpecifiedParts:
 
     def log_likelihood(self, data, params) -> float:
         spec = self._specification(data)
+        if data.pieces:
+            return sum(spec.log_likelihood(piece.values, params) for piece in data.pieces)
         return spec.log_likelihood(data.values, params)
+
+    def augment(self, data, params, prior, rng):
+        """``data`` and a replicate of its observations drawn given ``params``, joined.
+
+        The replicate is drawn at the same design (``Specification.redraw``: the
+        observed variables from ``p(y | params)``, the ``pm.Data`` containers as they
+        are) and appended along each observed variable's first dim; a container whose
+        first dim is one of those is repeated with it, so each new observation keeps
+        its covariates. Raises :class:`CannotAugment` when the data have no such axis.
+        """
+        spec = self._specification(data)
+        axes = _observation_axes(data, self.first.parts.dims)
+        new = data.replaced(spec.redraw(params, rng))
+        values = {}
+        for name, value in data.values.items():
+            dims = data.dims.get(name, ())
+            repeats = name in data.observed or (dims and dims[0] in axes)
+            values[name] = np.concatenate([value, new.values[name]]) if repeats else value
+        coords = dict(data.coords)
+        for axis in axes:
+            if axis in coords:
+                coords[axis] = np.arange(2 * len(coords[axis]))
+        return SpecifiedData(
+            values, coords, data.design, data.observed, data.dims, pieces=(data, new)
+        )
 
     def validation_problems(self):
         return [(name, data, FIXED) for name, data in zip(self.names, self.problems, strict=True)]
@@ -450,6 +494,7 @@ def specified_model(
         kernel_checks=checks,
         comparable=parts.comparable if symmetry else None,
         derived=_derived(parts) if symmetry else None,
+        augment=parts.augment,
     )
 
 
@@ -476,6 +521,57 @@ def exchangeable_note(model: Model) -> str | None:
         f"({', '.join(invariant_names(m))})"
         for m in symmetry
     )
+
+
+def _observation_axes(data: SpecifiedData, free_dims: Mapping) -> set[str]:
+    """The observed variables' first dims: the axes new observations are appended along.
+
+    Raises
+    ------
+    CannotAugment
+        For a scalar observed variable, observed variables without dim names beside
+        ``pm.Data`` containers (which containers run along the observations cannot be
+        told), a container that has an observation dim other than first, or a free
+        variable with an observation dim (new observations would bring new variables).
+    """
+    leave_out = "or leave posterior-sbc out of the checks"
+    axes = set()
+    for name in data.observed:
+        value, dims = data.values[name], data.dims.get(name, ())
+        if np.ndim(value) == 0:
+            raise CannotAugment(
+                f"{name} is one scalar observation: there is no axis to append new "
+                "observations along",
+                f"observe the repeated observations as a vector (dims=('obs',)), {leave_out}",
+            )
+        if not dims:
+            if len(data.values) > len(data.observed):
+                raise CannotAugment(
+                    f"{name} has no dim names, so which pm.Data containers run along its "
+                    "observations cannot be told",
+                    f"give {name} and the containers indexed by observation the same first "
+                    f"dim (dims=('obs', ...)), {leave_out}",
+                )
+            continue
+        axes.add(dims[0])
+    for name, dims in data.dims.items():
+        if name in data.observed:
+            continue
+        inner = [dim for dim in dims[1:] if dim in axes]
+        if inner:
+            raise CannotAugment(
+                f"pm.Data {name!r} has the observation dim {inner[0]!r} but not first",
+                f"put the observations' dim first in {name}'s dims, {leave_out}",
+            )
+    for name, dims in free_dims.items():
+        shared = [dim for dim in dims if dim in axes]
+        if shared:
+            raise CannotAugment(
+                f"free variable {name!r} has one value per observation (dim {shared[0]!r}): "
+                "new observations would bring new variables",
+                f"marginalise {name} out of the PyMC model, {leave_out}",
+            )
+    return axes
 
 
 def _parts_of(model: Model) -> _SpecifiedParts | None:

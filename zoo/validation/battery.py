@@ -51,6 +51,7 @@ from zoo.validation.geweke_check import GEWEKE
 from zoo.validation.invariance_check import INVARIANCE
 from zoo.validation.nuts_check import NUTS
 from zoo.validation.plan import Check, Plan, resolve_budgets
+from zoo.validation.posterior_sbc_check import POSTERIOR_SBC
 from zoo.validation.problem_selection import Problem, choose_problems, model_problems
 from zoo.validation.reference_cache import exact_reference
 from zoo.validation.results import ValidationResult
@@ -60,7 +61,7 @@ from zoo.validation.sbc_check import SBC
 __all__ = ["CHECKS", "CHECK_NAMES", "DEPRECATED_BUDGET_KEYWORDS", "ZOO_DEFAULT_CHECKS", "validate"]
 
 #: The battery, in the order its checks run.
-CHECKS: tuple[Check, ...] = (EXACT, NUTS, SBC, GEWEKE, INVARIANCE)
+CHECKS: tuple[Check, ...] = (EXACT, NUTS, SBC, POSTERIOR_SBC, GEWEKE, INVARIANCE)
 #: Their names, as ``checks=`` and ``--checks`` take them.
 CHECK_NAMES = tuple(check.name for check in CHECKS)
 #: Checks run by default on a zoo model.

@@ -43,7 +43,15 @@ from zoo.validation.results import (
 )
 from zoo.validation.sampler_under_test import SamplerUnderTest, fit_task
 
-__all__ = ["ESS_MIN", "NUTS", "PURPOSE", "RHAT_MAX", "nuts_health", "unhealthy_cure"]
+__all__ = [
+    "ESS_MIN",
+    "NUTS",
+    "PURPOSE",
+    "RHAT_MAX",
+    "nuts_health",
+    "reference_fit",
+    "unhealthy_cure",
+]
 
 #: The stream the fits draw from: item ``2 i`` the sampler on data set ``i``, ``2 i + 1`` NUTS.
 PURPOSE = "nuts-fits"
@@ -54,33 +62,40 @@ ESS_MIN = 400.0
 
 
 def _fit_nuts(tested: SamplerUnderTest, data, prior, draws: int, chains: int, seed: int):
+    return reference_fit(tested.model, "pymc", data, prior, draws, chains, seed)
+
+
+def reference_fit(model, engine: str, data, prior, draws: int, chains: int, seed: int):
+    """A zoo engine's fit as a reference: its posterior and its divergence flags.
+
+    ``draws`` draws per chain after as many warm-up steps; the flags are PyMC's
+    ``sample_stats.diverging`` (an empty array for the Gibbs engine, which has none):
+    all a check reads, and light to ship from a worker. :func:`nuts_health` judges it.
+    """
     # PyMC announces every fit on its logger ("Initializing NUTS ..."); the check's
     # table says what ran.
     logger = logging.getLogger("pymc")
     level = logger.level
     logger.setLevel(logging.WARNING)
     try:
-        tree = _sample_nuts(tested, data, prior, draws, chains, seed)
+        tree = sample(
+            model,
+            data,
+            prior,
+            engine=engine,
+            draws=draws,
+            tune=draws,
+            chains=chains,
+            seed=seed,
+            progress=False,
+            # The checks read the posterior only: no log-likelihood function to compile.
+            log_likelihood=False,
+        )
     finally:
         logger.setLevel(level)
-    # The posterior and the divergence flags: all the check reads, and light to ship.
-    return tree["posterior"].to_dataset(), tree["sample_stats"]["diverging"].values
-
-
-def _sample_nuts(tested, data, prior, draws, chains, seed):
-    return sample(
-        tested.model,
-        data,
-        prior,
-        engine="pymc",
-        draws=draws,
-        tune=draws,
-        chains=chains,
-        seed=seed,
-        progress=False,
-        # The check reads the posterior only: no log-likelihood function to compile.
-        log_likelihood=False,
-    )
+    stats = tree.children.get("sample_stats")
+    diverging = stats["diverging"].values if stats is not None and "diverging" in stats else ()
+    return tree["posterior"].to_dataset(), np.asarray(diverging)
 
 
 def nuts_health(posterior, diverging) -> list[str]:
