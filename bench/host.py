@@ -7,6 +7,7 @@ the processor it was taken on.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 
@@ -19,3 +20,17 @@ def cpu_name() -> str:
     except OSError:
         pass
     return "unknown"
+
+
+def git_commit() -> str:
+    """The short hash of the checkout's HEAD, for a record ("unknown" outside git)."""
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).parent,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"

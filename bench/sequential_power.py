@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import time
 import warnings
 from collections import defaultdict
@@ -29,22 +28,9 @@ from pathlib import Path
 
 from scipy import stats
 
-from bench.host import cpu_name
+from bench.host import cpu_name, git_commit
 
 RESULTS = Path(__file__).parent / "results" / "sequential_power" / "records.jsonl"
-
-
-def _commit() -> str:
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=Path(__file__).parent,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def _done(path: Path) -> set[tuple]:
@@ -65,7 +51,7 @@ def run(
     mode = "fixed-1%" if baseline else f"sequential-{rate:g}-{budget}"
     done = _done(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    host, commit = cpu_name(), _commit()
+    host, commit = cpu_name(), git_commit()
     cells = [(name, s) for name in models for s in ("correct", *zoo.get(name).faults)]
     if only is not None:
         cells = [(name, s) for name, s in cells if s in only]
