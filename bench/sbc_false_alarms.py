@@ -114,6 +114,53 @@ def null_study(
     return record
 
 
+def exact_sizes(simulations: int, quantities: int) -> dict:
+    """Sizes of the uniformity test and of SBC's decision, exactly, with no simulation.
+
+    A p-value computed from the statistic ``s`` is at most ``a`` exactly when ``s`` is at
+    most some value ``s_a`` of the statistic (p grows with ``s``), so the test's size at
+    ``a`` is ``P(S <= s_a)``, which :func:`exceedance_probability` gives exactly: ``s_a``
+    is the largest value of the statistic whose p-value (exact, or read from the
+    simulated table as before) is at most ``a``. Holm over ``quantities`` fails a run
+    exactly when the smallest p-value is below ``a / quantities``; for independent
+    quantities that has probability ``1 - (1 - size(a / quantities))^quantities``
+    (dependent ones make it smaller, by Holm's bound).
+    """
+    grid_points = min(simulations, 100)
+    grid = np.arange(1, grid_points) / grid_points
+    counts = np.arange(simulations + 1)
+    lower = stats.binom.cdf(counts, simulations, grid[:, None])
+    upper = stats.binom.sf(counts - 1, simulations, grid[:, None])
+    atoms = np.unique(np.minimum(lower, upper))
+    null = null_statistics(simulations)
+    table_p = (1 + np.searchsorted(null, atoms, side="right")) / (1 + null.size)
+
+    def size(level: float, table: bool) -> float:
+        if table:
+            below = np.flatnonzero(table_p <= level)
+            return (
+                exceedance_probability(simulations, float(atoms[below[-1]])) if below.size else 0.0
+            )
+        low, high = -1, atoms.size
+        while high - low > 1:
+            middle = (low + high) // 2
+            if exceedance_probability(simulations, float(atoms[middle])) <= level:
+                low = middle
+            else:
+                high = middle
+        return exceedance_probability(simulations, float(atoms[low])) if low >= 0 else 0.0
+
+    out = {}
+    for method, table in (("table", True), ("exact", False)):
+        single = {f"{a:g}": size(a, table) for a in (*LEVELS, 1e-3, 1e-4)}
+        family = {}
+        for a in LEVELS:
+            each = size(a / quantities, table)
+            family[f"{a:g}"] = 1.0 - (1.0 - each) ** quantities
+        out[method] = {"single": single, "family": family}
+    return out
+
+
 def run_models(models, first: int, last: int, folder: Path = FOLDER) -> None:
     """One SBC run per (model, seed) of the correct kernel, appended to
     ``folder/correct_MODEL.jsonl`` (one file per model: runs in parallel never share one).
@@ -149,6 +196,7 @@ def run_models(models, first: int, last: int, folder: Path = FOLDER) -> None:
                 "simulations": sbc.n_simulations,
                 "failed_fits": len(sbc.failures),
                 "family_p": float(np.min(sbc.p_adjusted)) if sbc.p_adjusted.size else None,
+                "p_value": "exact recursion",
                 "p": {q: float(v) for q, v in zip(sbc.quantities, sbc.p_values, strict=True)},
                 "rank_mean": {
                     q: round(float(v), 4)
@@ -208,13 +256,14 @@ def summary(folder: Path = FOLDER, null: Path = NULL) -> str:
     for runs in sorted(folder.glob("correct_*.jsonl")):
         for line in runs.read_text().splitlines():
             r = json.loads(line)
-            by_model[r["model"]].append(r)
+            method = "exact" if r.get("p_value", "").startswith("exact") else "table"
+            by_model[(r["model"], method)].append(r)
     if by_model:
         lines += [
-            "| model | seeds | quantities | fails at 0.2% [95% CI] | at 1% [95% CI] | "
+            "| model | p-values | seeds | quantities | fails at 0.2% [95% CI] | at 1% [95% CI] | "
             "at 5% [95% CI] | quantity p <= 0.01 (expected) | KS p of quantity p-values | "
             "median thinned draws | median CPU s |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         total = defaultdict(int)
         total_n = 0
@@ -230,7 +279,8 @@ def summary(folder: Path = FOLDER, null: Path = NULL) -> str:
             p = np.array([v for r in records for v in r["p"].values()])
             ks = stats.kstest(p, "uniform").pvalue
             lines.append(
-                f"| {model} | {n} | {len(records[0]['p'])} | {' | '.join(cells)} | "
+                f"| {model[0]} | {model[1]} | {n} | {len(records[0]['p'])} | "
+                f"{' | '.join(cells)} | "
                 f"{np.count_nonzero(p <= 0.01)} ({0.01 * p.size:.0f}) | {ks:.3g} | "
                 f"{np.median([r['thinned']['median'] for r in records]):.0f} | "
                 f"{np.median([r['cpu_seconds'] for r in records]):.1f} |"
@@ -239,13 +289,16 @@ def summary(folder: Path = FOLDER, null: Path = NULL) -> str:
         for a in (0.002, 0.01, 0.05):
             low, high = clopper_pearson(total[a], total_n)
             cells.append(f"{total[a]} ({total[a] / total_n:.1%}) [{low:.1%}, {high:.1%}]")
-        lines.append(f"| all | {total_n} | | {' | '.join(cells)} | | | | |")
+        lines.append(f"| all | | {total_n} | | {' | '.join(cells)} | | | | |")
     return "\n".join(lines)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--null", action="store_true", help="the test on exact uniform ranks")
+    parser.add_argument(
+        "--exact-size", action="store_true", help="the test's size by the recursion, no simulation"
+    )
     parser.add_argument("--replicates", type=int, default=100_000)
     parser.add_argument("--simulations", type=int, default=100)
     parser.add_argument("--quantities", type=int, default=17)
@@ -257,6 +310,19 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", type=int, nargs=2, default=(100, 200), metavar=("FIRST", "END"))
     parser.add_argument("--summary", action="store_true")
     args = parser.parse_args(argv)
+    if args.exact_size:
+        record = {
+            "study": "exact-size",
+            "simulations": args.simulations,
+            "quantities": args.quantities,
+            **exact_sizes(args.simulations, args.quantities),
+            "host": cpu_name(),
+            "commit": git_commit(),
+        }
+        NULL.parent.mkdir(parents=True, exist_ok=True)
+        with (FOLDER / "exact_size.jsonl").open("a") as handle:
+            handle.write(json.dumps(record) + "\n")
+        print(json.dumps(record))
     if args.null:
         record = null_study(
             args.replicates,
