@@ -68,6 +68,16 @@ def test_the_recursion_agrees_with_the_simulated_null_table():
         assert abs(share - exact) < 4.4 * se, (index, share, exact)
 
 
+@pytest.mark.parametrize("level", [0.05, 0.01, 0.002, 1e-4, 0.002 / 17])
+def test_the_size_at_each_level_is_at_most_the_level_and_close_to_it(level):
+    # No simulation: p <= a exactly when the statistic is at most the band's gamma, and
+    # P(S <= gamma) is the recursion's. The statistic is discrete, so the size sits a
+    # little below the level (at N = 100, within 5% of it at these levels).
+    gamma = (1.0 - ecdf_band(N, level).pointwise_level) / 2.0
+    size = exceedance_probability(N, gamma)
+    assert 0.95 * level <= size <= level
+
+
 @pytest.mark.parametrize("thinned", [9, 100])
 def test_exact_uniform_ranks_are_rejected_at_the_stated_rate(thinned):
     # Ranks among L thinned draws of the exact posterior, as simulation_ranks makes them.
