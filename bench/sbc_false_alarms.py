@@ -1,26 +1,29 @@
 """SBC's own false-alarm rate, measured on the zoo's correct kernels (issue 30 item 5).
 
-Two studies, each record carrying the host and the git commit, in
+Three studies, each record carrying the host and the git commit, in
 ``bench/results/sbc_false_alarms/``:
 
 1. ``--null``: the uniformity test alone, no sampler. Exactly uniform ranks as
    :func:`zoo.diagnostics.sbc.simulation_ranks` makes them (a rank ``r`` uniform on
    ``0..L`` among ``L`` thinned draws, spread over its cell, ``u = (r + U) / (L + 1)``),
    ``simulations`` per quantity; the single-quantity p-value's size at several levels
-   (the fixed null table against fresh uniform samples), and the check's decision
-   (Holm over ``quantities`` quantities at ``alpha``) over ``replicates`` runs.
-2. ``--models``: the correct kernel of each model through ``zoo.validate(model,
+   (exact p-values, or with ``--table`` those of the simulated null table used before),
+   and the check's decision (Holm over ``quantities`` quantities) over ``replicates``
+   runs.
+2. ``--exact-size``: the same sizes computed exactly by the recursion, no simulation.
+3. ``--models``: the correct kernel of each model through ``zoo.validate(model,
    checks=("sbc",), seed=s)`` at its default budget (100 simulations, 2 x 200 draws
    thinned to the fit's ESS), one record per seed with every quantity's p-value, the
    family-wise p-value (the smallest Holm-adjusted p: the run fails at ``alpha`` exactly
    when it is below ``alpha``, so one record answers for every rate), the thinned draws
-   and ESS per simulation, and the CPU seconds.
+   per simulation, and the CPU seconds.
 
 ``--summary`` prints the tables: per model the runs failing at 0.2% per check with a
 Clopper-Pearson interval (scipy.stats), the same at 1% and 5% (where a handful of
 failures already measures the rate), and the per-quantity p-values' lower tail.
 
-    nice python -m bench.sbc_false_alarms --null --replicates 100000
+    nice python -m bench.sbc_false_alarms --null --replicates 100000 --thinned 100 --table
+    python -m bench.sbc_false_alarms --exact-size
     nice python -m bench.sbc_false_alarms --models beta-binomial naive-bayes --seeds 100 200
     python -m bench.sbc_false_alarms --summary
 """
