@@ -1,0 +1,392 @@
+"""SBC's own false-alarm rate, measured on the zoo's correct kernels (issue 30 item 5).
+
+Three studies, each record carrying the host and the git commit, in
+``bench/results/sbc_false_alarms/``:
+
+1. ``--null``: the uniformity test alone, no sampler. Exactly uniform ranks as
+   :func:`zoo.diagnostics.sbc.simulation_ranks` makes them (a rank ``r`` uniform on
+   ``0..L`` among ``L`` thinned draws, spread over its cell, ``u = (r + U) / (L + 1)``),
+   ``simulations`` per quantity; the single-quantity p-value's size at several levels
+   (exact p-values, or with ``--table`` those of the simulated null table used before),
+   and the check's decision (Holm over ``quantities`` quantities) over ``replicates``
+   runs.
+2. ``--exact-size``: the same sizes computed exactly by the recursion, no simulation.
+3. ``--models``: the correct kernel of each model through ``zoo.validate(model,
+   checks=("sbc",), seed=s)`` at its default budget (100 simulations, 2 x 200 draws
+   thinned to the fit's ESS), one record per seed with every quantity's p-value, the
+   family-wise p-value (the smallest Holm-adjusted p: the run fails at ``alpha`` exactly
+   when it is below ``alpha``, so one record answers for every rate), the thinned draws
+   per simulation, and the CPU seconds.
+
+``--summary`` prints the tables: per model the runs failing at 0.2% per check with a
+Clopper-Pearson interval (scipy.stats), the same at 1% and 5% (where a handful of
+failures already measures the rate), and the per-quantity p-values' lower tail.
+
+    nice python -m bench.sbc_false_alarms --null --replicates 100000 --thinned 100 --table
+    python -m bench.sbc_false_alarms --exact-size
+    nice python -m bench.sbc_false_alarms --models beta-binomial naive-bayes --seeds 100 200
+    python -m bench.sbc_false_alarms --summary
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import warnings
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+from bench.host import cpu_name, git_commit
+from zoo.diagnostics import holm
+from zoo.diagnostics.uniformity import (
+    exceedance_probability,
+    null_statistics,
+    tail_statistic,
+    uniformity_pvalue,
+)
+
+FOLDER = Path(__file__).parent / "results" / "sbc_false_alarms"
+NULL = FOLDER / "uniform_ranks.jsonl"
+#: The records that raised the question: the correct kernels' SBC at 0.2% per check,
+#: seeds 0-59 (``bench/validate_power.py``, p-values from the simulated table).
+EARLIER = (
+    Path(__file__).parent / "results" / "catalogue" / "validate_power_sbc_geweke.jsonl",
+    *sorted(
+        (Path(__file__).parent / "results" / "catalogue").glob(
+            "validate_power_sbc_correct_more_*.jsonl"
+        )
+    ),
+)
+#: The per-check rate of the records that raised the question (issue 30 item 5).
+STATED = 0.002
+LEVELS = (0.05, 0.01, 0.002)
+
+
+def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) interval of a binomial rate, by scipy.stats."""
+    ci = stats.binomtest(k, n).proportion_ci(level, method="exact")
+    return float(ci.low), float(ci.high)
+
+
+def uniform_ranks(rng: np.random.Generator, shape: tuple, thinned: int) -> np.ndarray:
+    """Normalised ranks of a truth among ``thinned`` exact, independent posterior draws.
+
+    The rank is uniform on ``0..thinned`` (the truth is one more draw from the posterior)
+    and spread over its cell as :func:`zoo.diagnostics.sbc.simulation_ranks` does.
+    """
+    rank = rng.integers(0, thinned + 1, size=shape)
+    return (rank + rng.random(shape)) / (thinned + 1)
+
+
+def null_study(
+    replicates: int, simulations: int, quantities: int, thinned: int, seed: int, table: bool
+):
+    """Size of the uniformity p-value and of the check's decision under exact uniform ranks."""
+    rng = np.random.default_rng(seed)
+    started = time.process_time()
+    grid_points = min(simulations, 100)
+    grid = np.arange(1, grid_points) / grid_points
+    observed = np.empty((replicates, quantities))
+    for start in range(0, replicates, 1000):
+        rows = min(start + 1000, replicates) - start
+        values = uniform_ranks(rng, (rows, quantities, simulations), thinned)
+        observed[start : start + rows] = tail_statistic(values, grid)
+    # The statistic is discrete: each distinct value's p-value once, as uniformity_pvalue
+    # computes it (exact, or read from the simulated table with --table).
+    atoms, where = np.unique(observed, return_inverse=True)
+    if table:
+        null = null_statistics(simulations)
+        p_atoms = (1 + np.searchsorted(null, atoms, side="right")) / (1 + null.size)
+    else:
+        p_atoms = np.array([exceedance_probability(simulations, float(a)) for a in atoms])
+    p = p_atoms[where].reshape(replicates, quantities)
+    if not table and p[-1, -1] != uniformity_pvalue(values[-1, -1]):
+        raise RuntimeError("the p-values differ from uniformity_pvalue's")
+    single = p.ravel()
+    family = np.array([holm(row).min() for row in p])
+    host, commit = cpu_name(), git_commit()
+    record = {
+        "study": "uniform-ranks",
+        "p_value": "simulated null table (100,000)" if table else "exact recursion",
+        "replicates": replicates,
+        "simulations": simulations,
+        "quantities": quantities,
+        "thinned": thinned,
+        "seed": seed,
+        "single": {f"{a:g}": int(np.count_nonzero(single <= a)) for a in (*LEVELS, 1e-3, 1e-4)},
+        "single_n": int(single.size),
+        "family": {f"{a:g}": int(np.count_nonzero(family < a)) for a in LEVELS},
+        "cpu_seconds": time.process_time() - started,
+        "host": host,
+        "commit": commit,
+    }
+    return record
+
+
+def exact_sizes(simulations: int, quantities: int) -> dict:
+    """Sizes of the uniformity test and of SBC's decision, exactly, with no simulation.
+
+    A p-value computed from the statistic ``s`` is at most ``a`` exactly when ``s`` is at
+    most some value ``s_a`` of the statistic (p grows with ``s``), so the test's size at
+    ``a`` is ``P(S <= s_a)``, which :func:`exceedance_probability` gives exactly: ``s_a``
+    is the largest value of the statistic whose p-value (exact, or read from the
+    simulated table as before) is at most ``a``. Holm over ``quantities`` fails a run
+    exactly when the smallest p-value is below ``a / quantities``; for independent
+    quantities that has probability ``1 - (1 - size(a / quantities))^quantities``
+    (dependent ones make it smaller, by Holm's bound).
+    """
+    grid_points = min(simulations, 100)
+    grid = np.arange(1, grid_points) / grid_points
+    counts = np.arange(simulations + 1)
+    lower = stats.binom.cdf(counts, simulations, grid[:, None])
+    upper = stats.binom.sf(counts - 1, simulations, grid[:, None])
+    atoms = np.unique(np.minimum(lower, upper))
+    null = null_statistics(simulations)
+    table_p = (1 + np.searchsorted(null, atoms, side="right")) / (1 + null.size)
+
+    def size(level: float, table: bool) -> float:
+        if table:
+            below = np.flatnonzero(table_p <= level)
+            return (
+                exceedance_probability(simulations, float(atoms[below[-1]])) if below.size else 0.0
+            )
+        low, high = -1, atoms.size
+        while high - low > 1:
+            middle = (low + high) // 2
+            if exceedance_probability(simulations, float(atoms[middle])) <= level:
+                low = middle
+            else:
+                high = middle
+        return exceedance_probability(simulations, float(atoms[low])) if low >= 0 else 0.0
+
+    out = {}
+    for method, table in (("table", True), ("exact", False)):
+        single = {f"{a:g}": size(a, table) for a in (*LEVELS, 1e-3, 1e-4)}
+        family = {}
+        for a in LEVELS:
+            each = size(a / quantities, table)
+            family[f"{a:g}"] = 1.0 - (1.0 - each) ** quantities
+        out[method] = {"single": single, "family": family}
+    return out
+
+
+def run_models(models, first: int, last: int, folder: Path = FOLDER) -> None:
+    """One SBC run per (model, seed) of the correct kernel, appended to
+    ``folder/correct_MODEL.jsonl`` (one file per model: runs in parallel never share one).
+    """
+    # deferred: the battery takes seconds to import; --summary needs none of it
+    import zoo
+
+    done = set()
+    for path in folder.glob("correct_*.jsonl"):
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            done.add((r["model"], r["seed"]))
+    host, commit = cpu_name(), git_commit()
+    folder.mkdir(parents=True, exist_ok=True)
+    for seed in range(first, last):
+        for model in models:
+            if (model, seed) in done:
+                continue
+            started = time.process_time()
+            wall = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = zoo.validate(model, checks=("sbc",), seed=seed, workers=0, alpha=STATED)
+            check = result.checks[0]
+            sbc = check.details
+            thinned = np.asarray(sbc.thinned)
+            record = {
+                "model": model,
+                "sampler": "correct",
+                "seed": seed,
+                "verdict": check.verdict,
+                "alpha": check.alpha,
+                "simulations": sbc.n_simulations,
+                "failed_fits": len(sbc.failures),
+                "family_p": float(np.min(sbc.p_adjusted)) if sbc.p_adjusted.size else None,
+                "p_value": "exact recursion",
+                "p": {q: float(v) for q, v in zip(sbc.quantities, sbc.p_values, strict=True)},
+                "rank_mean": {
+                    q: round(float(v), 4)
+                    for q, v in zip(sbc.quantities, sbc.ranks.mean(axis=0), strict=True)
+                },
+                "rank_sd": {
+                    q: round(float(v), 4)
+                    for q, v in zip(sbc.quantities, sbc.ranks.std(axis=0, ddof=1), strict=True)
+                },
+                "thinned": {
+                    "min": int(thinned.min()),
+                    "median": float(np.median(thinned)),
+                    "max": int(thinned.max()),
+                },
+                "cpu_seconds": time.process_time() - started,
+                "seconds": time.perf_counter() - wall,
+                "host": host,
+                "commit": commit,
+            }
+            with (folder / f"correct_{model}.jsonl").open("a") as handle:
+                handle.write(json.dumps(record) + "\n")
+            print(
+                f"{model:14s} seed {seed:4d} {check.verdict:6s} family p "
+                f"{record['family_p']:.3g}  {record['cpu_seconds']:.1f} CPU s",
+                flush=True,
+            )
+
+
+def summary(folder: Path = FOLDER, null: Path = NULL) -> str:
+    """Markdown tables of both studies from their records."""
+    lines = []
+    if null.exists():
+        lines += [
+            "| simulations | quantities | thinned L | replicates | single p <= 0.05 / 0.01 / "
+            "0.002 / 1e-3 / 1e-4 (expected) | check fails at 5% / 1% / 0.2% |",
+            "|---|---|---|---|---|---|",
+        ]
+        for line in null.read_text().splitlines():
+            r = json.loads(line)
+            n = r["single_n"]
+            single = " / ".join(
+                f"{r['single'][k]} ({float(k) * n:.0f})" for k in ("0.05", "0.01", "0.002")
+            )
+            single += " / " + " / ".join(
+                f"{r['single'][k]} ({float(k) * n:.0f})" for k in ("0.001", "0.0001")
+            )
+            fam = " / ".join(
+                f"{r['family'][f'{a:g}']} ({r['family'][f'{a:g}'] / r['replicates']:.4f})"
+                for a in LEVELS
+            )
+            lines.append(
+                f"| {r['simulations']} | {r['quantities']} | {r['thinned']} | "
+                f"{r['replicates']} | {single} | {fam} |"
+            )
+        lines.append("")
+    by_model = defaultdict(list)
+    for runs in sorted(folder.glob("correct_*.jsonl")):
+        for line in runs.read_text().splitlines():
+            r = json.loads(line)
+            method = "exact" if r.get("p_value", "").startswith("exact") else "table"
+            by_model[(r["model"], method)].append(r)
+    if by_model:
+        lines += [
+            "| model | p-values | seeds | quantities | fails at 0.2% [95% CI] | at 1% [95% CI] | "
+            "at 5% [95% CI] | quantity p <= 0.01 (expected) | KS p of quantity p-values | "
+            "median thinned draws | median CPU s |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        total = defaultdict(int)
+        total_n = 0
+        for model, records in sorted(by_model.items()):
+            n = len(records)
+            total_n += n
+            cells = []
+            for a in (0.002, 0.01, 0.05):
+                k = sum(r["family_p"] < a for r in records)
+                total[a] += k
+                low, high = clopper_pearson(k, n)
+                cells.append(f"{k} ({k / n:.1%}) [{low:.1%}, {high:.1%}]")
+            p = np.array([v for r in records for v in r["p"].values()])
+            ks = stats.kstest(p, "uniform").pvalue
+            lines.append(
+                f"| {model[0]} | {model[1]} | {n} | {len(records[0]['p'])} | "
+                f"{' | '.join(cells)} | "
+                f"{np.count_nonzero(p <= 0.01)} ({0.01 * p.size:.0f}) | {ks:.3g} | "
+                f"{np.median([r['thinned']['median'] for r in records]):.0f} | "
+                f"{np.median([r['cpu_seconds'] for r in records]):.1f} |"
+            )
+        cells = []
+        for a in (0.002, 0.01, 0.05):
+            low, high = clopper_pearson(total[a], total_n)
+            cells.append(f"{total[a]} ({total[a] / total_n:.1%}) [{low:.1%}, {high:.1%}]")
+        lines.append(f"| all | | {total_n} | | {' | '.join(cells)} | | | | |")
+    lines += ["", *combined(by_model)]
+    return "\n".join(lines)
+
+
+def combined(by_model) -> list[str]:
+    """Per kernel at 0.2% per check: the earlier records (seeds 0-59) and these together."""
+    earlier = defaultdict(list)
+    for path in EARLIER:
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            if r["check"] == "sbc" and r["sampler"] == "correct":
+                earlier[r["model"]].append(r["verdict"] == "fail")
+    now = defaultdict(list)
+    for (model, _), records in by_model.items():
+        now[model].extend(r["family_p"] < STATED for r in records)
+    lines = [
+        "| model | seeds 0-59 (table) fail | new seeds fail | together [95% CI] |",
+        "|---|---|---|---|",
+    ]
+    all_k = all_n = 0
+    for model in sorted(set(earlier) | set(now)):
+        k0, n0 = sum(earlier[model]), len(earlier[model])
+        k1, n1 = sum(now[model]), len(now[model])
+        k, n = k0 + k1, n0 + n1
+        all_k, all_n = all_k + k, all_n + n
+        low, high = clopper_pearson(k, n)
+        lines.append(
+            f"| {model} | {k0} / {n0} | {k1} / {n1} | {k} / {n} = {k / n:.1%} "
+            f"[{low:.1%}, {high:.1%}] |"
+        )
+    low, high = clopper_pearson(all_k, all_n)
+    lines.append(f"| all | | | {all_k} / {all_n} = {all_k / all_n:.1%} [{low:.1%}, {high:.1%}] |")
+    return lines
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--null", action="store_true", help="the test on exact uniform ranks")
+    parser.add_argument(
+        "--exact-size", action="store_true", help="the test's size by the recursion, no simulation"
+    )
+    parser.add_argument("--replicates", type=int, default=100_000)
+    parser.add_argument("--simulations", type=int, default=100)
+    parser.add_argument("--quantities", type=int, default=17)
+    parser.add_argument("--thinned", type=int, default=100, help="draws L left by thinning")
+    parser.add_argument(
+        "--table", action="store_true", help="p-values from the simulated null table (before)"
+    )
+    parser.add_argument("--models", nargs="+", default=[])
+    parser.add_argument("--seeds", type=int, nargs=2, default=(100, 200), metavar=("FIRST", "END"))
+    parser.add_argument("--summary", action="store_true")
+    args = parser.parse_args(argv)
+    if args.exact_size:
+        record = {
+            "study": "exact-size",
+            "simulations": args.simulations,
+            "quantities": args.quantities,
+            **exact_sizes(args.simulations, args.quantities),
+            "host": cpu_name(),
+            "commit": git_commit(),
+        }
+        NULL.parent.mkdir(parents=True, exist_ok=True)
+        with (FOLDER / "exact_size.jsonl").open("a") as handle:
+            handle.write(json.dumps(record) + "\n")
+        print(json.dumps(record))
+    if args.null:
+        record = null_study(
+            args.replicates,
+            args.simulations,
+            args.quantities,
+            args.thinned,
+            seed=20261126,
+            table=args.table,
+        )
+        NULL.parent.mkdir(parents=True, exist_ok=True)
+        with NULL.open("a") as handle:
+            handle.write(json.dumps(record) + "\n")
+        print(json.dumps(record))
+    if args.models:
+        run_models(args.models, *args.seeds)
+    if args.summary:
+        print(summary())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
