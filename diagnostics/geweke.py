@@ -41,6 +41,7 @@ from zoo.core.defaults import (
     GEWEKE_DRAWS,
     GEWEKE_ITERATIONS,
 )
+from zoo.diagnostics.draws import design_coords
 from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
 from zoo.diagnostics.moments import MomentFunctions
 
@@ -96,6 +97,7 @@ def moment_functions(model, checks, prior, truth, data, latents) -> MomentFuncti
         log_likelihood=model.log_likelihood,
         latents={name: np.shape(value) for name, value in latents.items()},
         dims={**variables},
+        coords=design_coords(data),
     )
 
 

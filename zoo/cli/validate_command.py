@@ -55,7 +55,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def budgets_from_options(args: argparse.Namespace, table=CHECKS) -> dict:
-    """``validate``'s ``budgets=`` from the parsed options, each checked as given.
+    """``validate``'s ``budgets=`` from the options given, each checked as given.
+
+    An option not given is left out, so that ``--budget``'s preset (or the default)
+    sets it.
 
     Raises
     ------
@@ -65,6 +68,8 @@ def budgets_from_options(args: argparse.Namespace, table=CHECKS) -> dict:
     budgets: dict[str, dict] = {}
     for option, owners in budget_options(table).items():
         value = getattr(args, option_dest(option))
+        if value is None:
+            continue  # not given: the preset's value, or the default
         for check, setting in owners:
             budgets.setdefault(check.name, {})[setting.name] = setting.checked(
                 f"--{option}", value
@@ -117,6 +122,7 @@ def _validate(args: argparse.Namespace, refuse) -> int:
             elif args.engine:
                 options["engine"] = args.engine
             options["budgets"] = budgets_from_options(args)
+            options["budget"] = args.budget
         except ValueError as error:
             return refuse(str(error))
         if args.problems:

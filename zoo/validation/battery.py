@@ -323,6 +323,7 @@ def validate(
     fault: str | None = None,
     checks: tuple | None = None,
     budgets: Mapping[str, Mapping[str, int]] | None = None,
+    budget: str = "default",
     sbc_setup: tuple | None = None,
     sbc_prior=None,
     problems: list | None = None,
@@ -382,6 +383,11 @@ def validate(
         (100), ``draws`` (200), ``chains`` (2) per fit; ``geweke``: ``iterations``
         (10,000 steps per chain: raise it when a test function is not judged for want
         of ESS; the finding says how many would do).
+    budget : {"quick", "default", "thorough"}
+        A budget preset (:data:`zoo.core.defaults.BUDGET_PRESETS`, ``--budget``): check
+        settings applied where ``budgets`` does not set them. ``quick`` spends a
+        quarter of the default evidence, ``thorough`` four times it; docs/validating.md
+        states what each costs.
     sbc_setup : (prior, size), optional
         The proper prior and ``simulate`` sizes for SBC and the kernel checks.
     sbc_prior : str or Prior, optional
@@ -458,7 +464,7 @@ def validate(
     alpha = as_probability("alpha", alpha)
     table = _table(_own_checks(checks))
     named = _named_checks(checks, table)
-    resolved = resolve_budgets(table, budgets)
+    resolved = resolve_budgets(table, budgets, budget)
     seed = as_seed("seed", seed)
     tested = SamplerUnderTest(model, engine, kernel, fault, sampler, name)
     chosen_problems = problems
@@ -487,6 +493,7 @@ def validate(
     # Each check receives the plan with its own budget.
     plans = {c.name: dataclasses.replace(plan, budget=resolved[c.name]) for c in chosen}
     settings = {
+        "budget": budget,
         "budgets": {c.name: resolved[c.name] for c in chosen},
         "seed": seed,
         "timeout": timeout,
