@@ -105,6 +105,25 @@ def _validate(args: argparse.Namespace, refuse) -> int:
         if interactive:
             err.print(f"[dim]{escape(message)}[/]")
 
+    def plan(line):
+        # One line before the checks, on a terminal or not (--quiet: none).
+        if not args.quiet:
+            print(f"zoo validate: {line}", file=sys.stderr, flush=True)
+
+    def told(name, outcome):
+        # Where no progress display can show (a pipe, CI, a file): a line as each check
+        # starts and ends, with its verdict and seconds.
+        if args.quiet or interactive:
+            return
+        if outcome is None:
+            print(f"zoo validate: {name}: started", file=sys.stderr, flush=True)
+        else:
+            print(
+                f"zoo validate: {name}: {outcome.verdict} in {outcome.seconds:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+
     def battery():
         """Load the user's objects and run the battery: a result, or an exit status."""
         options = {}
@@ -143,6 +162,8 @@ def _validate(args: argparse.Namespace, refuse) -> int:
                 store=args.store,
                 on_simulation=progress.update,
                 status=say,
+                on_plan=plan,
+                on_check=told,
                 **options,
             )
         except ValueError as error:

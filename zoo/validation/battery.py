@@ -39,13 +39,14 @@ from zoo.core.arguments import as_probability, as_seed, require_distinct
 from zoo.core.contract import Kernel, Model
 from zoo.core.defaults import ALPHA, ENGINES, FIT_TIMEOUT
 from zoo.registry import get
-from zoo.sampling.parallel import FitPool, Task
+from zoo.sampling.parallel import FitPool, Task, default_workers
 from zoo.sampling.sampler_output import NonFiniteDraws, SamplerOutputError
 from zoo.specification.adapter import (
     DataOnlySampler,
     specified_model,
     unsimulable,
 )
+from zoo.validation.estimate import plan_line, timed_fits
 from zoo.validation.exact_check import EXACT
 from zoo.validation.geweke_check import GEWEKE
 from zoo.validation.invariance_check import INVARIANCE
@@ -53,7 +54,7 @@ from zoo.validation.nuts_check import NUTS
 from zoo.validation.plan import Check, Plan, resolve_budgets
 from zoo.validation.problem_selection import Problem, choose_problems, model_problems
 from zoo.validation.reference_cache import exact_reference
-from zoo.validation.results import ValidationResult
+from zoo.validation.results import CheckOutcome, ValidationResult
 from zoo.validation.sampler_under_test import SamplerUnderTest, describe
 from zoo.validation.sbc_check import SBC
 
@@ -335,6 +336,8 @@ def validate(
     store=None,
     on_simulation: Callable[[int, int], None] | None = None,
     status: Callable[[str], None] | None = None,
+    on_plan: Callable[[str], None] | None = None,
+    on_check: Callable[[str, CheckOutcome | None], None] | None = None,
     label: str | None = None,
     **deprecated,
 ) -> ValidationResult:
@@ -414,6 +417,14 @@ def validate(
         ``on_simulation(done, total)`` after each SBC simulation (progress display).
     status : callable, optional
         Called with a short message as each check starts.
+    on_plan : callable, optional
+        Called once, before the first check, with the plan line: the checks, their
+        budgets and an estimate of the time of each, from two timed fits of the sampler
+        under test on the first data set (:mod:`zoo.validation.estimate`; asking for it
+        costs those fits).
+    on_check : callable, optional
+        ``on_check(name, None)`` as a check starts and ``on_check(name, outcome)`` (its
+        :class:`~zoo.validation.results.CheckOutcome`) as it ends.
     label : str, optional
         How reports name ``sampler`` or ``kernel`` (``zoo validate`` passes the
         ``--sampler`` or ``--kernel`` location). Default: ``module:name`` where it is
@@ -513,9 +524,18 @@ def validate(
     with FitPool(workers=workers, scheduler=scheduler, timeout=timeout) as pool:
         if specified:
             _refuse_bad_output(tested, problems[0], pool, seed)
+        if on_plan is not None:
+            simulation = setup or (model.simulation_setup() if model.simulation_setup else None)
+            cost = _fit_cost(tested, problems[0], simulation, pool, seed)
+            workers = 1 if pool.in_process else pool.workers or default_workers()
+            on_plan(plan_line(chosen, settings["budgets"], len(problems), cost, workers))
+        told = on_check or (lambda name, outcome: None)
         for check in chosen:
             say(f"{model.name}: {check.name}")
-            result.checks.append(check.run(plans[check.name], pool, share))
+            told(check.name, None)
+            outcome = check.run(plans[check.name], pool, share)
+            result.checks.append(outcome)
+            told(check.name, outcome)
         result.warnings = dict(pool.warnings)
     return result
 
@@ -545,6 +565,18 @@ def _refuse_bad_output(tested: SamplerUnderTest, first: Problem, pool: FitPool, 
     (outcome,) = pool.run([task])
     if outcome.status == "ok" and outcome.value is not None:
         raise ValueError(f"sampler: on data set {first.name!r}, {outcome.value}")
+
+
+def _fit_cost(tested: SamplerUnderTest, first: Problem, simulation, pool: FitPool, seed: int):
+    """The sampler's cost per fit and per draw on the first data set, or None if it failed.
+
+    Timed in the fit pool, where the checks' fits run (:func:`~zoo.validation.estimate.
+    timed_fits`); a sampler that raises or times out here is left to the checks, which
+    report it per fit.
+    """
+    task = Task("timing", timed_fits, (tested, first.data, first.prior, seed, simulation))
+    (outcome,) = pool.run([task])
+    return outcome.value if outcome.status == "ok" else None
 
 
 def _output_problem(tested: SamplerUnderTest, data, prior, seed: int) -> str | None:
