@@ -106,9 +106,8 @@ def _validate(args: argparse.Namespace, refuse) -> int:
             err.print(f"[dim]{escape(message)}[/]")
 
     def plan(line):
-        # One line before the checks, on a terminal or not (--quiet: none).
-        if not args.quiet:
-            print(f"zoo validate: {line}", file=sys.stderr, flush=True)
+        # One line before the checks, on a terminal or not.
+        print(f"zoo validate: {line}", file=sys.stderr, flush=True)
 
     def told(name, outcome):
         # Where no progress display can show (a pipe, CI, a file): a line as each check
@@ -162,7 +161,8 @@ def _validate(args: argparse.Namespace, refuse) -> int:
                 store=args.store,
                 on_simulation=progress.update,
                 status=say,
-                on_plan=plan,
+                # --quiet shows no plan: the fits timed for its estimate are not run
+                on_plan=None if args.quiet else plan,
                 on_check=told,
                 **options,
             )
