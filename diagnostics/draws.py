@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import xarray as xr
 
-__all__ = ["element_labels", "posterior_dataset", "variable_draws"]
+__all__ = ["design_coords", "element_labels", "posterior_dataset", "variable_draws"]
 
 SAMPLE_DIMS = ("chain", "draw")
 
@@ -77,7 +77,12 @@ def variable_draws(dataset: xr.Dataset, name: str, dims: tuple[str, ...], shape)
 
 
 def element_labels(name: str, dims: tuple[str, ...], shape, coords) -> list[str]:
-    """Labels like ``theta[group=3]`` for every element, in C order."""
+    """Labels like ``theta[group=3]`` for every element, in C order.
+
+    The one place a quantity's label is made, so that every table names an element
+    the same way: by its coordinate value where ``coords`` has one for the dim (of the
+    dim's length), else by position (ArviZ's default coordinates).
+    """
     if not dims:
         return [name]
     axes = []
@@ -89,3 +94,15 @@ def element_labels(name: str, dims: tuple[str, ...], shape, coords) -> list[str]
     for index in np.ndindex(*shape):
         labels.append(f"{name}[{','.join(axes[k][i] for k, i in enumerate(index))}]")
     return labels
+
+
+def design_coords(data) -> Mapping:
+    """The coordinates every data set of ``data``'s design shares, for labels.
+
+    Simulation-based checks name a quantity once for all their simulated data sets, so
+    only coordinates that no simulation changes can name it: a data set whose type says
+    so holds them in ``fixed_coords`` (a PyMC-specified model's data: its model's
+    coords). A zoo model's simulated data choose which items are unlabelled at random,
+    so their elements are named by position (its other coordinates are positions too).
+    """
+    return getattr(data, "fixed_coords", None) or {}

@@ -63,6 +63,7 @@ from zoo.core.defaults import (
     GEWEKE_MAX_ITERATIONS,
     GEWEKE_PILOT,
 )
+from zoo.diagnostics.draws import design_coords
 from zoo.diagnostics.findings import draws_to_clear
 from zoo.diagnostics.geweke_functions import TestFunctions
 from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
@@ -137,6 +138,7 @@ def moment_functions(
         latents={name: np.shape(value) for name, value in latents.items()},
         dims={**variables},
         second_moments=second_moments,
+        coords=design_coords(data),
     )
 
 

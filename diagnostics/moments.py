@@ -36,12 +36,15 @@ class MomentFunctions:
     latents : mapping of str to tuple, optional
         Shapes of latent quantities (kernel state) that get two moments each.
     dims : mapping of str to tuple of str, optional
-        Dim names for the labels (``theta[group=3]``); elements are numbered by
-        position, as in simulation-based calibration, since designs differ in coords.
+        Dim names for the labels (``theta[group=3]``).
     second_moments : bool
         Whether each element gets ``x**2`` besides ``x``. Geweke's test takes the
         values alone and builds its own functions of them
         (:mod:`zoo.diagnostics.geweke_functions`).
+    coords : mapping of str to array, optional
+        Coordinate values for the labels, where the design fixes them
+        (:func:`~zoo.diagnostics.draws.design_coords`); elements of other dims are
+        numbered by position, as in simulation-based calibration.
     """
 
     def __init__(
@@ -52,6 +55,7 @@ class MomentFunctions:
         latents: Mapping[str, tuple[int, ...]] | None = None,
         dims: Mapping[str, tuple[str, ...]] | None = None,
         second_moments: bool = True,
+        coords: Mapping | None = None,
     ):
         self.variables = list(variables)
         self.shapes = {name: tuple(shapes[name]) for name in self.variables}
@@ -63,7 +67,7 @@ class MomentFunctions:
         kinds = []
         for group in (self.shapes, self.latent_shapes):
             for name, shape in group.items():
-                elements = _labels(name, shape, (dims or {}).get(name))
+                elements = _labels(name, shape, (dims or {}).get(name), coords)
                 for moment in moments:
                     names.extend(elements)
                     kinds.extend([moment] * len(elements))
@@ -98,9 +102,10 @@ class MomentFunctions:
         ]
 
 
-def _labels(name: str, shape: tuple[int, ...], dims) -> list[str]:
+def _labels(name: str, shape: tuple[int, ...], dims, coords) -> list[str]:
     if not shape:
         return [name]
     if dims is None or len(dims) != len(shape):
         dims = tuple(f"dim_{i}" for i in range(len(shape)))
-    return element_labels(name, tuple(dims), shape, None)
+        coords = None  # made-up dims have no coordinates
+    return element_labels(name, tuple(dims), shape, coords)

@@ -56,7 +56,7 @@ from zoo.core.arguments import as_int, as_probability
 from zoo.core.contract import OutsideSupport
 from zoo.core.log_likelihood import log_likelihood_per_draw
 from zoo.diagnostics.agreement import holm
-from zoo.diagnostics.draws import element_labels
+from zoo.diagnostics.draws import design_coords, element_labels
 from zoo.diagnostics.findings import COULD_NOT_JUDGE, Finding, finding_order, findings_html
 from zoo.diagnostics.uniformity import EcdfBand, ecdf_band, uniformity_pvalue
 
@@ -111,14 +111,18 @@ def tested_variables(model, prior) -> dict[str, tuple[str, ...]]:
 def quantity_labels(model, prior, data) -> list[str]:
     """Names of the test quantities for one simulated data set, in the order ranked.
 
-    Elements are named by position (``class_probability[unlabelled=0,class=1]``), not by
-    coordinate value: which items are unlabelled changes from one simulated data set to
-    the next, and the i-th of them is as good a test quantity in every simulation.
+    Elements are named by coordinate value where every simulated data set shares the
+    coordinate (:func:`~zoo.diagnostics.draws.design_coords`: a PyMC model's coords,
+    ``p[cat=d]`` as the exact and nuts checks name it), else by position
+    (``class_probability[unlabelled=0,class=1]``): which items are unlabelled changes
+    from one simulated data set to the next, and the i-th of them is as good a test
+    quantity in every simulation.
     """
     labels = []
+    coords = design_coords(data)
     for name, dims in tested_variables(model, prior).items():
         shape = tuple(len(data.coords[d]) for d in dims)
-        labels.extend(element_labels(name, dims, shape, None))
+        labels.extend(element_labels(name, dims, shape, coords))
     if model.log_likelihood is not None:
         labels.append(LOG_LIKELIHOOD)
     return labels

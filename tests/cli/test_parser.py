@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 
@@ -9,7 +10,10 @@ import pytest
 
 from zoo.cli import main
 from zoo.cli.parser import budget_options, build_parser
+from zoo.cli.validate_command import budgets_from_options
+from zoo.core.defaults import BUDGET_PRESETS
 from zoo.validation import CHECKS
+from zoo.validation.plan import resolve_budgets
 
 
 def test_every_setting_of_every_check_is_an_option_with_its_default(capsys):
@@ -25,17 +29,58 @@ def test_every_setting_of_every_check_is_an_option_with_its_default(capsys):
     for option, owners in budget_options(CHECKS).items():
         (default,) = {setting.default for _, setting in owners}
         where = ", ".join(f"{c.name} {s.name}" for c, s in owners)
-        assert f"({where}; default {default}," in shown, option
+        assert f"(governs {where}; default {default}" in shown, option
+        for preset, settings in BUDGET_PRESETS.items():
+            check, setting = owners[0]
+            if setting.name in settings.get(check.name, {}):
+                value = settings[check.name][setting.name]
+                assert f"{preset} {value}" in shown.split(f"--{option} N", 1)[1], option
+                assert f"--{option} {value}" in shown.split("--budget", 2)[2], option
     # argparse wraps a hyphenated name at its hyphen ("posterior-" / "sbc").
-    assert f"subsetof{','.join(c.name for c in CHECKS)}" in "".join(out.split())
+    assert f"subsetof{','.join(c.name for c in CHECKS)}" in "".join(shown.split())
 
 
 def test_the_options_of_0_1_keep_their_names_and_defaults():
     args = build_parser().parse_args(["validate", "beta-binomial"])
-    assert (args.draws, args.chains) == (1000, 4)
-    assert (args.simulations, args.sbc_draws, args.sbc_chains) == (100, 200, 2)
-    assert args.geweke_iterations == 10000
-    assert args.geweke_max_iterations == 80000
+    # Not given: None, so that a preset applies under them; validate resolves the
+    # defaults of 0.1.
+    assert budgets_from_options(args) == {}
+    resolved = resolve_budgets(CHECKS, budgets_from_options(args))
+    assert resolved["exact"] == {"draws": 1000, "chains": 4}
+    assert resolved["sbc"] == {"simulations": 100, "draws": 200, "chains": 2}
+    assert resolved["geweke"] == {"iterations": 10000, "max_iterations": 80000}
+    given = build_parser().parse_args(["validate", "beta-binomial", "--draws", "300"])
+    assert budgets_from_options(given) == {"exact": {"draws": 300}, "nuts": {"draws": 300}}
+
+
+def test_every_option_with_a_value_shows_its_default():
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for name in ("check", "validate", "report"):
+        command = commands.choices[name]
+        command.format_help()  # adds zoo validate's options from the battery's table
+        for action in command._actions:
+            if not action.option_strings or action.nargs == 0:
+                continue  # positional, --help, flags
+            assert "default" in (action.help or ""), (name, action.option_strings)
+
+
+def test_a_preset_sets_what_no_option_gives():
+    args = build_parser().parse_args(
+        ["validate", "beta-binomial", "--budget", "quick", "--simulations", "40"]
+    )
+    resolved = resolve_budgets(CHECKS, budgets_from_options(args), args.budget)
+    assert resolved["sbc"] == {"simulations": 40, "draws": 200, "chains": 2}
+    assert resolved["exact"] == {"draws": 250, "chains": 4}
+    assert resolved["geweke"] == {"iterations": 2500}
+
+
+def test_an_unknown_preset_exits_2_in_one_line_naming_the_option_and_the_presets(capsys):
+    assert main(["validate", "beta-binomial", "--budget", "fast"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "--budget" in err and "'fast'" in err
+    assert all(preset in err for preset in BUDGET_PRESETS), err
 
 
 def test_one_option_sets_every_check_that_shares_it():

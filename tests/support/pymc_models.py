@@ -86,9 +86,17 @@ def _draw(state, data, rng):
     return {"theta": np.array(state["theta"], copy=True)}
 
 
+def step_reading_a_name_the_state_lacks(state, data, rng):
+    """A step written for a state of its own: it reads ``p``, which the state lacks."""
+    y, n = data["y"], data["trials"]
+    return {"theta": rng.beta(A + y * state["p"], B + n - y)}
+
+
 #: A Gibbs kernel on the free variables (here one exact conditional per sweep).
 KERNEL = zoo.Kernel(_init, _step, _draw)
 KERNEL_SWAPPED = zoo.Kernel(_init, _step_swapped, _draw)
+#: A kernel whose step raises KeyError on every state the checks give it.
+KERNEL_RAISING = zoo.Kernel(_init, step_reading_a_name_the_state_lacks, _draw)
 
 
 def improper():

@@ -96,3 +96,16 @@ def _theta_draw(theta, data, prior, rng):
 
 
 own_state_kernel = zoo.Kernel(_theta_init, _theta_step, _theta_draw)
+
+
+def _dict_state_step(state, data, prior, rng):
+    # Written for a dict state: the model's State is not subscriptable.
+    return {"theta": rng.beta(prior.a + data.successes * state["theta"], prior.b)}
+
+
+def _dict_state_draw(state, data, prior, rng):
+    return {"theta": np.array(state["theta"], copy=True)}
+
+
+# A kernel whose step and draw raise on the model's State (TypeError: not subscriptable).
+dict_state_kernel = zoo.Kernel(_theta_init, _dict_state_step, _dict_state_draw)

@@ -3,7 +3,12 @@
 import pytest
 
 from tests.support import pymc_models
+from zoo.core.defaults import BUDGET_PRESETS
 from zoo.testing import assert_valid
+from zoo.testing.assertion import _budgets
+from zoo.testing.sequential import BUDGETS, GROWTH
+from zoo.validation import CHECKS
+from zoo.validation.plan import resolve_budgets
 from zoo.validation.results import ValidationResult
 
 FAST = {"checks": ("exact", "sbc"), "budget": "quick"}
@@ -74,3 +79,14 @@ def test_a_kernel_is_checked_with_the_kernel_checks():
 def test_bad_arguments_are_refused_before_any_fit(options, message):
     with pytest.raises(ValueError, match=message):
         assert_valid(pymc_models.beta_binomial, pymc_models.right, **options)
+
+
+def test_the_first_stage_runs_zoo_validates_preset_and_later_ones_grow_it():
+    assert BUDGETS is BUDGET_PRESETS
+    for preset in BUDGETS:
+        assert _budgets(preset, 1.0) == resolve_budgets(CHECKS, None, preset)
+    grown = _budgets("quick", GROWTH)
+    quick = resolve_budgets(CHECKS, None, "quick")
+    assert grown["sbc"]["simulations"] == quick["sbc"]["simulations"] * GROWTH
+    assert grown["sbc"]["draws"] == quick["sbc"]["draws"]  # thinned to its ESS: not grown
+    assert grown["exact"]["chains"] == quick["exact"]["chains"]

@@ -3,11 +3,13 @@
 import numpy as np
 
 import zoo
-from tests.support.user_samplers import own_state_kernel
+from tests.support import pymc_models
+from tests.support.user_samplers import dict_state_kernel, own_state_kernel
 from zoo.diagnostics.geweke import geweke
 from zoo.diagnostics.invariance import invariance
 from zoo.models.beta_binomial import Prior
 from zoo.validation import validate
+from zoo.validation.kernel_check_task import describe_state
 
 
 def test_the_battery_gives_the_values_of_one_geweke_run():
@@ -57,3 +59,47 @@ def test_a_chain_that_raises_fails_the_check_once_with_the_state_hint():
     (check,) = result.checks
     assert check.verdict == "fail"
     assert check.summary.count("model's own state type") == 1
+
+
+def test_an_error_of_a_zoo_models_kernel_names_its_step_and_the_state_it_was_given():
+    result = validate(
+        "beta-binomial",
+        kernel=dict_state_kernel,
+        checks=("invariance",),
+        sbc_setup=(Prior(a=2.0, b=3.0), {"groups": 12, "trials": 25}),
+        workers=0,
+    )
+    (check,) = result.checks
+    (finding,) = check.findings
+    message = finding.message
+    # invariance applies draw first
+    assert "tests.support.user_samplers:dict_state_kernel: its draw" in message, message
+    assert "tests.support.user_samplers:_dict_state_draw raised TypeError" in message
+    assert "given the state State{logit_mean: float, log_concentration: float}" in message
+
+
+def test_an_error_of_a_pymc_models_kernel_names_the_users_step_and_its_dict_state():
+    for check_name in ("geweke", "invariance"):
+        result = validate(
+            pymc_models.beta_binomial,
+            kernel=pymc_models.KERNEL_RAISING,
+            label="tests.support.pymc_models:KERNEL_RAISING",
+            checks=(check_name,),
+            budgets={"geweke": {"iterations": 200}},
+            workers=0,
+        )
+        (check,) = result.checks
+        assert check.verdict == "fail"
+        message = check.findings[0].message
+        assert (
+            "tests.support.pymc_models:KERNEL_RAISING: its step "
+            "tests.support.pymc_models:step_reading_a_name_the_state_lacks raised "
+            "KeyError: 'p', given the state {theta: float64 (4,)}"
+        ) in message, message
+        assert "kernel_checks" not in message
+
+
+def test_a_state_is_described_by_names_shapes_and_dtypes():
+    state = {"mu": np.float64(1.0), "eta": np.zeros(8, dtype=np.float32), "k": 3}
+    assert describe_state(state) == "{mu: float64 (), eta: float32 (8,), k: int}"
+    assert describe_state(object()) == "a builtins.object"

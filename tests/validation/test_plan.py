@@ -16,6 +16,7 @@ import pytest
 from zoo.cli.parser import build_parser
 from zoo.cli.validate_command import budgets_from_options
 from zoo.core import streams
+from zoo.core.defaults import BUDGET_PRESETS
 from zoo.reports.validation_report import validation_report
 from zoo.sampling.parallel import Task
 from zoo.validation import CHECKS, Check, Setting, validate
@@ -61,7 +62,7 @@ def test_a_check_in_a_copy_of_the_table_gets_its_option_with_its_default():
     parser = build_parser(TABLE)
     validate_help = parser._subparsers._group_actions[0].choices["validate"].format_help()
     assert "--finite-draws N" in validate_help
-    assert "draws per chain of the one fit (finite draws; default 50, at least 10)" in (
+    assert "draws per chain of the one fit (governs finite draws; default 50; at least 10)" in (
         " ".join(validate_help.split())
     )
     # The help's list of checks is the table's, whatever the battery holds.
@@ -122,3 +123,24 @@ def test_budgets_default_to_the_entries_and_take_overrides():
     assert resolved["nuts"] == {"draws": 1000, "chains": 4}
     assert resolved["geweke"] == {"iterations": 10000, "max_iterations": 80000}
     assert resolved["invariance"] == {}
+
+
+def test_every_preset_names_checks_and_settings_of_the_battery_within_their_rules():
+    for preset in BUDGET_PRESETS:
+        resolved = resolve_budgets(CHECKS, None, preset)
+        for check_name, settings in BUDGET_PRESETS[preset].items():
+            assert resolved[check_name] == {**resolved[check_name], **settings}
+    assert resolve_budgets(CHECKS, None, "default") == resolve_budgets(CHECKS, None)
+
+
+def test_a_budget_overrides_its_setting_of_the_preset_only():
+    resolved = resolve_budgets(CHECKS, {"sbc": {"draws": 100}}, "thorough")
+    assert resolved["sbc"] == {"simulations": 400, "draws": 100, "chains": 2}
+    assert resolved["exact"]["draws"] == 4000
+
+
+def test_an_unknown_preset_is_refused_naming_budget_and_the_presets():
+    with pytest.raises(ValueError, match=r"budget: must be one of quick, default, thorough"):
+        resolve_budgets(CHECKS, None, "fast")
+    with pytest.raises(ValueError, match=r"budget: must be one of .*got 'fast'"):
+        validate("beta-binomial", budget="fast", workers=0)

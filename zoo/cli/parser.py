@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from zoo.core.defaults import ALPHA, CHAINS, DRAWS, ENGINES, FIT_TIMEOUT, TUNE
+from zoo.core.defaults import ALPHA, BUDGET_PRESETS, CHAINS, DRAWS, ENGINES, FIT_TIMEOUT, TUNE
 from zoo.registry import names
 
 __all__ = ["budget_options", "build_parser", "empty_value", "option_dest", "validate_table"]
@@ -63,9 +63,15 @@ def build_parser(table=None) -> argparse.ArgumentParser:
         "exact posterior; exit status 0 only when every check agrees",
     )
     check.add_argument("models", nargs="*", metavar="MODEL", help="models (default: all)")
-    check.add_argument("--draws", type=int, default=DRAWS, help="kept draws per chain")
-    check.add_argument("--tune", type=int, default=TUNE, help="warm-up sweeps per chain")
-    check.add_argument("--chains", type=int, default=CHAINS, help="chains per engine")
+    check.add_argument(
+        "--draws", type=int, default=DRAWS, help=f"kept draws per chain (default {DRAWS})"
+    )
+    check.add_argument(
+        "--tune", type=int, default=TUNE, help=f"warm-up sweeps per chain (default {TUNE})"
+    )
+    check.add_argument(
+        "--chains", type=int, default=CHAINS, help=f"chains per engine (default {CHAINS})"
+    )
     check.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     check.add_argument(
         "--alpha",
@@ -87,13 +93,14 @@ def build_parser(table=None) -> argparse.ArgumentParser:
     check.add_argument(
         "--report",
         metavar="DIR",
-        help="write an HTML report (index.html and PNG figures) into DIR",
+        help="write an HTML report (index.html and PNG figures) into DIR (default: none)",
     )
     check.add_argument(
         "--out",
         metavar="FILE",
         help="save the run (draws, data, prior, settings, versions) to FILE.nc (NetCDF) "
-        "or FILE.zarr (Zarr); an interrupted run (Ctrl-C) saves what it drew",
+        "or FILE.zarr (Zarr); an interrupted run (Ctrl-C) saves what it drew (default: not "
+        "saved)",
     )
     check.set_defaults(title="zoo check")
     report = commands.add_parser(
@@ -158,10 +165,47 @@ def _checks_help(table) -> str:
     )
 
 
+def _preset_values(option: str, owners) -> str:
+    """``quick 250, thorough 4000``: an option's value in each preset that changes it."""
+    values = []
+    for preset, settings in BUDGET_PRESETS.items():
+        set_by = {settings.get(c.name, {}).get(s.name) for c, s in owners} - {None}
+        if len(set_by) > 1:
+            raise ValueError(f"--{option}: preset {preset!r} sets its checks to {sorted(set_by)}")
+        if set_by:
+            values.append(f"{preset} {set_by.pop()}")
+    return "".join(f", {value}" for value in values)
+
+
+def _budget_help(table) -> str:
+    """``--budget``'s help: each preset and what it sets, read from the presets."""
+    described = []
+    for preset, settings in BUDGET_PRESETS.items():
+        changes = [
+            f"--{check.option(setting)} {settings[check.name][setting.name]}"
+            for option, owners in budget_options(table).items()
+            for check, setting in owners[:1]
+            if setting.name in settings.get(check.name, {})
+        ]
+        described.append(f"{preset} ({', '.join(changes) or 'the defaults below'})")
+    return (
+        f"budget preset: {'; '.join(described)}. An option below overrides its setting "
+        "(default: default)"
+    )
+
+
 def _add_budget_options(parser, table) -> None:
-    """One option per budget setting of the table's checks (shared options once)."""
+    """``--budget``, and one option per budget setting of the table's checks (shared once).
+
+    Each option's help says which checks' settings it governs, its default and its
+    value in each preset; its parsed value is None unless given, so that a preset
+    applies under it.
+    """
     group = parser.add_argument_group(
         "check budgets", "what each check spends; budgets={check: {setting: value}} in Python"
+    )
+    group.add_argument(
+        "--budget", choices=tuple(BUDGET_PRESETS), default="default", help=_budget_help(table)
     )
     for option, owners in budget_options(table).items():
         _, setting = owners[0]
@@ -170,10 +214,10 @@ def _add_budget_options(parser, table) -> None:
             f"--{option}",
             dest=option_dest(option),
             type=int,
-            default=setting.default,
+            default=None,
             metavar="N",
-            help=f"{setting.help} ({where}; default {setting.default}, at least "
-            f"{setting.minimum})",
+            help=f"{setting.help} (governs {where}; default {setting.default}"
+            f"{_preset_values(option, owners)}; at least {setting.minimum})",
         )
 
 
@@ -192,7 +236,8 @@ def _add_validate(commands, table) -> None:
         dest="pymc_model",
         metavar="MODULE:FUNCTION",
         help="your own model: FUNCTION() returns a pymc.Model whose observed variables "
-        "hold the data to check on, or a list of (name, pymc.Model) for several data sets",
+        "hold the data to check on, or a list of (name, pymc.Model) for several data sets "
+        "(no default: give MODEL or --model)",
     )
     parser.add_argument(
         "--reference",
@@ -215,16 +260,23 @@ def _add_validate(commands, table) -> None:
         metavar="MODULE:FUNCTION",
         help="function(data, prior, *, draws, chains, seed) for a zoo model, "
         "function(data, *, draws, chains, seed) for --model; returns a DataTree or a dict "
-        "of (chain, draw, ...) arrays with the model's variable names",
+        "of (chain, draw, ...) arrays with the model's variable names (default: none)",
     )
     what.add_argument(
         "--kernel",
         metavar="MODULE:OBJECT",
         help="an object with init, step and draw (like zoo.Kernel); adds Geweke's test and "
-        "the one-sweep invariance check",
+        "the one-sweep invariance check (default: none)",
     )
-    what.add_argument("--fault", metavar="NAME", help="a catalogued wrong kernel (zoo list)")
-    what.add_argument("--engine", choices=ENGINES, help="one of the zoo's engines")
+    what.add_argument(
+        "--fault", metavar="NAME", help="a catalogued wrong kernel (zoo list; default: none)"
+    )
+    what.add_argument(
+        "--engine",
+        choices=ENGINES,
+        help=f"one of the zoo's engines (default {ENGINES[0]}, when none of --sampler, "
+        "--kernel, --fault is given)",
+    )
     parser.add_argument(
         "--problems",
         metavar="LIST",
@@ -260,7 +312,11 @@ def _add_validate(commands, table) -> None:
         "per core); 0 runs them in this process, one after the other: the only way the "
         "sampler runs in the zoo's own process (for debugging; no timeout)",
     )
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler")
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="an existing Dask scheduler (default: a local cluster of --workers processes)",
+    )
     parser.add_argument(
         "--timeout",
         type=float,
@@ -272,14 +328,14 @@ def _add_validate(commands, table) -> None:
         "--store",
         metavar="FILE",
         help="JSON-lines file for SBC results, written as they arrive; rerunning with the "
-        "same settings resumes from it",
+        "same settings resumes from it (default: none)",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress display")
     parser.add_argument(
         "--report",
         metavar="DIR",
-        help="write an HTML report (index.html, SBC ECDF figure) into DIR",
+        help="write an HTML report (index.html, SBC ECDF figure) into DIR (default: none)",
     )
 
 

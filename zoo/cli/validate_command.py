@@ -55,7 +55,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def budgets_from_options(args: argparse.Namespace, table=CHECKS) -> dict:
-    """``validate``'s ``budgets=`` from the parsed options, each checked as given.
+    """``validate``'s ``budgets=`` from the options given, each checked as given.
+
+    An option not given is left out, so that ``--budget``'s preset (or the default)
+    sets it.
 
     Raises
     ------
@@ -65,6 +68,8 @@ def budgets_from_options(args: argparse.Namespace, table=CHECKS) -> dict:
     budgets: dict[str, dict] = {}
     for option, owners in budget_options(table).items():
         value = getattr(args, option_dest(option))
+        if value is None:
+            continue  # not given: the preset's value, or the default
         for check, setting in owners:
             budgets.setdefault(check.name, {})[setting.name] = setting.checked(
                 f"--{option}", value
@@ -102,6 +107,24 @@ def _validate(args: argparse.Namespace, refuse) -> int:
         if interactive:
             err.print(f"[dim]{escape(message)}[/]")
 
+    def plan(line):
+        # One line before the checks, on a terminal or not.
+        print(f"zoo validate: {line}", file=sys.stderr, flush=True)
+
+    def told(name, outcome):
+        # Where no progress display can show (a pipe, CI, a file): a line as each check
+        # starts and ends, with its verdict and seconds.
+        if args.quiet or interactive:
+            return
+        if outcome is None:
+            print(f"zoo validate: {name}: started", file=sys.stderr, flush=True)
+        else:
+            print(
+                f"zoo validate: {name}: {outcome.verdict} in {outcome.seconds:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+
     def battery():
         """Load the user's objects and run the battery: a result, or an exit status."""
         options = {}
@@ -122,6 +145,7 @@ def _validate(args: argparse.Namespace, refuse) -> int:
             elif args.engine:
                 options["engine"] = args.engine
             options["budgets"] = budgets_from_options(args)
+            options["budget"] = args.budget
         except ValueError as error:
             return refuse(str(error))
         if args.problems:
@@ -142,6 +166,9 @@ def _validate(args: argparse.Namespace, refuse) -> int:
                 store=args.store,
                 on_simulation=progress.update,
                 status=say,
+                # --quiet shows no plan: the fits timed for its estimate are not run
+                on_plan=None if args.quiet else plan,
+                on_check=told,
                 **options,
             )
         except ValueError as error:

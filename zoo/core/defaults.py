@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __all__ = [
     "ALPHA",
+    "BUDGET_PRESETS",
     "CHAINS",
     "DRAWS",
     "ENGINES",
@@ -52,3 +53,29 @@ GEWEKE_BATCHES = 20
 
 #: The one-sweep invariance check: independent exact joint draws.
 INVARIANCE_REPLICATES = 4000
+
+#: zoo validate's budget presets (``--budget``, ``zoo.validate(budget=)``, and the first
+#: stage of ``zoo.testing``'s ``--zoo-budget``): each a mapping of check settings,
+#: ``{check: {setting: value}}``, over the defaults of the checks' entries in the
+#: battery's table; a setting a preset leaves out keeps its default, and a check's own
+#: option (``--simulations``, ``budgets=``) overrides the preset. ``quick`` is a quarter
+#: of each check's evidence (draws per chain of the exact and nuts fits, SBC's simulated
+#: data sets, Geweke's steps per chain), ``thorough`` four times it; chains, SBC's draws
+#: per fit (thinned to their ESS) and the invariance replicates stay. Kept here, with
+#: the defaults, rather than beside the table: pytest's plugin reads the names when it
+#: loads, without importing the battery. What each costs: docs/validating.md.
+BUDGET_PRESETS: dict[str, dict[str, dict[str, int]]] = {
+    "quick": {
+        "exact": {"draws": DRAWS // 4},
+        "nuts": {"draws": DRAWS // 4},
+        "sbc": {"simulations": 25},
+        "geweke": {"iterations": GEWEKE_ITERATIONS // 4},
+    },
+    "default": {},
+    "thorough": {
+        "exact": {"draws": DRAWS * 4},
+        "nuts": {"draws": DRAWS * 4},
+        "sbc": {"simulations": 400},
+        "geweke": {"iterations": GEWEKE_ITERATIONS * 4},
+    },
+}

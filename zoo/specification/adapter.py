@@ -128,6 +128,11 @@ class SpecifiedData:
             n: (v, self.dims.get(n, ())) for n, v in self.values.items() if n not in self.observed
         }
 
+    @property
+    def fixed_coords(self) -> Mapping[str, np.ndarray]:
+        """Coordinates every simulated data set shares: the model's own (for labels)."""
+        return self.coords
+
     def replaced(self, values: Mapping[str, np.ndarray]) -> SpecifiedData:
         """The same design with some values replaced (simulated data)."""
         if self.pieces:

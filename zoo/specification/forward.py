@@ -211,13 +211,15 @@ class Specification:
         # no Jacobian (only observed terms, whose values are never transformed).
         model = remove_value_transforms(self.model)
         logp = model.logp(vars=model.observed_RVs, sum=True)
-        constants = [model.rvs_to_values[rv] for rv in model.observed_RVs]
+        # In the order callers pass them (parts.free, parts.observed), by name: the
+        # transformed copy may list its variables in another order than the user's
+        # model (its graph's), and a positional match then feeds mu where eta belongs.
+        values = {rv.name: model.rvs_to_values[rv] for rv in model.free_RVs}
+        observed = {rv.name: model.rvs_to_values[rv] for rv in model.observed_RVs}
+        constants = [observed[name] for name in self.parts.observed]
         placeholders = [c.type() for c in constants]
         (logp,) = clone_replace([logp], replace=dict(zip(constants, placeholders, strict=True)))
-        # In the order of the free variables of the model as given (``self.parts.free``),
-        # as every caller passes them: the copy's own order can differ (a label ``z``
-        # defined before the means it indexes comes after them in the copy's graph).
-        inputs = [model.rvs_to_values[model[name]] for name in self.parts.free]
+        inputs = [values[name] for name in self.parts.free]
         return pytensor.function([*inputs, *placeholders], logp, on_unused_input="ignore")
 
 

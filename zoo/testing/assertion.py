@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from zoo.core.arguments import as_probability, as_seed
 from zoo.testing.sequential import RATE, Stage, check_step, stages
 from zoo.validation.battery import CHECKS, validate
+from zoo.validation.plan import resolve_budgets
 from zoo.validation.results import ValidationResult, finding_cells
 
 __all__ = ["SequentialRecord", "assert_valid", "findings_table"]
@@ -18,18 +19,22 @@ __all__ = ["SequentialRecord", "assert_valid", "findings_table"]
 _SIZES = ("simulations", "iterations", "max_iterations", "replicates")
 
 
-def _budgets(scale: float) -> dict[str, dict[str, int]]:
-    """Every check's sample size at ``scale`` times its default (``validate``'s budgets).
+def _budgets(preset: str, scale: float) -> dict[str, dict[str, int]]:
+    """Every check's budget: the ``preset``'s, its sample sizes times ``scale``.
 
-    SBC's simulations, Geweke's steps per chain, and the draws per chain of the checks
-    that judge a fit's draws (exact, nuts); never below a setting's own minimum. Chains,
-    and SBC's draws per fit (thinned to their ESS), stay as they are.
+    The sample sizes are SBC's simulations, Geweke's steps per chain, and the draws per
+    chain of the checks that judge a fit's draws (exact, nuts); never below a setting's
+    own minimum. Chains, and SBC's draws per fit (thinned to their ESS), stay the
+    preset's.
     """
-    budgets = {}
+    budgets = resolve_budgets(CHECKS, None, preset)
     for check in CHECKS:
         sized = [s for s in check.budget if s.name in _SIZES]
         sized = sized or [s for s in check.budget if s.name == "draws"]
-        budgets[check.name] = {s.name: max(s.minimum, round(s.default * scale)) for s in sized}
+        for s in sized:
+            budgets[check.name][s.name] = max(
+                s.minimum, round(budgets[check.name][s.name] * scale)
+            )
     return budgets
 
 
@@ -140,9 +145,10 @@ def assert_valid(
         The false-alarm rate of this assertion on a correct sampler, over all its stages
         (default 1e-4).
     budget : {"quick", "default", "thorough"}
-        The first stage's budget: a quarter of, equal to, or four times the battery's
-        defaults (exact-check draws, SBC simulations, Geweke steps); later stages grow
-        it fourfold.
+        The first stage's budget: ``zoo validate``'s preset of that name
+        (:data:`zoo.core.defaults.BUDGET_PRESETS`: a quarter of, equal to, or four times
+        the battery's defaults in exact-check draws, SBC simulations, Geweke steps);
+        later stages grow it fourfold.
     seed : int
         The root of every stage's seed: the same seed gives the same stages, draws and
         verdict on any machine.
@@ -174,7 +180,7 @@ def assert_valid(
     """
     rate = as_probability("rate", rate)
     seed = as_seed("seed", seed)
-    clash = sorted(set(options) & {"alpha", "budgets", "draws", "simulations"})
+    clash = sorted(set(options) & {"alpha", "budget", "budgets", "draws", "simulations"})
     if clash:
         raise ValueError(
             f"{clash[0]}: set by the sequential stages (rate= and budget= choose them); "
@@ -188,7 +194,7 @@ def assert_valid(
     started = time.perf_counter()
     for stage in plan:
         last = stage is plan[-1]
-        result = _run_stage(model, sampler, kernel, pending, workers, stage, options)
+        result = _run_stage(model, sampler, kernel, pending, workers, stage, budget, options)
         record.stages.append((stage, result))
         for outcome in result.checks:
             decided[outcome.name] = outcome
@@ -220,7 +226,7 @@ def assert_valid(
     raise AssertionError(f"{head}\n{findings_table(result)}")
 
 
-def _run_stage(model, sampler, kernel, checks, workers, stage: Stage, options):
+def _run_stage(model, sampler, kernel, checks, workers, stage: Stage, preset: str, options):
     return validate(
         model,
         sampler,
@@ -229,6 +235,6 @@ def _run_stage(model, sampler, kernel, checks, workers, stage: Stage, options):
         seed=stage.seed,
         alpha=stage.alpha,
         workers=workers,
-        budgets=_budgets(stage.scale),
+        budgets=_budgets(preset, stage.scale),
         **options,
     )

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from zoo.core.defaults import BUDGET_PRESETS
 from zoo.diagnostics.findings import COULD_NOT_JUDGE
 
 __all__ = [
@@ -63,8 +64,9 @@ RATE = 1e-4
 SPENDING = (0.1, 0.3, 0.6)
 #: A stage whose smallest adjusted p-value is at least this is a clear pass.
 CLEAR = 0.05
-#: Budget presets: the first stage's budget as a multiple of the battery's defaults.
-BUDGETS = {"quick": 0.25, "default": 1.0, "thorough": 4.0}
+#: Budget presets of the first stage: ``zoo validate``'s own (``--budget``), one table,
+#: :data:`zoo.core.defaults.BUDGET_PRESETS`.
+BUDGETS = BUDGET_PRESETS
 #: How much larger each stage's budget is than the one before.
 GROWTH = 4.0
 
@@ -80,8 +82,7 @@ class Stage:
     alpha : float
         The family-wise rate this stage spends.
     scale : float
-        Its budget as a multiple of the battery's defaults (draws, simulations,
-        Geweke steps).
+        Its budget as a multiple of the preset's (draws, simulations, Geweke steps).
     seed : int
         The battery's root seed for this stage.
     """
@@ -100,18 +101,17 @@ def stages(rate: float, budget: str, seed: int) -> list[Stage]:
     rate : float
         The overall false-alarm rate, in (0, 1).
     budget : {"quick", "default", "thorough"}
-        The first stage's budget (:data:`BUDGETS`); each later stage's is
-        :data:`GROWTH` times the one before.
+        The first stage's budget preset (:data:`BUDGETS`); each later stage's budget
+        is :data:`GROWTH` times the one before.
     seed : int
         The caller's seed; each stage's is derived from it and its index.
     """
     if budget not in BUDGETS:
         raise ValueError(f"budget: must be one of {', '.join(BUDGETS)}, got {budget!r}")
-    first = BUDGETS[budget]
     out = []
     for index, share in enumerate(SPENDING):
         state = np.random.SeedSequence([seed, index]).generate_state(1, dtype=np.uint32)
-        out.append(Stage(index, rate * share, first * GROWTH**index, int(state[0])))
+        out.append(Stage(index, rate * share, GROWTH**index, int(state[0])))
     return out
 
 

@@ -39,13 +39,14 @@ from zoo.core.arguments import as_probability, as_seed, require_distinct
 from zoo.core.contract import Kernel, Model
 from zoo.core.defaults import ALPHA, ENGINES, FIT_TIMEOUT
 from zoo.registry import get
-from zoo.sampling.parallel import FitPool, Task
+from zoo.sampling.parallel import FitPool, Task, default_workers
 from zoo.sampling.sampler_output import NonFiniteDraws, SamplerOutputError
 from zoo.specification.adapter import (
     DataOnlySampler,
     specified_model,
     unsimulable,
 )
+from zoo.validation.estimate import plan_line, timed_fits
 from zoo.validation.exact_check import EXACT
 from zoo.validation.geweke_check import GEWEKE
 from zoo.validation.invariance_check import INVARIANCE
@@ -54,7 +55,7 @@ from zoo.validation.plan import Check, Plan, resolve_budgets
 from zoo.validation.posterior_sbc_check import POSTERIOR_SBC
 from zoo.validation.problem_selection import Problem, choose_problems, model_problems
 from zoo.validation.reference_cache import exact_reference
-from zoo.validation.results import ValidationResult
+from zoo.validation.results import CheckOutcome, ValidationResult
 from zoo.validation.sampler_under_test import SamplerUnderTest, describe
 from zoo.validation.sbc_check import SBC
 
@@ -325,6 +326,7 @@ def validate(
     fault: str | None = None,
     checks: tuple | None = None,
     budgets: Mapping[str, Mapping[str, int]] | None = None,
+    budget: str = "default",
     sbc_setup: tuple | None = None,
     sbc_prior=None,
     problems: list | None = None,
@@ -336,6 +338,8 @@ def validate(
     store=None,
     on_simulation: Callable[[int, int], None] | None = None,
     status: Callable[[str], None] | None = None,
+    on_plan: Callable[[str], None] | None = None,
+    on_check: Callable[[str, CheckOutcome | None], None] | None = None,
     label: str | None = None,
     **deprecated,
 ) -> ValidationResult:
@@ -392,6 +396,11 @@ def validate(
         (10,000 steps per chain at the first stage) and ``max_iterations`` (80,000: the
         chains double up to it while a test function is not judged for want of ESS;
         raise it when the finding says more would do).
+    budget : {"quick", "default", "thorough"}
+        A budget preset (:data:`zoo.core.defaults.BUDGET_PRESETS`, ``--budget``): check
+        settings applied where ``budgets`` does not set them. ``quick`` spends a
+        quarter of the default evidence, ``thorough`` four times it; docs/validating.md
+        states what each costs.
     sbc_setup : (prior, size), optional
         The proper prior and ``simulate`` sizes for SBC and the kernel checks.
     sbc_prior : str or Prior, optional
@@ -418,6 +427,14 @@ def validate(
         ``on_simulation(done, total)`` after each SBC simulation (progress display).
     status : callable, optional
         Called with a short message as each check starts.
+    on_plan : callable, optional
+        Called once, before the first check, with the plan line: the checks, their
+        budgets and an estimate of the time of each, from two timed fits of the sampler
+        under test on the first data set (:mod:`zoo.validation.estimate`; asking for it
+        costs those fits).
+    on_check : callable, optional
+        ``on_check(name, None)`` as a check starts and ``on_check(name, outcome)`` (its
+        :class:`~zoo.validation.results.CheckOutcome`) as it ends.
     label : str, optional
         How reports name ``sampler`` or ``kernel`` (``zoo validate`` passes the
         ``--sampler`` or ``--kernel`` location). Default: ``module:name`` where it is
@@ -474,7 +491,7 @@ def validate(
     alpha = as_probability("alpha", alpha)
     table = _table(_own_checks(checks))
     named = _named_checks(checks, table)
-    resolved = resolve_budgets(table, budgets)
+    resolved = resolve_budgets(table, budgets, budget)
     seed = as_seed("seed", seed)
     tested = SamplerUnderTest(model, engine, kernel, fault, sampler, name)
     chosen_problems = problems
@@ -503,6 +520,7 @@ def validate(
     # Each check receives the plan with its own budget.
     plans = {c.name: dataclasses.replace(plan, budget=resolved[c.name]) for c in chosen}
     settings = {
+        "budget": budget,
         "budgets": {c.name: resolved[c.name] for c in chosen},
         "seed": seed,
         "timeout": timeout,
@@ -522,9 +540,18 @@ def validate(
     with FitPool(workers=workers, scheduler=scheduler, timeout=timeout) as pool:
         if specified:
             _refuse_bad_output(tested, problems[0], pool, seed)
+        if on_plan is not None:
+            simulation = setup or (model.simulation_setup() if model.simulation_setup else None)
+            cost = _fit_cost(tested, problems[0], simulation, pool, seed)
+            workers = 1 if pool.in_process else pool.workers or default_workers()
+            on_plan(plan_line(chosen, settings["budgets"], len(problems), cost, workers))
+        told = on_check or (lambda name, outcome: None)
         for check in chosen:
             say(f"{model.name}: {check.name}")
-            result.checks.append(check.run(plans[check.name], pool, share))
+            told(check.name, None)
+            outcome = check.run(plans[check.name], pool, share)
+            result.checks.append(outcome)
+            told(check.name, outcome)
         result.warnings = dict(pool.warnings)
     return result
 
@@ -554,6 +581,18 @@ def _refuse_bad_output(tested: SamplerUnderTest, first: Problem, pool: FitPool, 
     (outcome,) = pool.run([task])
     if outcome.status == "ok" and outcome.value is not None:
         raise ValueError(f"sampler: on data set {first.name!r}, {outcome.value}")
+
+
+def _fit_cost(tested: SamplerUnderTest, first: Problem, simulation, pool: FitPool, seed: int):
+    """The sampler's cost per fit and per draw on the first data set, or None if it failed.
+
+    Timed in the fit pool, where the checks' fits run (:func:`~zoo.validation.estimate.
+    timed_fits`); a sampler that raises or times out here is left to the checks, which
+    report it per fit.
+    """
+    task = Task("timing", timed_fits, (tested, first.data, first.prior, seed, simulation))
+    (outcome,) = pool.run([task])
+    return outcome.value if outcome.status == "ok" else None
 
 
 def _output_problem(tested: SamplerUnderTest, data, prior, seed: int) -> str | None:

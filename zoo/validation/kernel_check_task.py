@@ -9,23 +9,91 @@ builds such a check from the pieces' function and the diagnostic's combining ste
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
+import numpy as np
+
+from zoo.core.contract import Kernel
 from zoo.diagnostics.findings import Finding
 from zoo.sampling.parallel import FitPool, Task
 from zoo.validation.plan import Check, Plan, Setting
 from zoo.validation.results import CheckOutcome, summarise
-from zoo.validation.sampler_under_test import SamplerUnderTest
+from zoo.validation.sampler_under_test import SamplerUnderTest, describe
 
-__all__ = ["check_setup", "kernel_check"]
+__all__ = ["KernelRaised", "check_setup", "describe_state", "kernel_check", "naming_errors"]
 
-# Said when a kernel raises under these checks: the usual cause is a kernel written for
-# a state type of its own.
+# Said when a user's kernel raises under these checks: the usual cause is a kernel
+# written for a state of its own making.
 _STATE_HINT = (
-    " (Geweke and invariance hand the kernel the model's own state type, "
-    "built from exact latents: see MODEL.kernel_checks)"
+    " (Geweke and invariance hand the kernel the model's own state type, built from exact "
+    "draws of its latents; for a PyMC model a dict of every free variable)"
 )
+
+
+class KernelRaised(Exception):
+    """A user's kernel function raised: which one, and the state it was given."""
+
+
+def describe_state(state) -> str:
+    """Names, shapes and dtypes of a kernel's state: ``{mu: float64 (), eta: float64 (8,)}``.
+
+    A dict by its keys, a dataclass or named tuple by its fields, anything else by its
+    type.
+    """
+    if isinstance(state, Mapping):
+        parts, kind = state.items(), ""
+    elif dataclasses.is_dataclass(state) and not isinstance(state, type):
+        parts = ((f.name, getattr(state, f.name)) for f in dataclasses.fields(state))
+        kind = type(state).__qualname__
+    elif isinstance(state, tuple) and hasattr(state, "_fields"):
+        parts, kind = zip(state._fields, state, strict=True), type(state).__qualname__
+    else:
+        return f"a {type(state).__module__}.{type(state).__qualname__}"
+
+    def one(value) -> str:
+        if isinstance(value, np.ndarray | np.generic):
+            return f"{value.dtype} {value.shape}"
+        if isinstance(value, bool | int | float | complex):
+            return type(value).__name__
+        shape = np.shape(value) if isinstance(value, list | tuple) else None
+        return type(value).__name__ + (f" of shape {shape}" if shape else "")
+
+    return f"{kind}{{{', '.join(f'{name}: {one(value)}' for name, value in parts)}}}"
+
+
+@dataclass(frozen=True)
+class _Named:
+    """One of a user's kernel functions, whose errors name it and the state it got."""
+
+    function: Callable
+    role: str
+    kernel: str
+
+    def __call__(self, *args):
+        try:
+            return self.function(*args)
+        except Exception as error:
+            given = "" if self.role == "init" else f", given the state {describe_state(args[0])}"
+            raise KernelRaised(
+                f"{self.kernel}: its {self.role} {describe(self.function)} raised "
+                f"{type(error).__name__}: {error}{given}"
+            ) from error
+
+
+def naming_errors(tested: SamplerUnderTest) -> SamplerUnderTest:
+    """``tested`` with a user's kernel whose errors name its function and the state.
+
+    The zoo's own kernels and faults are left as they are: their errors are the zoo's.
+    """
+    kernel = tested.kernel
+    if kernel is None:
+        return tested
+    name = tested.name or describe(kernel)
+    parts = {role: _Named(getattr(kernel, role), role, name) for role in ("init", "step", "draw")}
+    return dataclasses.replace(tested, kernel=Kernel(**parts, describe=kernel.describe))
 
 
 def check_setup(tested: SamplerUnderTest, prior):
@@ -100,10 +168,11 @@ def kernel_check(
         started = time.perf_counter()
         prior = None if plan.sbc_setup is None else plan.sbc_setup[0]
         setup = check_setup(plan.tested, prior)
+        tested = naming_errors(plan.tested)
         done = {}
         while True:
             tasks = [
-                Task(f"{name} {key}", function, (plan.tested, plan.seed, setup, *args))
+                Task(f"{name} {key}", function, (tested, plan.seed, setup, *args))
                 for key, function, args in pieces(plan)
             ]
             # The pool yields outcomes as they complete: put them back in task order.

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zoo.core.arguments import as_int, require_draws_fit_memory
-from zoo.core.defaults import CHAINS, DRAWS
+from zoo.core.defaults import BUDGET_PRESETS, CHAINS, DRAWS
 from zoo.sampling.parallel import FitPool
 from zoo.validation.problem_selection import Problem
 from zoo.validation.results import CheckOutcome
@@ -33,6 +33,7 @@ __all__ = [
     "Check",
     "Plan",
     "Setting",
+    "as_preset",
     "draws_fit_memory",
     "resolve_budgets",
 ]
@@ -227,15 +228,33 @@ class Check:
         return budget
 
 
-def resolve_budgets(table, budgets) -> dict[str, dict[str, int]]:
-    """Every check's budget: ``budgets`` (``{check: {setting: value}}``) over the defaults.
+def as_preset(field: str, preset) -> str:
+    """``preset`` when it names one of :data:`~zoo.core.defaults.BUDGET_PRESETS`.
 
     Raises
     ------
     ValueError
-        Naming the entry: an unknown check, an unknown setting, a value that breaks a
-        setting's rule or the check's.
+        Naming ``field`` and the presets.
     """
+    if not isinstance(preset, str) or preset not in BUDGET_PRESETS:
+        raise ValueError(f"{field}: must be one of {', '.join(BUDGET_PRESETS)}, got {preset!r}")
+    return preset
+
+
+def resolve_budgets(table, budgets, preset: str = "default") -> dict[str, dict[str, int]]:
+    """Every check's budget: ``budgets`` over the ``preset`` over the defaults.
+
+    ``budgets`` is ``{check: {setting: value}}``; ``preset`` a key of
+    :data:`~zoo.core.defaults.BUDGET_PRESETS`, whose settings apply where ``budgets``
+    does not set them (a check the preset does not name keeps its entry's defaults).
+
+    Raises
+    ------
+    ValueError
+        Naming the entry: an unknown preset, an unknown check, an unknown setting, a
+        value that breaks a setting's rule or the check's.
+    """
+    preset = as_preset("budget", preset)
     budgets = {} if budgets is None else budgets
     if not isinstance(budgets, Mapping):
         raise ValueError(
@@ -252,5 +271,8 @@ def resolve_budgets(table, budgets) -> dict[str, dict[str, int]]:
         def field(setting: str, check=check) -> str:
             return f"budgets[{check.name!r}]" + (f"[{setting!r}]" if setting else "")
 
-        resolved[check.name] = check.checked_budget(budgets.get(check.name, {}), field)
+        given = budgets.get(check.name, {})
+        if isinstance(given, Mapping):
+            given = {**BUDGET_PRESETS[preset].get(check.name, {}), **given}
+        resolved[check.name] = check.checked_budget(given, field)
     return resolved

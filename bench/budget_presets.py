@@ -1,0 +1,151 @@
+"""What each budget preset of ``zoo validate`` costs on the examples' correct kernels.
+
+For each example below, ``zoo validate --model M:model --kernel M:kernel --budget PRESET
+--workers 2 --json`` is run once as a user runs it (a fresh process: imports, PyTensor
+and numba caches as they are), and one JSON line records the CPU seconds of that process
+and its Dask workers (``resource.getrusage`` of the children, which counts every
+descendant that was waited for), the wall seconds, the verdict and each check's
+verdict and seconds, with the host (:mod:`bench.host`) and the git commit.
+``--summary`` prints the table of docs/validating.md, "Budgets and presets". One run
+per example and preset: a cost, not a power; the power of each preset comes from the
+records of the power studies.
+
+    nice python -m bench.budget_presets --preset quick
+    nice python -m bench.budget_presets --preset default --only eight_schools
+    python -m bench.budget_presets --summary
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench.host import cpu_name
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = Path(__file__).parent / "results" / "budget_presets"
+RECORDS = RESULTS / "records.jsonl"
+
+#: Each example's model and correct kernel, as its docstring's command names them.
+EXAMPLES = {
+    "linear_regression": ("known_noise_model", "known_noise_kernel"),
+    "eight_schools": ("noncentred_model", "noncentred_kernel"),
+    "coal_mining": ("model", "kernel"),
+    "gaussian_mixture": ("model", "kernel"),
+    "dirichlet_multinomial": ("model", "kernel"),
+    "pump_failures": ("model", "kernel"),
+    "semi_conjugate_normal": ("model", "kernel"),
+    "probit_regression": ("model", "kernel"),
+}
+
+
+def _commit() -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    return done.stdout.strip() or "unknown"
+
+
+def one_run(example: str, preset: str, seed: int, workers: int) -> dict:
+    """``zoo validate`` on one example's correct kernel at ``preset``: a JSON-ready record."""
+    model, kernel = EXAMPLES[example]
+    command = [
+        sys.executable,
+        "-m",
+        "zoo.cli",
+        "validate",
+        "--model",
+        f"examples.{example}:{model}",
+        "--kernel",
+        f"examples.{example}:{kernel}",
+        "--budget",
+        preset,
+        "--seed",
+        str(seed),
+        "--workers",
+        str(workers),
+        "--json",
+    ]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    record = {
+        "example": example,
+        "preset": preset,
+        "seed": seed,
+        "workers": workers,
+        "command": " ".join(["zoo", *command[3:]]),
+        "exit": done.returncode,
+        "cpu_seconds": round(cpu, 1),
+        "wall_seconds": round(wall, 1),
+        "host": cpu_name(),
+        "commit": _commit(),
+    }
+    try:
+        result = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        record["error"] = done.stderr.strip().splitlines()[-1:] or ["no output"]
+        return record
+    record["verdict"] = result["verdict"]
+    record["checks"] = {
+        check["check"]: {"verdict": check["verdict"], "seconds": round(check["seconds"], 1)}
+        for check in result["checks"]
+    }
+    return record
+
+
+def summary(path: Path) -> str:
+    """Markdown: CPU seconds per example and preset (the last record of each)."""
+    records = [json.loads(line) for line in path.read_text().splitlines() if line]
+    last = {(r["example"], r["preset"]): r for r in records}
+    presets = list(dict.fromkeys(r["preset"] for r in records))
+    lines = [
+        "| example (correct kernel) | "
+        + " | ".join(f"{p}: CPU s, verdict" for p in presets)
+        + " |",
+        "|---|" + "---|" * len(presets),
+    ]
+    for example in EXAMPLES:
+        cells = []
+        for preset in presets:
+            r = last.get((example, preset))
+            cells.append(
+                "" if r is None else f"{r['cpu_seconds']:.0f}, {r.get('verdict', 'error')}"
+            )
+        if any(cells):
+            lines.append(f"| {example} | " + " | ".join(cells) + " |")
+    hosts = sorted({r["host"] for r in records})
+    lines.append(f"\nHost: {', '.join(hosts)}; one run each.")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--preset", default="quick", choices=("quick", "default", "thorough"))
+    parser.add_argument("--only", nargs="*", choices=tuple(EXAMPLES), help="examples to run")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=2, help="zoo validate's --workers")
+    parser.add_argument("--summary", action="store_true", help="print the table and stop")
+    args = parser.parse_args()
+    if args.summary:
+        print(summary(RECORDS))
+        return
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    for example in args.only or EXAMPLES:
+        record = one_run(example, args.preset, args.seed, args.workers)
+        with RECORDS.open("a") as out:
+            out.write(json.dumps(record) + "\n")
+        print(json.dumps(record), flush=True)
+    print(summary(RECORDS))
+
+
+if __name__ == "__main__":
+    main()

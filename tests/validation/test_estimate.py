@@ -1,0 +1,48 @@
+"""The plan line: each check with its budget, and time estimated from timed fits."""
+
+import pytest
+
+from tests.support import pymc_models
+from zoo.core.defaults import CHAINS, GEWEKE_DRAWS, INVARIANCE_REPLICATES
+from zoo.specification.adapter import DataOnlySampler, specified_model
+from zoo.validation import CHECKS
+from zoo.validation.estimate import FitCost, check_seconds, plan_line, timed_fits
+from zoo.validation.plan import resolve_budgets
+from zoo.validation.problem_selection import choose_problems
+from zoo.validation.sampler_under_test import SamplerUnderTest
+
+BY_NAME = {check.name: check for check in CHECKS}
+COST = FitCost(per_fit=0.5, per_draw=0.001, per_simulation=0.01)
+
+
+def test_each_check_is_costed_by_its_budget_settings():
+    budgets = resolve_budgets(CHECKS, None)
+    exact = check_seconds(BY_NAME["exact"], budgets["exact"], 3, COST)
+    assert exact == pytest.approx(3 * (0.5 + 0.001 * 1000 * 4))
+    sbc = check_seconds(BY_NAME["sbc"], budgets["sbc"], 3, COST)
+    assert sbc == pytest.approx(100 * (0.5 + 0.001 * 200 * 2 + 0.01))
+    geweke = check_seconds(BY_NAME["geweke"], budgets["geweke"], 3, COST)
+    steps = CHAINS * 10000
+    assert geweke == pytest.approx(steps * (0.0005 + 0.01) + GEWEKE_DRAWS * 0.01)
+    invariance = check_seconds(BY_NAME["invariance"], budgets["invariance"], 3, COST)
+    assert invariance == pytest.approx(INVARIANCE_REPLICATES * (1.5 * 0.0005 + 0.01))
+
+
+def test_the_plan_line_lists_checks_budgets_and_the_estimate_shared_by_the_workers():
+    chosen = [BY_NAME["exact"], BY_NAME["sbc"]]
+    budgets = resolve_budgets(CHECKS, None, "quick")
+    line = plan_line(chosen, budgets, 1, COST, workers=2)
+    assert "\n" not in line
+    assert line.startswith("plan: exact (draws 250, chains 4) under 1 s; sbc (simulations 25")
+    # sbc: 25 x (0.5 + 0.4 + 0.01) s on 2 workers
+    assert "sbc (simulations 25, draws 200, chains 2) about 10 s" in line
+    assert "in all about 10 s on 2 worker(s) (an estimate" in line
+    assert "about" not in plan_line(chosen, budgets, 1, None, workers=2)
+
+
+def test_timed_fits_of_a_real_sampler_give_a_nonnegative_line():
+    model = specified_model(pymc_models.beta_binomial)
+    (problem,) = choose_problems(model, None)
+    tested = SamplerUnderTest(model, sampler=DataOnlySampler(pymc_models.right))
+    cost = timed_fits(tested, problem.data, problem.prior, 0, model.simulation_setup())
+    assert cost.per_fit >= 0 and cost.per_draw >= 0 and cost.per_simulation > 0
