@@ -136,11 +136,17 @@ def _interval(k: int, n: int) -> str:
 
 
 def summary(path: Path) -> str:
-    """Markdown: per kernel, runs, verdicts, stopping length and CPU seconds."""
+    """Markdown: per kernel, runs, verdicts, stopping length and CPU seconds.
+
+    The rate is a correct kernel's failures (false alarms) or a bug's failures and
+    errors (detections: the battery fails the check when the chain raises), with its
+    Clopper-Pearson 95% interval.
+    """
     records = _records(path)
     lines = [
         "| kind | target | kernel | seeds | pass | fail | could not judge | error | "
-        "fail rate (95% CI) | stopped at (median, max) | CPU s per run (median) |",
+        "false alarms or detections (95% CI) | stopped at (median, max) | "
+        "CPU s per run (median) |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     keys = dict.fromkeys((r["kind"], r["target"], r["kernel"]) for r in records)
@@ -148,15 +154,14 @@ def summary(path: Path) -> str:
         mine = [
             r for r in records if (r["kind"], r["target"], r["kernel"]) == (kind, target, kernel)
         ]
-        count = {
-            v: sum(r["verdict"] == v for r in mine) for v in ("pass", "fail", "could not judge")
-        }
+        count = {v: sum(r["verdict"] == v for r in mine) for v in VERDICTS}
         n = len(mine)
         lengths = sorted(r["iterations"] for r in mine)
         seconds = sorted(r["cpu_seconds"] for r in mine)
         lines.append(
             f"| {kind} | {target} | {kernel} | {n} | {count['pass']} | {count['fail']} | "
-            f"{count['could not judge']} | {count['error']} | {_interval(count['fail'], n)} | "
+            f"{count['could not judge']} | {count['error']} | "
+            f"{_interval(count['fail'] + (count['error'] if kind == 'bug' else 0), n)} | "
             f"{lengths[n // 2]}, {lengths[-1]} | {seconds[n // 2]:.1f} |"
         )
     return "\n".join(lines)
