@@ -25,6 +25,7 @@ import sys
 import time
 from pathlib import Path
 
+from bench import records as bench_records
 from bench.host import cpu_name
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,13 +43,6 @@ EXAMPLES = {
     "semi_conjugate_normal": ("model", "kernel"),
     "probit_regression": ("model", "kernel"),
 }
-
-
-def _commit() -> str:
-    done = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
-    )
-    return done.stdout.strip() or "unknown"
 
 
 def one_run(example: str, preset: str, seed: int, workers: int) -> dict:
@@ -87,7 +81,7 @@ def one_run(example: str, preset: str, seed: int, workers: int) -> dict:
         "cpu_seconds": round(cpu, 1),
         "wall_seconds": round(wall, 1),
         "host": cpu_name(),
-        "commit": _commit(),
+        "commit": bench_records.provenance()["commit"],
     }
     try:
         result = json.loads(done.stdout)
@@ -141,8 +135,7 @@ def main() -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     for example in args.only or EXAMPLES:
         record = one_run(example, args.preset, args.seed, args.workers)
-        with RECORDS.open("a") as out:
-            out.write(json.dumps(record) + "\n")
+        bench_records.append_to(RECORDS, record)
         print(json.dumps(record), flush=True)
     print(summary(RECORDS))
 

@@ -34,7 +34,8 @@ from pathlib import Path
 
 from scipy import stats
 
-from bench.host import cpu_name, git_commit
+from bench import records as bench_records
+from bench.host import cpu_name
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results" / "geweke_calibration" / "records.jsonl"
@@ -184,7 +185,7 @@ def main() -> None:
     logging.getLogger("pymc").setLevel(logging.ERROR)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     done = {(r["kind"], r["target"], r["kernel"], r["seed"]) for r in _records(RESULTS)}
-    host, commit = cpu_name(), git_commit()
+    host, commit = cpu_name(), bench_records.provenance()["commit"]
     chosen = [
         (target, kernel_name, build, kernel)
         for target, kernel_name, build, kernel in catalogue(args.kind)
@@ -207,8 +208,7 @@ def main() -> None:
                 "host": host,
                 "commit": commit,
             }
-            with RESULTS.open("a") as out:
-                out.write(json.dumps(record) + "\n")
+            bench_records.append_to(RESULTS, record)
             print(json.dumps(record), flush=True)
     print(summary(RESULTS))
 

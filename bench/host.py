@@ -7,7 +7,6 @@ the processor it was taken on.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 
@@ -20,23 +19,3 @@ def cpu_name() -> str:
     except OSError:
         pass
     return "unknown"
-
-
-def git_commit() -> str:
-    """The repository's HEAD (short), with ``+dirty`` when tracked files differ from it.
-
-    Records under ``bench/results/`` do not count: a study appends to its own.
-    """
-    root = Path(__file__).resolve().parents[1]
-
-    def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", *args], cwd=root, capture_output=True, text=True, check=True
-        ).stdout.strip()
-
-    try:
-        head = git("rev-parse", "--short", "HEAD")
-        dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/results")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + ("+dirty" if dirty else "")

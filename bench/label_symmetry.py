@@ -26,7 +26,8 @@ import time
 import warnings
 from pathlib import Path
 
-from bench.host import cpu_name, git_commit
+from bench import records as bench_records
+from bench.host import cpu_name
 
 RESULTS = Path(__file__).parent / "results" / "label_symmetry" / "records.jsonl"
 
@@ -66,7 +67,7 @@ def one_run(kernel_name: str, seed: int, *, raw: bool, workers: int) -> dict:
         "cpu_seconds": round(_cpu_seconds() - cpu, 1),
         "wall_seconds": round(time.perf_counter() - started, 1),
         "host": cpu_name(),
-        "commit": git_commit(),
+        "commit": bench_records.provenance()["commit"],
     }
 
 
@@ -118,8 +119,7 @@ def main() -> None:
     for kernel in args.kernels.split(","):
         for seed in range(args.first_seed, args.first_seed + args.seeds):
             record = one_run(kernel, seed, raw=args.raw, workers=args.workers)
-            with RESULTS.open("a") as out:
-                out.write(json.dumps(record) + "\n")
+            bench_records.append_to(RESULTS, record)
             print(json.dumps({k: v for k, v in record.items() if k != "summaries"}), flush=True)
     print(summary(RESULTS))
 

@@ -34,7 +34,8 @@ import time
 import warnings
 from pathlib import Path
 
-from bench.host import commit, cpu_name
+from bench import records as bench_records
+from bench.host import cpu_name
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results" / "posterior_sbc_power" / "records.jsonl"
@@ -95,7 +96,7 @@ def one_run(case: str, seed: int) -> dict:
         "budget": result.settings["budgets"]["posterior-sbc"],
         "alpha": outcome.alpha,
         "host": cpu_name(),
-        "commit": commit(),
+        "commit": bench_records.provenance()["commit"],
     }
 
 
@@ -157,8 +158,7 @@ def main(argv=None) -> int:
             if (case, seed) in done:
                 continue
             record = one_run(case, seed)
-            with RESULTS.open("a") as out:
-                out.write(json.dumps(record) + "\n")
+            bench_records.append_to(RESULTS, record)
             print(json.dumps(record), flush=True)
     print(summary(RESULTS))
     return 0

@@ -40,7 +40,8 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from bench.host import cpu_name, git_commit
+from bench import records as bench_records
+from bench.host import cpu_name
 from zoo.diagnostics import holm
 from zoo.diagnostics.uniformity import (
     exceedance_probability,
@@ -108,7 +109,7 @@ def null_study(
         raise RuntimeError("the p-values differ from uniformity_pvalue's")
     single = p.ravel()
     family = np.array([holm(row).min() for row in p])
-    host, commit = cpu_name(), git_commit()
+    host, commit = cpu_name(), bench_records.provenance()["commit"]
     record = {
         "study": "uniform-ranks",
         "p_value": "simulated null table (100,000)" if table else "exact recursion",
@@ -186,7 +187,7 @@ def run_models(models, first: int, last: int, folder: Path = FOLDER) -> None:
         for line in path.read_text().splitlines():
             r = json.loads(line)
             done.add((r["model"], r["seed"]))
-    host, commit = cpu_name(), git_commit()
+    host, commit = cpu_name(), bench_records.provenance()["commit"]
     folder.mkdir(parents=True, exist_ok=True)
     for seed in range(first, last):
         for model in models:
@@ -229,8 +230,7 @@ def run_models(models, first: int, last: int, folder: Path = FOLDER) -> None:
                 "host": host,
                 "commit": commit,
             }
-            with (folder / f"correct_{model}.jsonl").open("a") as handle:
-                handle.write(json.dumps(record) + "\n")
+            bench_records.append_to((folder / f"correct_{model}.jsonl"), record)
             print(
                 f"{model:14s} seed {seed:4d} {check.verdict:6s} family p "
                 f"{record['family_p']:.3g}  {record['cpu_seconds']:.1f} CPU s",
@@ -362,11 +362,10 @@ def main(argv=None) -> int:
             "quantities": args.quantities,
             **exact_sizes(args.simulations, args.quantities),
             "host": cpu_name(),
-            "commit": git_commit(),
+            "commit": bench_records.provenance()["commit"],
         }
         NULL.parent.mkdir(parents=True, exist_ok=True)
-        with (FOLDER / "exact_size.jsonl").open("a") as handle:
-            handle.write(json.dumps(record) + "\n")
+        bench_records.append_to((FOLDER / "exact_size.jsonl"), record)
         print(json.dumps(record))
     if args.null:
         record = null_study(
@@ -378,8 +377,7 @@ def main(argv=None) -> int:
             table=args.table,
         )
         NULL.parent.mkdir(parents=True, exist_ok=True)
-        with NULL.open("a") as handle:
-            handle.write(json.dumps(record) + "\n")
+        bench_records.append_to(NULL, record)
         print(json.dumps(record))
     if args.models:
         run_models(args.models, *args.seeds)

@@ -27,7 +27,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import records
+from bench import (
+    budget_presets,
+    geweke_calibration,
+    label_symmetry,
+    posterior_sbc_power,
+    records,
+    sbc_false_alarms,
+)
 from bench.beta_binomial_scale import table as beta_binomial_scale_table
 from bench.lda_memory import table as lda_memory_table
 from bench.lda_speed import run_records as lda_speed_run_records
@@ -360,6 +367,31 @@ TABLES = (
         "sbc-vs-simuk",
         "bench/results/sbc_vs_simuk/table.md",
         lambda: sbc_vs_simuk_table(records.read("sbc_vs_simuk")[-1]),
+    ),
+    Table(
+        "geweke-calibration",
+        "bench/results/geweke_calibration/table.md",
+        lambda: geweke_calibration.summary(geweke_calibration.RESULTS) + "\n",
+    ),
+    Table(
+        "label-symmetry",
+        "bench/results/label_symmetry/table.md",
+        lambda: label_symmetry.summary(label_symmetry.RESULTS) + "\n",
+    ),
+    Table(
+        "posterior-sbc-power",
+        "bench/results/posterior_sbc_power/table.md",
+        lambda: posterior_sbc_power.summary(posterior_sbc_power.RESULTS) + "\n",
+    ),
+    Table(
+        "sbc-false-alarms",
+        "bench/results/sbc_false_alarms/table.md",
+        lambda: sbc_false_alarms.summary() + "\n",
+    ),
+    Table(
+        "budget-presets",
+        "bench/results/budget_presets/table.md",
+        lambda: budget_presets.summary(budget_presets.RECORDS) + "\n",
     ),
     Table(
         "lda-time-to-quality-rates", "docs/performance.md", _lda_time_to_quality_rates, region=True

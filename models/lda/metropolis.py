@@ -41,7 +41,7 @@ once per sweep; a table built from an earlier state, or counts that lag, make th
 kernel depend on more than the current state, and neither is done here. The price is
 mixing: a token's topic moves less per sweep than under the exact conditional draw
 (the sweeps needed to reach the Gibbs sweep's log joint are measured in
-``bench/results/lda_speed.md``).
+``bench/results/lda_speed/tables.md``).
 
 Cost per token and cycle: four uniforms and about ten reads of count tables, none a
 loop over topics, whatever K is. On a large corpus those reads are cache misses at

@@ -85,7 +85,7 @@ changes no value: the draws are the same bit for bit as without it. On the synth
 Zipf corpus (10 million tokens, V = 50,000) the sweep became 1.53x faster at K = 20
 and 1.30x at K = 100 (after 30 sweeps), 1.18x at K = 1,000 (after 10); on Reuters (V =
 4,258, the tables in cache) 0.95x to 1.04x at K = 20 to 10,000, so every sweep does it
-(``bench/lda_prefetch.py``; figures in ``bench/results/lda_prefetch.md``).
+(``bench/lda_prefetch.py``; figures in ``bench/results/lda_prefetch/table.md``).
 
 Random numbers: one fresh uniform per token from the caller's ``numpy.random.Generator``,
 never a recycled buffer: exactly the numbers ``rng.random()`` would give, drawn through

@@ -30,11 +30,12 @@ def test_the_docs_regions_are_marked_and_a_changed_region_is_seen(tmp_path, monk
 
 
 def _cited_paths():
-    """Every ``bench/results/...`` path the docs, the READMEs and bench's code cite."""
+    """Every ``bench/results/...`` path the docs, the READMEs and the code cite."""
     root = tables.ROOT
     sources = [root / "README.md", root / "bench" / "README.md"]
     sources += sorted((root / "docs").glob("*.md")) + sorted((root / "bench").glob("*.py"))
-    sources += sorted((root / "tests").rglob("*.py"))
+    for folder in ("tests", "zoo", "models", "diagnostics", "examples"):
+        sources += sorted((root / folder).rglob("*.py"))
     for source in sources:
         for match in re.finditer(r"bench/results/[\w./*{},$<>-]*", source.read_text()):
             yield source.relative_to(root), match.group(0).rstrip(".,")

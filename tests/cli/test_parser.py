@@ -72,7 +72,7 @@ def test_a_preset_sets_what_no_option_gives():
     resolved = resolve_budgets(CHECKS, budgets_from_options(args), args.budget)
     assert resolved["sbc"] == {"simulations": 40, "draws": 200, "chains": 2}
     assert resolved["exact"] == {"draws": 250, "chains": 4}
-    assert resolved["geweke"] == {"iterations": 2500}
+    assert resolved["geweke"] == {"iterations": 2500, "max_iterations": 20000}
 
 
 def test_an_unknown_preset_exits_2_in_one_line_naming_the_option_and_the_presets(capsys):

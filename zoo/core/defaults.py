@@ -69,13 +69,19 @@ BUDGET_PRESETS: dict[str, dict[str, dict[str, int]]] = {
         "exact": {"draws": DRAWS // 4},
         "nuts": {"draws": DRAWS // 4},
         "sbc": {"simulations": 25},
-        "geweke": {"iterations": GEWEKE_ITERATIONS // 4},
+        "geweke": {
+            "iterations": GEWEKE_ITERATIONS // 4,
+            "max_iterations": GEWEKE_MAX_ITERATIONS // 4,
+        },
     },
     "default": {},
     "thorough": {
         "exact": {"draws": DRAWS * 4},
         "nuts": {"draws": DRAWS * 4},
         "sbc": {"simulations": 400},
-        "geweke": {"iterations": GEWEKE_ITERATIONS * 4},
+        "geweke": {
+            "iterations": GEWEKE_ITERATIONS * 4,
+            "max_iterations": GEWEKE_MAX_ITERATIONS * 4,
+        },
     },
 }
