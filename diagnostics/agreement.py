@@ -166,6 +166,14 @@ class _Summary:
             np.atleast_1d(azs.mcse(flat, method="sd")),
             self.sd * np.sqrt(np.maximum(kurtosis - 1.0, 0.0) / (4 * n)),
         )
+        # Elements whose draws take two values at most (a label, a co-assignment
+        # indicator): their sd is a function of their mean, sqrt(m (1 - m)) times the
+        # gap, so the sd test says nothing the mean's does not, and near m = 1/2 its
+        # delta-method MCSE vanishes (the sd's derivative in m is 0 there) while the
+        # estimate's error is of second order: a correct sampler failed at z = 10.
+        self.two_valued = np.all(
+            (pooled == pooled.min(axis=0)) | (pooled == pooled.max(axis=0)), axis=0
+        )
         # ESS of the squared deviations (what the sd's MCSE rests on), at most n.
         self.ess_squares = np.minimum(
             np.atleast_1d(azs.ess(centred.reshape(flat.shape) ** 2, method="mean")), n
@@ -368,6 +376,7 @@ class _AgainstReference:
         z, p = _z_row(estimate, reference_value, mcse)
         if statistic == "sd":
             p = np.where(defined, _variance_p(estimate, reference_value, mcse), p)
+            defined = defined & ~self.summary.two_valued  # the mean's test covers it
         return StatisticTest(statistic, reference_value, 0.0, estimate, mcse, z, p, defined)
 
     def tail(self, q: float) -> StatisticTest | None:
@@ -432,7 +441,10 @@ class _BetweenSamples:
         est_b, mcse_b = getattr(b, statistic), getattr(b, mcse)
         combined = np.sqrt(mcse_a**2 + mcse_b**2)
         z, p = _z_row(est_a, est_b, combined)
-        return StatisticTest(statistic, est_b, mcse_b, est_a, mcse_a, z, p, self.defined)
+        defined = self.defined
+        if statistic == "sd":  # two-valued in both: the mean's test covers it
+            defined = defined & ~(a.two_valued & b.two_valued)
+        return StatisticTest(statistic, est_b, mcse_b, est_a, mcse_a, z, p, defined)
 
     def tail(self, q: float) -> StatisticTest:
         a, b = self.a, self.b

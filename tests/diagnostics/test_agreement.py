@@ -289,3 +289,21 @@ def test_a_slow_mode_elsewhere_takes_every_test_to_its_ess(shift, verdict):
         return np.abs(table.z.values[rows.values])
 
     assert (mean_z(result.table) < mean_z(alone.table)).all()
+
+
+@pytest.mark.parametrize(("p", "verdict"), [(0.5, "agree"), (0.56, "disagree")])
+def test_an_indicator_is_judged_by_its_mean_not_its_sd(p, verdict):
+    # A co-assignment indicator or a label at P = 1/2: its sd, sqrt(m (1 - m)), is a
+    # function of its mean with zero slope there, so the delta-method MCSE of the sd
+    # vanishes while the sd's error is of second order (and ddof=1 alone moves it by
+    # 6e-5): a correct sampler of the mixture example failed at z = 10 on it.
+    reference = Reference(
+        {"z": Marginal.from_scipy(stats.bernoulli(np.full(SHAPE, 0.5)), ("item",), discrete=True)}
+    )
+    draws = {"z": (np.random.default_rng(4).uniform(size=(4, 1000, *SHAPE)) < p).astype(float)}
+    result = agreement(draws, reference)
+    assert "sd" not in set(result.table.statistic.values)
+    assert "mean" in set(result.table.statistic.values)
+    assert result.verdict == verdict, str(result)
+    # between two samplers, likewise
+    assert "sd" not in set(compare(draws, draws).table.statistic.values)
