@@ -23,12 +23,25 @@ rounds, each on a freshly built model. Run from the repository root::
 
 The record (settings, per-model medians; host, commit, date and command added by
 ``bench.records``) goes to ``bench/results/exact_reference_cost/records.jsonl``.
+
+``--examples`` instead times ``zoo.specification.exact.derive_reference`` (reading the
+graph, compiling, quadrature or enumeration, every marginal) on the model of every
+classic example (``bench.classic_power.EXAMPLES``) and on the two-component mixture at
+16 points (2^16 labelings; once at two decimals as the example's data, once at full
+precision, where no two labelings share a component), each in a fresh interpreter with
+the disk cache off; one JSON line per model to
+``bench/results/exact_reference_cost/examples.jsonl``::
+
+    nice python -m bench.exact_reference_cost --examples
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
 import sys
 import time
 
@@ -38,6 +51,7 @@ import pytensor.tensor as pt
 
 import zoo
 from bench import records
+from bench.classic_power import EXAMPLES
 from zoo.specification.linear_gaussian import LinearGaussian
 
 _RNG = np.random.default_rng(29)
@@ -103,11 +117,57 @@ def measure(builder, fixed, values, solves: int) -> dict:
     }
 
 
+_EXAMPLE_CHILD = r"""
+import json, sys, time, warnings
+import numpy as np
+warnings.simplefilter("ignore")
+from zoo.specification.exact import derive_reference
+name = sys.argv[1]
+if name.startswith("gaussian-mixture-16"):
+    from examples import gaussian_mixture
+    rng = np.random.default_rng(16)
+    y = np.sort(rng.normal(0.0, 0.8, 16))
+    model = gaussian_mixture.model(np.round(y, 2) if name.endswith("two-decimals") else y)
+else:
+    from bench.classic_power import EXAMPLES
+    model = EXAMPLES[name].model()
+start = time.process_time()
+reference = derive_reference(model)
+seconds = time.process_time() - start
+note = getattr(reference, "note", None) or reference.reason
+print(json.dumps({"seconds": seconds, "note": note}))
+"""
+
+
+def examples_cost() -> None:
+    """``derive_reference`` of each classic example's model, each in a fresh interpreter."""
+    names = [*EXAMPLES, "gaussian-mixture-16-two-decimals", "gaussian-mixture-16-full-precision"]
+    for name in names:
+        found = subprocess.run(
+            [sys.executable, "-c", _EXAMPLE_CHILD, name],
+            cwd=records.REPOSITORY,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "ZOO_CACHE_DIR": ""},
+        )
+        record = records.append(
+            "exact_reference_cost",
+            {"model": name, **json.loads(found.stdout.strip().splitlines()[-1])},
+            file="examples",
+        )
+        print(f"{name:<40} {record['seconds']:.2f} CPU s  {record['note'][:90]}", flush=True)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--solves", type=int, default=200)
+    parser.add_argument("--examples", action="store_true")
     args = parser.parse_args(argv)
+    if args.examples:
+        examples_cost()
+        return 0
     # warm-up: PyMC, PyTensor and scipy's first-use costs, on another model
     with pm.Model() as warm:
         mu = pm.Normal("mu", 0.0, 1.0)

@@ -369,6 +369,11 @@ TABLES = (
         lambda: sbc_vs_simuk_table(records.read("sbc_vs_simuk")[-1]),
     ),
     Table(
+        "classic-power",
+        "bench/results/classic_power/table.md",
+        lambda: classic_power.summary() + "\n",
+    ),
+    Table(
         "geweke-calibration",
         "bench/results/geweke_calibration/table.md",
         lambda: geweke_calibration.summary(geweke_calibration.RESULTS) + "\n",

@@ -66,3 +66,22 @@ def test_tiny_quantiles_of_a_beta_mixture_are_resolved(components):
         assert np.isfinite(quantile).all()
         np.testing.assert_allclose(marginal.cdf(quantile[np.newaxis])[0], prob, rtol=1e-6)
     assert marginal.ppf(0.05)[0] < 1e-20
+
+
+def test_repeated_components_are_merged_without_moving_the_cdf():
+    # An enumeration repeats components (a weight's Beta depends on the counts only):
+    # the merged mixture is the same distribution, and its normal CDF (scipy.special
+    # directly) is scipy.stats' own.
+    rng = np.random.default_rng(5)
+    loc = rng.normal(size=(40, 2))
+    scale = rng.uniform(0.2, 2.0, size=(40, 2))
+    index = rng.integers(0, 40, size=9000)
+    weights = rng.dirichlet(np.ones(9000))
+    merged = mixture_marginal(("k",), weights, stats.norm(loc[index], scale[index]))
+    x = rng.normal(scale=2.0, size=(30, 2))
+    expected = np.sum(
+        weights[None, :, None] * stats.norm(loc[index], scale[index]).cdf(x[:, None]), axis=1
+    )
+    # 40 distinct components: small enough for the exact CDF (18,000 terms are tabulated)
+    assert not hasattr(merged.cdf, "exact")
+    np.testing.assert_allclose(merged.cdf(x), expected, rtol=0, atol=1e-12)

@@ -562,3 +562,56 @@ def test_nuts_agrees_with_the_regression_and_normal_inverse_gamma_references():
         pm.Normal("y", DESIGN @ beta, pt.sqrt(s2), observed=Y)
     result = agreement(draws, zoo.exact_reference(wrong))
     assert result.verdict == "disagree", str(result)
+
+
+@pytest.mark.parametrize(
+    "build, fixed, values",
+    [
+        # latent labels: the mean reads mu[z]; 300 of the 2^12 labelings
+        (
+            lambda: _labelled_mixture(np.linspace(-1.2, 1.3, 12)),
+            ("z",),
+            {"z": np.random.default_rng(0).integers(0, 2, size=(300, 12))},
+        ),
+        # a hierarchical scale from 1e-12 to 400: theta's prior sd reads tau
+        (
+            lambda: _schools(),
+            ("tau",),
+            {"tau": np.exp(np.linspace(np.log(1e-12), np.log(400.0), 40))},
+        ),
+    ],
+    ids=["labels", "scale"],
+)
+def test_batched_solves_are_the_one_at_a_time_solves(build, fixed, values):
+    engine = LinearGaussian(build(), fixed=fixed, variables=None if fixed == ("tau",) else ("mu",))
+    evidence, parameters = engine.solve_batch(values)
+    count = len(next(iter(values.values())))
+    for b in range(count):
+        one = engine.solve({name: v[b] for name, v in values.items()})
+        np.testing.assert_allclose(evidence[b], one.log_evidence, rtol=1e-12, atol=1e-9)
+        for name, found in one.parameters().items():
+            for key, value in found.items():
+                np.testing.assert_allclose(parameters[name][key][b], value, rtol=1e-9, atol=1e-12)
+
+
+def _labelled_mixture(points):
+    with pm.Model() as model:
+        w = pm.Beta("w", 2.0, 2.0)
+        mu = pm.Normal("mu", np.array([-2.0, 2.0]), 1.0)
+        z = pm.Bernoulli("z", w, shape=len(points))
+        pm.Normal("y", mu[z], 0.6, observed=points)
+    return model
+
+
+def _schools():
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0.0, 5.0)
+        tau = pm.HalfCauchy("tau", 5.0)
+        theta = pm.Normal("theta", mu, tau, shape=8)
+        pm.Normal(
+            "y",
+            theta,
+            np.array([15.0, 10.0, 16.0, 11.0, 9.0, 11.0, 10.0, 18.0]),
+            observed=np.array([28.0, 8.0, -3.0, 7.0, -1.0, 1.0, 18.0, 12.0]),
+        )
+    return model

@@ -277,12 +277,18 @@ def _reference(
                 f"{' and '.join(engine.outer)}: at values the quadrature holds them at, the "
                 f"model cannot be evaluated ({error})"
             ) from None
-        prior = np.array(
-            [
-                float(log_prior(*[np.asarray(points[n][b], dtypes[n]) for n in engine.outer])[0])
-                for b in range(count)
-            ]
-        )
+        if not prior_terms:
+            # every outer variable absorbed (latent labels): the engine counts their density
+            prior = np.zeros(count)
+        else:
+            prior = np.array(
+                [
+                    float(
+                        log_prior(*[np.asarray(points[n][b], dtypes[n]) for n in engine.outer])[0]
+                    )
+                    for b in range(count)
+                ]
+            )
         return _Evaluations(
             conditional.log_evidence + prior, points, conditional.marginals, conditional.rules
         )

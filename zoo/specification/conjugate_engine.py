@@ -54,7 +54,10 @@ from zoo.specification.conjugate_rules import (
 )
 from zoo.specification.graph import ModelParts
 
-__all__ = ["Conditional", "ConjugateRules", "InnerEngine"]
+__all__ = ["BLOCK", "Conditional", "ConjugateRules", "InnerEngine"]
+
+#: Outer values updated in one stacked update (bounds the memory of an enumeration).
+BLOCK = 4096
 
 
 @dataclass(frozen=True)
@@ -181,33 +184,83 @@ class ConjugateRules:
         self._layout = _Layout(self._priors, self._likelihoods, direct)
         self._function = compile_values(self._layout.expressions, replacements, list(held))
         self._held = list(held.values())
+        # Latent labels (absorbed) change only the pseudo-observations, not the priors'
+        # parameters nor the factors: then every value's update is one stacked update.
+        self._shared_numbers = not set(held) & set(ancestors(self._layout.expressions))
 
     def condition(self, outer_values: Mapping[str, np.ndarray]) -> Conditional:
-        """Evidence and conditionals for ``B`` joint outer values (see the module)."""
+        """Evidence and conditionals for ``B`` joint outer values (see the module).
+
+        When the graph's numbers do not depend on the outer values (only absorbed
+        pseudo-observations change, as latent labels do) the ``B`` updates are one
+        stacked update per block of :data:`BLOCK` values (:func:`_update`); otherwise
+        one update per value.
+        """
         arrays = [np.asarray(outer_values[name]) for name in self._held]
         count = len(arrays[0]) if arrays else 1
-        evidence = np.empty(count)
-        conditionals = {name: [] for name in self._priors}
-        rules = {}
-        for b in range(count):
-            held = [array[b] for array in arrays]
-            numbers = _Numbers(self._layout, self._function(*held))
-            values = dict(self._values)
-            values.update(
-                (name, np.asarray(array[b]))
-                for name, array in zip(self._held, arrays, strict=True)
-                if name in self.absorbed
-            )
-            evidence[b], parameters, rules = _update(
-                self._priors, self._likelihoods, self._plan, numbers, values, self._shapes
-            )
-            for name, flat in parameters.items():
-                conditionals[name].append(flat)
+        if self._shared_numbers:
+            numbers = _Numbers(self._layout, self._function(*[a[0] for a in arrays]))
+            blocks = []
+            for start in range(0, count, BLOCK):
+                block = slice(start, min(start + BLOCK, count))
+                values = dict(self._values)
+                values.update(
+                    (name, array[block])
+                    for name, array in zip(self._held, arrays, strict=True)
+                    if name in self.absorbed
+                )
+                blocks.append(
+                    _update(
+                        self._priors,
+                        self._likelihoods,
+                        self._plan,
+                        numbers,
+                        values,
+                        self._shapes,
+                        count=block.stop - block.start,
+                        batched=self.absorbed,
+                    )
+                )
+            evidence = np.concatenate([b[0] for b in blocks])
+            parameters = {
+                name: {
+                    k: np.concatenate([b[1][name][k] for b in blocks]) for k in blocks[0][1][name]
+                }
+                for name in self._priors
+            }
+            rules = blocks[0][2]
+        else:
+            evidence = np.empty(count)
+            per_value = {name: [] for name in self._priors}
+            rules = {}
+            for b in range(count):
+                held = [array[b] for array in arrays]
+                numbers = _Numbers(self._layout, self._function(*held))
+                values = dict(self._values)
+                values.update(
+                    (name, np.asarray(array[b : b + 1]))
+                    for name, array in zip(self._held, arrays, strict=True)
+                    if name in self.absorbed
+                )
+                (evidence[b],), flat, rules = _update(
+                    self._priors,
+                    self._likelihoods,
+                    self._plan,
+                    numbers,
+                    values,
+                    self._shapes,
+                    batched=self.absorbed,
+                )
+                for name, state in flat.items():
+                    per_value[name].append(state)
+            parameters = {
+                name: {k: np.concatenate([p[k] for p in states]) for k in states[0]}
+                for name, states in per_value.items()
+            }
         marginals = {}
-        for name, per_value in conditionals.items():
-            stacked = {k: np.stack([p[k] for p in per_value]) for k in per_value[0]}
+        for name, state in parameters.items():
             shape = (count, *self._shapes[name])
-            marginals[name] = FROZEN[self._priors[name].family](stacked, shape)
+            marginals[name] = FROZEN[self._priors[name].family](state, shape)
         return Conditional(evidence, marginals, rules)
 
 
@@ -320,47 +373,70 @@ def _broadcast(array, shape, what):
 # The updates.
 
 
-def _update(priors, likelihoods, plan, numbers, values, shapes):
+def _update(priors, likelihoods, plan, numbers, values, shapes, *, count=1, batched=()):
     """Log evidence, the posterior state of every variable, and the rules used.
 
     The evidence is ``log Z(posterior) - log Z(prior)`` summed over the variables, plus
     each observation's base measure and the densities of observations that read only
     outer variables (:mod:`zoo.specification.conjugate_rules`).
+
+    ``count`` problems at once that share ``numbers`` and differ only in the values of
+    the observed (or absorbed) variables named in ``batched``, each of which has a
+    first axis of length ``count``: every variable's state holds ``count`` copies end
+    to end, and each copy's observations are labelled into its own copy, so that one
+    call of each rule updates them all (the rules add statistics by label). Returns
+    the ``count`` evidences and the stacked flat states.
     """
     states, used = {}, {name: set() for name in priors}
-    evidence = numbers.direct()
+    evidence = np.full(count, numbers.direct())
+    sizes = {name: int(np.prod(shapes[name], dtype=int)) for name in priors}
     for name, prior in priors.items():
         params = {
-            k: np.array(_broadcast(v, shapes[name], f"the prior of {name}"), float).ravel()
+            k: np.tile(np.array(_broadcast(v, shapes[name], f"the prior of {name}"), float), count)
             for k, v in numbers.prior(name).items()
         }
         states[name] = initial_state(name, prior.family, params)
     initial = {name: {k: v.copy() for k, v in state.items()} for name, state in states.items()}
     for index, lik in enumerate(likelihoods):
-        y = values[lik.name]
-        batch = y.shape[: y.ndim - lik.ndim_supp]
-        flat_y = y.reshape(-1, *y.shape[len(batch) :])
+        y = np.asarray(values[lik.name])
+        if lik.name not in batched:
+            y = np.broadcast_to(y, (count, *y.shape))
+        batch = y.shape[1 : y.ndim - lik.ndim_supp]
         rows = _rows(numbers.where(index), batch, lik)
+        flat_y = y.reshape(count, -1, *y.shape[1 + len(batch) :])[:, rows]
+        flat_y = flat_y.reshape(-1, *flat_y.shape[2:])
         for slot in lik.terms:
             rule = plan[index, slot]
             term = _flat_term(numbers.term(index, lik.name, slot), batch, lik, slot, rows)
             check_power(rule, term, lik.name, slot)
+            term = _copies(term, count, sizes[term.variable])
             constants = {}
             for key, value in numbers.constants(index).items():
                 core = value.shape[value.ndim - lik.core_ndims[key] :]
-                constants[key] = _broadcast(value, batch + core, f"{lik.name}'s {key}").reshape(
-                    -1, *core
-                )[rows]
-            rule.update(states[term.variable], flat_y[rows], constants, term, lik.name)
-            evidence += float(np.sum(rule.log_base(flat_y[rows], constants, term)))
+                one = _broadcast(value, batch + core, f"{lik.name}'s {key}").reshape(-1, *core)
+                constants[key] = np.tile(one[rows], (count,) + (1,) * len(core))
+            rule.update(states[term.variable], flat_y, constants, term, lik.name)
+            base = rule.log_base(flat_y, constants, term)
+            evidence += np.sum(np.reshape(base, (count, -1)), axis=1)
             used[term.variable].add(rule.name)
     for name, prior in priors.items():
         core = shapes[name][-1] if prior.core_ndim else 1
         change = LOG_NORMALISER_CHANGES[prior.family](initial[name], states[name], core)
-        evidence += float(np.sum(change))
+        evidence += np.sum(np.reshape(change, (count, -1)), axis=1)
     # flat states, frozen once for the whole batch (freezing a scipy distribution costs
     # more than the update itself)
     return evidence, states, used
+
+
+def _copies(term: Term, count: int, size: int) -> Term:
+    """``count`` copies of a term end to end, copy ``c`` labelling ``size c`` onwards."""
+    if count == 1:
+        return term
+    core = term.labels.shape[1:]
+    shift = (np.arange(count) * size).reshape((count,) + (1,) * (1 + len(core)))
+    labels = (term.labels[np.newaxis] + shift).reshape(-1, *core)
+    coef = np.tile(term.coef, (count,) + (1,) * (term.coef.ndim - 1))
+    return replace(term, coef=coef, labels=labels)
 
 
 def _rows(where, batch, lik):

@@ -64,20 +64,13 @@ class LinearGaussianEngine:
 
     def condition(self, outer_values: Mapping[str, np.ndarray]) -> Conditional:
         """Evidence and Gaussian conditionals for ``B`` joint outer values."""
-        arrays = [np.asarray(outer_values[name]) for name in self.outer]
-        count = len(arrays[0]) if arrays else 1
-        evidence = np.empty(count)
-        found = []
-        for b in range(count):
-            posterior = self._solver.solve(
-                {name: array[b] for name, array in zip(self.outer, arrays, strict=True)}
-            )
-            evidence[b] = posterior.log_evidence
-            found.append(posterior.parameters())
-        marginals = {}
-        for name in self.inner:
-            stacked = {k: np.stack([p[name][k] for p in found]) for k in found[0][name]}
-            marginals[name] = _frozen(stacked, name in self._solver.scales)
+        # every value at once (LinearGaussian.solve_batch: vectorised, in blocks)
+        evidence, found = self._solver.solve_batch(
+            {name: np.asarray(outer_values[name]) for name in self.outer}
+        )
+        marginals = {
+            name: _frozen(found[name], name in self._solver.scales) for name in self.inner
+        }
         return Conditional(evidence, marginals, {name: {_RULE} for name in self.inner})
 
 
