@@ -29,6 +29,7 @@ from pathlib import Path
 
 from bench import (
     budget_presets,
+    classic_power,
     geweke_calibration,
     label_symmetry,
     posterior_sbc_power,
