@@ -392,7 +392,10 @@ def _update(priors, likelihoods, plan, numbers, values, shapes, *, count=1, batc
     sizes = {name: int(np.prod(shapes[name], dtype=int)) for name in priors}
     for name, prior in priors.items():
         params = {
-            k: np.tile(np.array(_broadcast(v, shapes[name], f"the prior of {name}"), float), count)
+            k: np.tile(
+                np.array(_broadcast(v, shapes[name], f"the prior of {name}"), float).ravel(),
+                count,
+            )
             for k, v in numbers.prior(name).items()
         }
         states[name] = initial_state(name, prior.family, params)
