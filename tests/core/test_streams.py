@@ -34,14 +34,16 @@ def test_the_purposes_drawn_from_are_the_ones_of_0_2():
     # a check added later brings a purpose of its own (0.3: posterior SBC's). The order
     # is the table's and does not matter: a stream is keyed by its name alone.
     assert sorted(EVERY_PURPOSE) == sorted(
-        "gibbs-chains",
-        "pymc",
-        "exact-fits",
-        "nuts-fits",
-        "sbc-simulations",
-        "geweke-chains",
-        "invariance-replicates",
-        "posterior-sbc",
+        [
+            "gibbs-chains",
+            "pymc",
+            "exact-fits",
+            "nuts-fits",
+            "sbc-simulations",
+            "geweke-chains",
+            "invariance-replicates",
+            "posterior-sbc",
+        ]
     )
 
 

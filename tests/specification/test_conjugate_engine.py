@@ -207,8 +207,8 @@ def test_stacked_updates_over_latent_labels_are_the_one_at_a_time_updates():
     np.testing.assert_allclose(stacked.log_evidence, single.log_evidence, rtol=0, atol=1e-12)
     for key in ("a", "b"):
         np.testing.assert_allclose(
-            getattr(stacked.marginals["w"], "args")[0 if key == "a" else 1],
-            getattr(single.marginals["w"], "args")[0 if key == "a" else 1],
+            stacked.marginals["w"].args[0 if key == "a" else 1],
+            single.marginals["w"].args[0 if key == "a" else 1],
         )
     # and the closed form: log B(2 + n1, 3 + n0) - log B(2, 3)
     n1 = labels.sum(axis=1)
