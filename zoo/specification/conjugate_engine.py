@@ -188,6 +188,19 @@ class ConjugateRules:
         # parameters nor the factors: then every value's update is one stacked update.
         self._shared_numbers = not set(held) & set(ancestors(self._layout.expressions))
 
+    def _update(self, numbers, values, count: int):
+        """:func:`_update` of ``count`` problems that differ in the absorbed values."""
+        return _update(
+            self._priors,
+            self._likelihoods,
+            self._plan,
+            numbers,
+            values,
+            self._shapes,
+            count=count,
+            batched=self.absorbed,
+        )
+
     def condition(self, outer_values: Mapping[str, np.ndarray]) -> Conditional:
         """Evidence and conditionals for ``B`` joint outer values (see the module).
 
@@ -209,18 +222,7 @@ class ConjugateRules:
                     for name, array in zip(self._held, arrays, strict=True)
                     if name in self.absorbed
                 )
-                blocks.append(
-                    _update(
-                        self._priors,
-                        self._likelihoods,
-                        self._plan,
-                        numbers,
-                        values,
-                        self._shapes,
-                        count=block.stop - block.start,
-                        batched=self.absorbed,
-                    )
-                )
+                blocks.append(self._update(numbers, values, block.stop - block.start))
             evidence = np.concatenate([b[0] for b in blocks])
             parameters = {
                 name: {
@@ -242,15 +244,7 @@ class ConjugateRules:
                     for name, array in zip(self._held, arrays, strict=True)
                     if name in self.absorbed
                 )
-                (evidence[b],), flat, rules = _update(
-                    self._priors,
-                    self._likelihoods,
-                    self._plan,
-                    numbers,
-                    values,
-                    self._shapes,
-                    batched=self.absorbed,
-                )
+                (evidence[b],), flat, rules = self._update(numbers, values, 1)
                 for name, state in flat.items():
                     per_value[name].append(state)
             parameters = {
