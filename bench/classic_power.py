@@ -102,13 +102,17 @@ def _append(path: Path, record: dict) -> None:
     bench_records.append_to(path, record)
 
 
-def power(slugs, seeds: int, candidates=None) -> None:
-    """Every candidate of every example in ``slugs``, seeds ``0 .. seeds - 1``."""
+def power(slugs, seeds: int, candidates=None, *, again: bool = False) -> None:
+    """Every candidate of every example in ``slugs``, seeds ``0 .. seeds - 1``.
+
+    Runs already recorded are skipped unless ``again`` (a change to the code they
+    measured): the table counts the newest record of each run, the older stay.
+    """
     commit, host = _commit(), cpu_name()
     for slug in slugs:
         example = EXAMPLES[slug]
         path = OUT / f"{slug}.jsonl"
-        done = {(r["candidate"], r["seed"]) for r in _read(path)}
+        done = set() if again else {(r["candidate"], r["seed"]) for r in _read(path)}
         every = {"correct": example.sampler, **example.bug_samplers}
         for name, sampler in every.items():
             if candidates and name not in candidates:
@@ -207,6 +211,9 @@ def main(argv=None) -> int:
     parser.add_argument("--examples", nargs="+", choices=list(EXAMPLES), default=list(EXAMPLES))
     parser.add_argument("--candidates", nargs="+", help="only these (correct, bug names)")
     parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument(
+        "--again", action="store_true", help="measure recorded runs again (newest counts)"
+    )
     parser.add_argument("--timing", action="store_true")
     parser.add_argument("--summary", action="store_true")
     args = parser.parse_args(argv)
@@ -217,7 +224,7 @@ def main(argv=None) -> int:
     elif args.timing:
         timing(args.examples)
     else:
-        power(args.examples, args.seeds, args.candidates)
+        power(args.examples, args.seeds, args.candidates, again=args.again)
     return 0
 
 
