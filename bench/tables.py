@@ -407,6 +407,7 @@ TABLES = (
     Table("power-v0.2", "docs/power.md", _v02_power, region=True),
     Table("power-catalogue", "docs/power.md", _catalogue_power, region=True),
     Table("power-gaussian", "docs/power.md", _gaussian_power, region=True),
+    Table("power-classic", "docs/power.md", lambda: classic_power.summary() + "\n", region=True),
 )
 
 
