@@ -532,12 +532,19 @@ def _compare(marginal: np.ndarray, chain_values: np.ndarray, batches: int):
     t, df, p = welch_test(
         observed - expected, se_chain, chains * batches - 1, se_marginal, n_draws - 1
     )
-    constant = np.ptp(chain_values.reshape(-1, n_functions), axis=0) == 0
+    # Constant on both sides: nothing to compare, and nothing mixes. Constant on the
+    # chain side only is a chain stuck where the marginal side varies (an indicator
+    # never crossed in 4 x 2,500 steps): its MCSE is 0 and its t infinite, so it must
+    # clear the ESS gate like any other row (a correct regression kernel failed here).
+    chain_constant = np.ptp(chain_values.reshape(-1, n_functions), axis=0) == 0
+    constant = chain_constant & (np.ptp(marginal, axis=0) == 0)
     with np.errstate(invalid="ignore"):
         ess = np.atleast_1d(azs.ess(chain_values, method="bulk"))
         rhat = (
             np.atleast_1d(azs.rhat(chain_values)) if chains > 1 else np.full(n_functions, np.nan)
         )
+    # ArviZ gives a constant series a full ESS; a stuck one has none.
+    ess = np.where(chain_constant & ~constant, 0.0, ess)
     need = 10.0 * chains * batches
     gates = constant | (np.nan_to_num(ess, nan=0.0) >= need)
     message = ""

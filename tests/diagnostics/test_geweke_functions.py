@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
+from zoo.diagnostics.geweke import _compare
 from zoo.diagnostics.geweke_functions import QUANTILES, TestFunctions
 
 
@@ -91,3 +92,15 @@ def test_a_wider_spread_at_the_same_location_moves_the_scale_functions():
 def test_bad_shapes_are_refused(pilot, values, message):
     with pytest.raises(ValueError, match=message):
         _functions(pilot)(values)
+
+
+def test_a_chain_stuck_where_the_marginal_varies_must_clear_the_ess_gate():
+    # An indicator the chains never crossed in 4 x 2,500 steps: MCSE 0, t infinite.
+    # It is below the gate (ESS 0), not a failure; constant on both sides it passes.
+    rng = np.random.default_rng(0)
+    marginal = np.column_stack([rng.uniform(size=4000) < 0.1, np.zeros(4000)]).astype(float)
+    chains = np.zeros((4, 2500, 2))
+    rows, message, _ = _compare(marginal, chains, batches=20)
+    assert rows["gates_passed"].tolist() == [False, True]
+    assert rows["ess_bulk"][0] == 0.0
+    assert "1 test functions" in message
