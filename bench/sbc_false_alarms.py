@@ -44,6 +44,7 @@ from bench import records as bench_records
 from bench.host import cpu_name
 from zoo.diagnostics import holm
 from zoo.diagnostics.uniformity import (
+    critical_value,
     exceedance_probability,
     null_statistics,
     tail_statistic,
@@ -140,6 +141,8 @@ def exact_sizes(simulations: int, quantities: int) -> dict:
     quantities that has probability ``1 - (1 - size(a / quantities))^quantities``
     (dependent ones make it smaller, by Holm's bound).
     """
+    # The statistic's values from scipy's binomial tails, as the records were taken
+    # (the test's own, statistic_atoms, differ in the last bits from bdtr's rounding).
     grid_points = min(simulations, 100)
     grid = np.arange(1, grid_points) / grid_points
     counts = np.arange(simulations + 1)
@@ -155,14 +158,8 @@ def exact_sizes(simulations: int, quantities: int) -> dict:
             return (
                 exceedance_probability(simulations, float(atoms[below[-1]])) if below.size else 0.0
             )
-        low, high = -1, atoms.size
-        while high - low > 1:
-            middle = (low + high) // 2
-            if exceedance_probability(simulations, float(atoms[middle])) <= level:
-                low = middle
-            else:
-                high = middle
-        return exceedance_probability(simulations, float(atoms[low])) if low >= 0 else 0.0
+        critical = critical_value(simulations, level, atoms)
+        return exceedance_probability(simulations, critical) if critical > 0 else 0.0
 
     out = {}
     for method, table in (("table", True), ("exact", False)):

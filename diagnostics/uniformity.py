@@ -47,9 +47,11 @@ from zoo.core.arguments import as_int, as_probability
 
 __all__ = [
     "EcdfBand",
+    "critical_value",
     "ecdf_band",
     "exceedance_probability",
     "null_statistics",
+    "statistic_atoms",
     "tail_statistic",
     "uniformity_pvalue",
 ]
@@ -105,6 +107,29 @@ def _tail_tables(n: int, grid: tuple[float, ...]) -> tuple[np.ndarray, np.ndarra
     # P(Bin >= 0) = 1; bdtr(-1, ...) is NaN, not 0.
     upper = np.where(count > 0, 1.0 - bdtr(np.maximum(count - 1, 0), n, points), 1.0)
     return lower, upper
+
+
+def statistic_atoms(n_values: int) -> np.ndarray:
+    """Every value :func:`tail_statistic` can take for ``n_values`` values, sorted."""
+    n = as_int("n_values", n_values, minimum=1)
+    lower, upper = _tail_tables(n, tuple(_grid(n)))
+    return np.unique(np.minimum(lower, upper))
+
+
+def critical_value(n_values: int, alpha: float, atoms: np.ndarray) -> float:
+    """The largest of ``atoms`` whose exceedance probability is at most ``alpha`` (0 if none).
+
+    ``P(S <= t)`` grows with ``t``, so a bisection over the sorted ``atoms`` finds it;
+    the test's exact size at ``alpha`` is then ``exceedance_probability`` of it.
+    """
+    low, high = -1, atoms.size
+    while high - low > 1:
+        middle = (low + high) // 2
+        if exceedance_probability(n_values, float(atoms[middle])) <= alpha:
+            low = middle
+        else:
+            high = middle
+    return float(atoms[low]) if low >= 0 else 0.0
 
 
 @lru_cache(maxsize=32)
@@ -265,16 +290,6 @@ def ecdf_band(n_values: int, alpha: float) -> EcdfBand:
     as_probability("alpha", alpha)
     n = as_int("n_values", n_values, minimum=1)
     grid = _grid(n)
-    lower, upper = _tail_tables(n, tuple(grid))
-    atoms = np.unique(np.minimum(lower, upper))
-    # P(S <= t) grows with t: find the last atom at or below alpha.
-    low, high = -1, atoms.size
-    while high - low > 1:
-        middle = (low + high) // 2
-        if exceedance_probability(n, float(atoms[middle])) <= alpha:
-            low = middle
-        else:
-            high = middle
-    gamma = float(atoms[low]) if low >= 0 else 0.0
+    gamma = critical_value(n, alpha, statistic_atoms(n))
     lo, hi = _staying_counts(n, grid, gamma)
     return EcdfBand(grid, lo / n, np.minimum(hi / n, 1.0), 1.0 - alpha, 1.0 - 2.0 * gamma, n)
