@@ -86,12 +86,10 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
         if not reference.available:
             verdicts.append(COULD_NOT_JUDGE)
             findings.append(
-                Finding(
-                    "exact reference",
-                    COULD_NOT_JUDGE,
-                    problem=name,
-                    gate=f"no exact reference ({reference.reason})",
-                    cure="give the exact posterior (reference=, --reference), or rely on sbc",
+                _without_reference(
+                    name,
+                    f"no exact reference ({reference.reason})",
+                    "give the exact posterior (reference=, --reference), or rely on sbc",
                 )
             )
             continue
@@ -103,13 +101,10 @@ def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
             # a user's reference for a model compared through label invariants
             verdicts.append(COULD_NOT_JUDGE)
             findings.append(
-                Finding(
-                    "exact reference",
-                    COULD_NOT_JUDGE,
-                    problem=name,
-                    gate="the reference has none of the compared variables "
-                    f"({', '.join(comparable)})",
-                    cure="give their marginals in the reference, or rely on sbc",
+                _without_reference(
+                    name,
+                    f"the reference has none of the compared variables ({', '.join(comparable)})",
+                    "give their marginals in the reference, or rely on sbc",
                 )
             )
             continue
@@ -200,3 +195,8 @@ EXACT = Check(
     needs_reference=True,
     rule=draws_fit_memory,
 )
+
+
+def _without_reference(problem: str, gate: str, cure: str) -> Finding:
+    """The finding of a data set the exact check could not judge for want of a reference."""
+    return Finding("exact reference", COULD_NOT_JUDGE, problem=problem, gate=gate, cure=cure)
