@@ -10,18 +10,21 @@ from zoo.core.lazy_exports import lazy_getattr
 
 #: Public name -> the module that defines it.
 _EXPORTS = {
+    "CannotAugment": "zoo.core",
     "DerivedVariables": "zoo.core",
     "Kernel": "zoo.core",
     "KernelChecks": "zoo.core",
     "Model": "zoo.core",
     "Marginal": "zoo.core",
     "NoReference": "zoo.core",
+    "OutsideSupport": "zoo.core",
     "Reference": "zoo.core",
     "get": "zoo.registry",
     "names": "zoo.registry",
     "register": "zoo.registry",
     "sample": "zoo.sampling.driver",
     "exact_reference": "zoo.specification.exact",
+    "Exchangeable": "zoo.diagnostics.label_invariants",
     "CheckOutcome": "zoo.validation",
     "ValidationResult": "zoo.validation",
     "validate": "zoo.validation",

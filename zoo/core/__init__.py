@@ -13,23 +13,27 @@ __version__ = "0.3.0.dev0"
 #: ``zoo`` command imports this package before it can handle Ctrl-C, and NumPy, which
 #: the contract needs, takes most of a second to import on a loaded machine.
 _EXPORTS = {
+    "CannotAugment": "zoo.core.contract",
     "DerivedVariables": "zoo.core.contract",
     "Kernel": "zoo.core.contract",
     "KernelChecks": "zoo.core.contract",
     "Model": "zoo.core.contract",
     "Marginal": "zoo.core.reference",
     "NoReference": "zoo.core.reference",
+    "OutsideSupport": "zoo.core.contract",
     "Reference": "zoo.core.reference",
     "TabulatedCDF": "zoo.core.reference",
 }
 
 __all__ = [
+    "CannotAugment",
     "DerivedVariables",
     "Kernel",
     "KernelChecks",
     "Marginal",
     "Model",
     "NoReference",
+    "OutsideSupport",
     "Reference",
     "TabulatedCDF",
     "__version__",
