@@ -67,6 +67,7 @@ from zoo.diagnostics.draws import design_coords
 from zoo.diagnostics.findings import draws_to_clear
 from zoo.diagnostics.geweke_functions import TestFunctions
 from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
+from zoo.diagnostics.looks import EARLY_SHARE, look_alpha, stage_lengths
 from zoo.diagnostics.moments import MomentFunctions
 
 __all__ = [
@@ -84,10 +85,6 @@ __all__ = [
     "stage_lengths",
     "tested_latents",
 ]
-
-#: The share of ``alpha`` spent on the looks before the chains' last stage, to end the
-#: run early on a failure; the last stage's test has the rest.
-EARLY_SHARE = 0.1
 
 #: The stream of :mod:`zoo.core.streams` Geweke's test draws from: the marginal side
 #: from item 0, successive-conditional chain ``c`` from item ``c + 1``.
@@ -336,27 +333,6 @@ def geweke_result(
         },
         cure=cure,
     )
-
-
-def stage_lengths(iterations: int, max_iterations: int) -> list[int]:
-    """Every length the chains may run: ``iterations`` doubled up to ``max_iterations``."""
-    lengths = [iterations]
-    while lengths[-1] < max_iterations:
-        lengths.append(min(2 * lengths[-1], max_iterations))
-    return lengths
-
-
-def look_alpha(alpha: float, first: int, max_iterations: int, *, last: bool) -> float:
-    """The rate of a look: the one where the chains stop (``last``) or an earlier one.
-
-    With no stage before the last (``first == max_iterations``) the one look has all of
-    ``alpha``; otherwise the last has ``(1 - EARLY_SHARE) x alpha`` and each earlier one
-    ``EARLY_SHARE x alpha`` over the number of stages before the last.
-    """
-    early = len(stage_lengths(first, max_iterations)) - 1
-    if early == 0:
-        return alpha
-    return (1.0 - EARLY_SHARE) * alpha if last else EARLY_SHARE * alpha / early
 
 
 def look(marginal, chains, *, alpha: float, first: int, max_iterations: int, **options):

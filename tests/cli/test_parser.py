@@ -46,7 +46,7 @@ def test_the_options_of_0_1_keep_their_names_and_defaults():
     # defaults of 0.1.
     assert budgets_from_options(args) == {}
     resolved = resolve_budgets(CHECKS, budgets_from_options(args))
-    assert resolved["exact"] == {"draws": 1000, "chains": 4}
+    assert resolved["exact"] == {"draws": 1000, "chains": 4, "max_draws": 8000}
     assert resolved["sbc"] == {"simulations": 100, "draws": 200, "chains": 2}
     assert resolved["geweke"] == {"iterations": 10000, "max_iterations": 80000}
     given = build_parser().parse_args(["validate", "beta-binomial", "--draws", "300"])
@@ -71,7 +71,7 @@ def test_a_preset_sets_what_no_option_gives():
     )
     resolved = resolve_budgets(CHECKS, budgets_from_options(args), args.budget)
     assert resolved["sbc"] == {"simulations": 40, "draws": 200, "chains": 2}
-    assert resolved["exact"] == {"draws": 250, "chains": 4}
+    assert resolved["exact"] == {"draws": 250, "chains": 4, "max_draws": 2000}
     assert resolved["geweke"] == {"iterations": 2500, "max_iterations": 20000}
 
 

@@ -23,7 +23,7 @@ def test_a_plan_line_first_then_a_line_as_each_check_starts_and_ends(capsys):
     assert main(COMMAND) == 0
     lines = capsys.readouterr().err.splitlines()
     plan = lines[0]
-    assert plan.startswith("zoo validate: plan: exact (draws 250, chains 4)")
+    assert plan.startswith("zoo validate: plan: exact (draws 250, chains 4, max_draws 2000)")
     assert "sbc (simulations 20, draws 200, chains 2)" in plan  # the option over the preset
     assert "(an estimate from two timed fits" in plan
     progress = [line for line in lines[1:] if line.startswith("zoo validate: ")]

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from zoo.core.reference import TabulatedCDF
 from zoo.models.mixtures import mixture_marginal
 
 
@@ -85,3 +86,33 @@ def test_repeated_components_are_merged_without_moving_the_cdf():
     # 40 distinct components: small enough for the exact CDF (18,000 terms are tabulated)
     assert not hasattr(merged.cdf, "exact")
     np.testing.assert_allclose(merged.cdf(x), expected, rtol=0, atol=1e-12)
+
+
+def test_a_large_normal_mixture_table_meets_its_hermite_bound_with_fewer_nodes():
+    # 9,000 components on 2 elements: beyond the exact-CDF limit, so tabulated; scales
+    # from 0.1 to 1 as a mixture posterior's means given each labelling.
+    rng = np.random.default_rng(3)
+    loc = rng.normal(0.0, 1.0, size=(9000, 2))
+    scale = rng.uniform(0.1, 1.0, size=(9000, 2))
+    weights = rng.dirichlet(np.ones(9000))
+    marginal = mixture_marginal(("x",), weights, stats.norm(loc, scale), with_cdf=True)
+    table = marginal.cdf
+    assert 65 <= table.points < 1025
+    # strictly inside the table: the interpolation alone, against its bound of 1e-7
+    x = np.stack(
+        [np.linspace(lo, hi, 3001)[1:-1] for lo, hi in zip(table.lower, table.upper, strict=True)],
+        1,
+    )
+    error = np.max(np.abs(table(x) - table.exact(x)))
+    assert error <= 1e-7
+    # the bound is what sets the nodes: a table of a quarter of them errs beyond it
+    coarse = TabulatedCDF(
+        table.exact,
+        lambda v: np.sum(
+            weights[:, None, None] * stats.norm.pdf(v[None], loc[:, None], scale[:, None]), axis=0
+        ),
+        table.lower,
+        table.upper,
+        points=(table.points - 1) // 4 + 1,
+    )
+    assert np.max(np.abs(coarse(x) - table.exact(x))) > 1e-7

@@ -33,7 +33,9 @@ def test_the_plan_line_lists_checks_budgets_and_the_estimate_shared_by_the_worke
     budgets = resolve_budgets(CHECKS, None, "quick")
     line = plan_line(chosen, budgets, 1, COST, workers=2)
     assert "\n" not in line
-    assert line.startswith("plan: exact (draws 250, chains 4) under 1 s; sbc (simulations 25")
+    assert line.startswith(
+        "plan: exact (draws 250, chains 4, max_draws 2000) under 1 s; sbc (simulations 25"
+    )
     # sbc: 25 x (0.5 + 0.4 + 0.01) s on 2 workers
     assert "sbc (simulations 25, draws 200, chains 2) about 10 s" in line
     assert "in all about 10 s on 2 worker(s) (an estimate" in line

@@ -119,7 +119,7 @@ def test_every_check_of_the_battery_has_a_stream_and_a_title_of_its_own():
 def test_budgets_default_to_the_entries_and_take_overrides():
     resolved = resolve_budgets(CHECKS, {"sbc": {"simulations": 200}, "exact": {"draws": 2000}})
     assert resolved["sbc"] == {"simulations": 200, "draws": 200, "chains": 2}
-    assert resolved["exact"] == {"draws": 2000, "chains": 4}
+    assert resolved["exact"] == {"draws": 2000, "chains": 4, "max_draws": 8000}
     assert resolved["nuts"] == {"draws": 1000, "chains": 4}
     assert resolved["geweke"] == {"iterations": 10000, "max_iterations": 80000}
     assert resolved["invariance"] == {}

@@ -277,7 +277,7 @@ def test_budgets_set_each_check_and_are_recorded():
     )
     assert "2 x 300 draws each" in result.checks[0].head
     # Only the checks that ran are recorded; the others' budgets are accepted unused.
-    assert result.settings["budgets"] == {"exact": {"draws": 300, "chains": 2}}
+    assert result.settings["budgets"] == {"exact": {"draws": 300, "chains": 2, "max_draws": 8000}}
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ __all__ = [
     "CHAINS",
     "DRAWS",
     "ENGINES",
+    "EXACT_MAX_DRAWS",
     "FIT_TIMEOUT",
     "GEWEKE_BATCHES",
     "GEWEKE_DRAWS",
@@ -28,6 +29,9 @@ __all__ = [
 ALPHA = 0.01
 #: Kept draws per chain.
 DRAWS = 1000
+#: The most draws per chain the exact check's fits grow to, doubling from DRAWS while a
+#: quantity is below the ESS gate (1,000, 2,000, 4,000, 8,000).
+EXACT_MAX_DRAWS = 8 * DRAWS
 #: Warm-up (tuning) iterations per chain: NUTS adaptation, Gibbs burn-in.
 TUNE = 1000
 #: Chains per engine; four is the fewest for which rank-normalised R-hat is reliable
@@ -59,14 +63,15 @@ INVARIANCE_REPLICATES = 4000
 #: ``{check: {setting: value}}``, over the defaults of the checks' entries in the
 #: battery's table; a setting a preset leaves out keeps its default, and a check's own
 #: option (``--simulations``, ``budgets=``) overrides the preset. ``quick`` is a quarter
-#: of each check's evidence (draws per chain of the exact and nuts fits, SBC's simulated
-#: data sets, Geweke's steps per chain), ``thorough`` four times it; chains, SBC's draws
-#: per fit (thinned to their ESS) and the invariance replicates stay. Kept here, with
+#: of each check's evidence (draws per chain of the exact and nuts fits and the most the
+#: exact fits grow to, SBC's simulated data sets, Geweke's steps per chain),
+#: ``thorough`` four times it; chains, SBC's draws per fit (thinned to their ESS) and the
+#: invariance replicates stay. Kept here, with
 #: the defaults, rather than beside the table: pytest's plugin reads the names when it
 #: loads, without importing the battery. What each costs: docs/validating.md.
 BUDGET_PRESETS: dict[str, dict[str, dict[str, int]]] = {
     "quick": {
-        "exact": {"draws": DRAWS // 4},
+        "exact": {"draws": DRAWS // 4, "max_draws": EXACT_MAX_DRAWS // 4},
         "nuts": {"draws": DRAWS // 4},
         "sbc": {"simulations": 25},
         "geweke": {
@@ -76,7 +81,7 @@ BUDGET_PRESETS: dict[str, dict[str, dict[str, int]]] = {
     },
     "default": {},
     "thorough": {
-        "exact": {"draws": DRAWS * 4},
+        "exact": {"draws": DRAWS * 4, "max_draws": EXACT_MAX_DRAWS * 4},
         "nuts": {"draws": DRAWS * 4},
         "sbc": {"simulations": 400},
         "geweke": {

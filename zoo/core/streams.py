@@ -83,12 +83,20 @@ def stream(seed, purpose: str) -> np.random.SeedSequence:
     )
 
 
-def item(seed, purpose: str, index: int) -> np.random.SeedSequence:
-    """Item ``index`` (chain, simulation, problem) of the stream of ``purpose``."""
+def item(seed, purpose: str, index: int, *within: int) -> np.random.SeedSequence:
+    """Item ``index`` (chain, simulation, problem) of the stream of ``purpose``.
+
+    ``within`` names a part of the item, ``SeedSequence(seed, spawn_key=(key, index,
+    *within))``: the exact check's refit of problem ``i`` at its ``k``-th look is
+    ``item(seed, "exact-fits", i, k)``. Without it, the item itself.
+    """
     index = as_int("index", index, minimum=0)
+    within = tuple(as_int("within", part, minimum=0) for part in within)
     parent = stream(seed, purpose)
     return np.random.SeedSequence(
-        parent.entropy, spawn_key=(*parent.spawn_key, index), pool_size=parent.pool_size
+        parent.entropy,
+        spawn_key=(*parent.spawn_key, index, *within),
+        pool_size=parent.pool_size,
     )
 
 

@@ -23,14 +23,14 @@ def _budgets(preset: str, scale: float) -> dict[str, dict[str, int]]:
     """Every check's budget: the ``preset``'s, its sample sizes times ``scale``.
 
     The sample sizes are SBC's simulations, Geweke's steps per chain, and the draws per
-    chain of the checks that judge a fit's draws (exact, nuts); never below a setting's
-    own minimum. Chains, and SBC's draws per fit (thinned to their ESS), stay the
-    preset's.
+    chain of the checks that judge a fit's draws (exact, nuts; the exact check's most
+    draws too); never below a setting's own minimum. Chains, and SBC's draws per fit
+    (thinned to their ESS), stay the preset's.
     """
     budgets = resolve_budgets(CHECKS, None, preset)
     for check in CHECKS:
         sized = [s for s in check.budget if s.name in _SIZES]
-        sized = sized or [s for s in check.budget if s.name == "draws"]
+        sized = sized or [s for s in check.budget if s.name in ("draws", "max_draws")]
         for s in sized:
             budgets[check.name][s.name] = max(
                 s.minimum, round(budgets[check.name][s.name] * scale)

@@ -150,10 +150,23 @@ class SamplerUnderTest:
             return f"kernel {kernel} (step {step}), run by the zoo's driver"
         return f"zoo {self.engine} engine"
 
-    def sample(self, data, prior, *, draws: int, chains: int, seed: int):
+    @property
+    def continuable(self) -> bool:
+        """Whether a longer fit of the same seed continues a shorter one's chains.
+
+        True for a Gibbs kernel (the zoo's, a fault, a user's) run by the zoo's driver:
+        each chain draws from its own stream in order, so with the same warm-up a fit of
+        ``2 n`` draws begins with the ``n`` draws of a fit of ``n``, bit for bit. A
+        user's sampler function and PyMC promise no such thing (a function may warm up
+        for as long as it is asked to draw); a longer fit of theirs is a new fit.
+        """
+        return self.kernel_under_test is not None
+
+    def sample(self, data, prior, *, draws: int, chains: int, seed: int, tune: int | None = None):
         """Sample ``data`` under ``prior``: the sampler protocol, output unchecked.
 
-        The zoo's engines warm up for as many iterations as they keep (``tune = draws``).
+        The zoo's engines warm up for ``tune`` iterations, by default as many as they
+        keep (``tune = draws``); a user's sampler function warms up as it chooses.
         """
         if self.sampler is not None:
             return self.sampler(data, prior, draws=draws, chains=chains, seed=seed)
@@ -163,7 +176,7 @@ class SamplerUnderTest:
             prior,
             engine=self.engine,
             draws=draws,
-            tune=draws,
+            tune=draws if tune is None else tune,
             chains=chains,
             seed=seed,
             kernel=self.kernel_under_test,
@@ -172,8 +185,12 @@ class SamplerUnderTest:
             log_likelihood=False,
         )
 
-    def fit(self, data, prior, *, draws: int, chains: int, seed: int) -> xr.Dataset:
+    def fit(
+        self, data, prior, *, draws: int, chains: int, seed: int, tune: int | None = None
+    ) -> xr.Dataset:
         """Sample and check the output: a Dataset with the model's dims and coordinates.
+
+        ``tune`` as in :meth:`sample`.
 
         Raises
         ------
@@ -181,10 +198,18 @@ class SamplerUnderTest:
             When the output lacks a variable, has the wrong shape, chains or draws, or
             holds NaN or infinite values.
         """
-        output = self.sample(data, prior, draws=draws, chains=chains, seed=seed)
+        output = self.sample(data, prior, draws=draws, chains=chains, seed=seed, tune=tune)
         return checked_draws(output, self.model, data, prior, chains=chains, draws=draws)
 
 
-def fit_task(tested: SamplerUnderTest, data, prior, draws: int, chains: int, seed: int):
+def fit_task(
+    tested: SamplerUnderTest,
+    data,
+    prior,
+    draws: int,
+    chains: int,
+    seed: int,
+    tune: int | None = None,
+):
     """``tested.fit(...)`` with positional arguments: a fit as one task of the pool."""
-    return tested.fit(data, prior, draws=draws, chains=chains, seed=seed)
+    return tested.fit(data, prior, draws=draws, chains=chains, seed=seed, tune=tune)
