@@ -2,14 +2,24 @@
 
 A signal handler that raises (Python's for SIGINT, the zoo's for SIGINT and SIGTERM)
 runs at the next Python instruction. A call of a numba function taking a NumPy
-``Generator`` runs Python code while it converts that argument (``ctypes.cast`` on the
-bit generator's state, numba's type look-ups); an exception raised there is not
-checked for by the conversion, and the process dies of a segmentation fault (issue 32:
-3 of 30 Ctrl-Cs during an SBC fit of the Beta-Binomial kernel; reproduced by a timer
-sending SIGINT every few milliseconds to a loop of such calls). A handler that finds
-itself there does not raise: it sends the signal again a moment later, when the call
-has returned to Python (numba's compiled loops run no Python code, so the next
-instruction is after the call).
+``Generator`` runs Python code while it converts that argument, and numba does not
+check for an exception raised there: it goes on with the generator's function pointers
+unset, and the process dies of a segmentation fault (issue 32: 3 of 30 Ctrl-Cs during
+an SBC fit of the Beta-Binomial kernel). The Python code it runs:
+
+- ``ctypes.cast`` of each of the bit generator's functions, at every call;
+- the first time a bit generator is converted, NumPy's ``prepare_ctypes`` (compiled
+  code) building its ``ctypes`` interface: ``ctypes.CFUNCTYPE``, ``ctypes.cast``, and
+  the ``__new__`` of the ``interface`` named tuple, code that ``collections.namedtuple``
+  made with ``eval`` (its file is ``<string>``, and the frame it returns to is the
+  caller of the numba function, as compiled code runs in between). Every fit draws
+  from new generators, so this came once per fit: a handler that looked only for
+  numba's and ctypes' frames still crashed (4 of 4 processes in a few seconds of SIGINT
+  every few milliseconds to calls with a new generator each).
+
+A handler that finds itself in such a frame does not raise: it sends the signal again a
+moment later, when the call has returned to Python (numba's compiled loops run no
+Python code, so the next instruction is after the call).
 """
 
 from __future__ import annotations
@@ -69,14 +79,26 @@ def deferred(number: int, frame) -> bool:
 def raising_is_unsafe(frame) -> bool:
     """Whether the frame a signal handler runs in is inside numba's or ctypes' code.
 
-    That is, numba's or ctypes' code is among the innermost frames before the first one
-    outside the standard library and numba (the code that made the call).
+    That is, numba's or ctypes' code, or a named tuple's ``__new__``, is among the
+    innermost frames before the first one outside the standard library and numba (the
+    code that made the call). A named tuple's ``__new__`` is NumPy's ``interface`` when
+    numba converts a new bit generator; any other is deferred too, harmlessly (the signal
+    is acted on a moment later).
     """
     while frame is not None:
         where = frame.f_code.co_filename
-        if where.startswith(_UNSAFE):
+        if where.startswith(_UNSAFE) or _named_tuple_new(frame):
             return True
         if not where.startswith(_STANDARD):
             return False
         frame = frame.f_back
     return False
+
+
+def _named_tuple_new(frame) -> bool:
+    """Whether ``frame`` runs the ``__new__`` that ``collections.namedtuple`` made.
+
+    It is evaluated in a namespace of its own, named ``namedtuple_<typename>``.
+    """
+    name = frame.f_globals.get("__name__")
+    return isinstance(name, str) and name.startswith("namedtuple_")
