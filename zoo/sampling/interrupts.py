@@ -20,6 +20,15 @@ an SBC fit of the Beta-Binomial kernel). The Python code it runs:
 A handler that finds itself in such a frame does not raise: it sends the signal again a
 moment later, when the call has returned to Python (numba's compiled loops run no
 Python code, so the next instruction is after the call).
+
+A second signal can arrive while a handler runs (a second Ctrl-C, the deferred signal
+sent again): its handler then runs in the first handler's frame, or in this module's,
+and raising there raises into whatever the first one interrupted. The frames of the
+installed handlers of SIGINT and SIGTERM and of this module are therefore looked
+through, to the frame the first signal landed in (this was the crash that remained
+under heavy load with one generator for every call: a thread sending SIGINT every few
+milliseconds; reproduced at once by a handler that sends itself a second SIGINT when the
+first lands in ``ctypes.cast``: 3 crashes in 3).
 """
 
 from __future__ import annotations
@@ -85,14 +94,35 @@ def raising_is_unsafe(frame) -> bool:
     numba converts a new bit generator; any other is deferred too, harmlessly (the signal
     is acted on a moment later).
     """
+    handling = _handler_codes()
     while frame is not None:
         where = frame.f_code.co_filename
         if where.startswith(_UNSAFE) or _named_tuple_new(frame):
             return True
-        if not where.startswith(_STANDARD):
+        if not where.startswith(_STANDARD) and not _handling(frame, handling):
             return False
         frame = frame.f_back
     return False
+
+
+#: The code of this module's functions: a signal landing in them lands in a handler.
+_THIS_MODULE = os.path.abspath(__file__)
+
+
+def _handler_codes() -> set:
+    """The code objects of the Python handlers now installed for SIGINT and SIGTERM."""
+    codes = set()
+    for number in (signal.SIGINT, signal.SIGTERM):
+        handler = signal.getsignal(number)
+        code = getattr(getattr(handler, "__func__", handler), "__code__", None)
+        if code is not None:
+            codes.add(code)
+    return codes
+
+
+def _handling(frame, handling: set) -> bool:
+    """Whether ``frame`` is a signal handler's (or this module's, called by one)."""
+    return frame.f_code in handling or os.path.abspath(frame.f_code.co_filename) == _THIS_MODULE
 
 
 def _named_tuple_new(frame) -> bool:
