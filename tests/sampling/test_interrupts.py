@@ -9,90 +9,12 @@ include the ``__new__`` of NumPy's ``interface`` named tuple: without it the def
 handler still crashed, 4 processes of 4. A second signal arriving while the first is
 handled must be judged by the frame the first landed in, not by the handler's: without
 that, 3 crashes in 3. Each run is a subprocess, since the crash takes the process with
-it.
+it; the program is ``bench.interrupt_hammer.HAMMERED``, which counts many runs.
 """
-
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-#: Calls a numba function with a Generator while a thread sends SIGINT 300 times, every
-#: 3.7 ms; prints the KeyboardInterrupts raised and handled. ``sys.argv[1]`` chooses the
-#: handler: "raise" (anywhere), "defer" (zoo.sampling.interrupts), or the same without
-#: the named tuples' frames ("defer-no-named-tuples") or without looking through the
-#: handlers' own frames ("defer-no-handler-frames"), the rules before; ``sys.argv[2]``
-#: the generator: "same" (one, converted once before), "new" (a new one at every call);
-#: ``sys.argv[3]`` "twice": the first signal that lands in ``ctypes.cast`` is followed
-#: by a second one while it is handled (a second Ctrl-C), "once": not.
-HAMMERED = """
-import os, signal, sys, threading, time
-import numba
-import numpy as np
-from zoo.sampling import interrupts
-
-@numba.njit
-def work(n, rng):
-    total = 0.0
-    for _ in range(n):
-        total += rng.random()
-    return total
-
-rng = np.random.default_rng(0)
-work(10, rng)
-HANDLER, GENERATOR, TWICE = sys.argv[1], sys.argv[2], sys.argv[3] == "twice"
-if HANDLER == "defer-no-named-tuples":
-    interrupts._named_tuple_new = lambda frame: False
-if HANDLER == "defer-no-handler-frames":
-    interrupts._handling = lambda frame, handling: False
-inside = False  # raise only inside the try below: elsewhere is the harness, not the test
-
-def handler(number, frame):
-    global TWICE
-    if TWICE and frame.f_code.co_name == "cast":
-        TWICE = False
-        os.kill(os.getpid(), signal.SIGINT)  # handled at the next instruction: here
-    if HANDLER != "raise" and interrupts.deferred(number, frame):
-        return
-    if inside:
-        raise KeyboardInterrupt
-
-def sender():
-    time.sleep(0.5)  # the handler installed and the loop entered
-    for _ in range(300):
-        time.sleep(0.0037)
-        os.kill(os.getpid(), signal.SIGINT)
-
-signal.signal(signal.SIGINT, handler)
-sending = threading.Thread(target=sender)
-sending.start()
-caught = calls = 0
-while sending.is_alive():
-    try:
-        inside = True
-        work(200, rng if GENERATOR == "same" else np.random.default_rng(calls))
-        calls += 1
-        inside = False
-    except KeyboardInterrupt:
-        inside = False
-        caught += 1
-time.sleep(0.2)  # a signal sent again after a deferral lands here
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-sending.join()
-print(caught)
-"""
-
-
-def _hammer(handler: str, generator: str, signals: str = "once") -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-X", "faulthandler", "-c", HAMMERED, handler, generator, signals],
-        capture_output=True, text=True, env=env, timeout=300, check=False,
-    )  # fmt: skip
+from bench.interrupt_hammer import hammered as _hammer
 
 
 def test_a_deferring_handler_survives_interrupts_during_calls_with_new_generators():
