@@ -31,6 +31,7 @@ from bench import (
     budget_presets,
     classic_power,
     geweke_calibration,
+    interrupt_hammer,
     label_symmetry,
     posterior_sbc_power,
     records,
@@ -299,6 +300,11 @@ def _problem_sensitivity() -> str:
 
 
 TABLES = (
+    Table(
+        "interrupt-hammer",
+        "bench/results/interrupt_hammer/table.md",
+        lambda: interrupt_hammer.table(records.read("interrupt_hammer")),
+    ),
     Table(
         "beta-binomial-scale",
         "bench/results/beta_binomial_scale/table.md",

@@ -20,6 +20,7 @@ import signal
 import sys
 import threading
 
+from zoo.cli import exit_guard
 from zoo.sampling.interrupts import deferred
 
 __all__ = ["main"]
@@ -35,8 +36,19 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``zoo`` command; returns the exit status.
 
     ``argv`` None: the ``zoo`` program itself, with the process's arguments (standard
-    output then stays guarded until the process ends, :mod:`zoo.cli.stdout_guard`).
+    output then stays guarded until the process ends, :mod:`zoo.cli.stdout_guard`, and
+    a command that imports the user's code makes every exit before this function
+    returns say so and end non-zero, :mod:`zoo.cli.exit_guard`).
     """
+    status = 1  # an exception escaping the program: Python's traceback and status 1
+    try:
+        status = _main(argv)
+        return status
+    finally:
+        exit_guard.finish(status)
+
+
+def _main(argv: list[str] | None) -> int:
     if argv is None:
         # A sampler run in this process (--workers 0) that crashes it (a segmentation
         # fault in compiled code) ends the zoo: with a word on where, not silently.

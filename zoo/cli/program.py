@@ -10,11 +10,15 @@ import argparse
 import importlib
 import sys
 
+from zoo.cli import exit_guard
 from zoo.cli.parser import build_parser, empty_value
 from zoo.cli.stdout_guard import json_stdout
 from zoo.registry import get, names
 
 __all__ = ["run"]
+
+#: Options of ``zoo validate`` naming the user's code, which it imports in its own process.
+_USER_CODE = ("pymc_model", "reference", "sampler", "kernel")
 
 #: The module that runs each sub-command (its ``run(args)`` returns the exit status).
 _COMMANDS = {
@@ -65,6 +69,10 @@ def run(argv: list[str] | None) -> int:
                     print(f"{'':16s}   fault: {fault}")
         return 0
     args.command_line = " ".join(["zoo", *argv])
+    if program and any(getattr(args, name, None) for name in _USER_CODE):
+        # Before the user's module is imported: from now on an exit it causes (the C
+        # library's exit, os._exit) says so and never ends the run with status 0.
+        exit_guard.arm(f"zoo {args.command}")
     # From here a user's module may be imported: with --json, standard output is the
     # JSON's alone from now on.
     with json_stdout(getattr(args, "json", False), program=program):

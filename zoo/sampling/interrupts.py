@@ -2,14 +2,33 @@
 
 A signal handler that raises (Python's for SIGINT, the zoo's for SIGINT and SIGTERM)
 runs at the next Python instruction. A call of a numba function taking a NumPy
-``Generator`` runs Python code while it converts that argument (``ctypes.cast`` on the
-bit generator's state, numba's type look-ups); an exception raised there is not
-checked for by the conversion, and the process dies of a segmentation fault (issue 32:
-3 of 30 Ctrl-Cs during an SBC fit of the Beta-Binomial kernel; reproduced by a timer
-sending SIGINT every few milliseconds to a loop of such calls). A handler that finds
-itself there does not raise: it sends the signal again a moment later, when the call
-has returned to Python (numba's compiled loops run no Python code, so the next
-instruction is after the call).
+``Generator`` runs Python code while it converts that argument, and numba does not
+check for an exception raised there: it goes on with the generator's function pointers
+unset, and the process dies of a segmentation fault (issue 32: 3 of 30 Ctrl-Cs during
+an SBC fit of the Beta-Binomial kernel). The Python code it runs:
+
+- ``ctypes.cast`` of each of the bit generator's functions, at every call;
+- the first time a bit generator is converted, NumPy's ``prepare_ctypes`` (compiled
+  code) building its ``ctypes`` interface: ``ctypes.CFUNCTYPE``, ``ctypes.cast``, and
+  the ``__new__`` of the ``interface`` named tuple, code that ``collections.namedtuple``
+  made with ``eval`` (its file is ``<string>``, and the frame it returns to is the
+  caller of the numba function, as compiled code runs in between). Every fit draws
+  from new generators, so this came once per fit: a handler that looked only for
+  numba's and ctypes' frames still crashed (4 of 4 processes in a few seconds of SIGINT
+  every few milliseconds to calls with a new generator each).
+
+A handler that finds itself in such a frame does not raise: it sends the signal again a
+moment later, when the call has returned to Python (numba's compiled loops run no
+Python code, so the next instruction is after the call).
+
+A second signal can arrive while a handler runs (a second Ctrl-C, the deferred signal
+sent again): its handler then runs in the first handler's frame, or in this module's,
+and raising there raises into whatever the first one interrupted. The frames of the
+installed handlers of SIGINT and SIGTERM and of this module are therefore looked
+through, to the frame the first signal landed in (this was the crash that remained
+under heavy load with one generator for every call: a thread sending SIGINT every few
+milliseconds; reproduced at once by a handler that sends itself a second SIGINT when the
+first lands in ``ctypes.cast``: 3 crashes in 3).
 """
 
 from __future__ import annotations
@@ -69,14 +88,47 @@ def deferred(number: int, frame) -> bool:
 def raising_is_unsafe(frame) -> bool:
     """Whether the frame a signal handler runs in is inside numba's or ctypes' code.
 
-    That is, numba's or ctypes' code is among the innermost frames before the first one
-    outside the standard library and numba (the code that made the call).
+    That is, numba's or ctypes' code, or a named tuple's ``__new__``, is among the
+    innermost frames before the first one outside the standard library and numba (the
+    code that made the call). A named tuple's ``__new__`` is NumPy's ``interface`` when
+    numba converts a new bit generator; any other is deferred too, harmlessly (the signal
+    is acted on a moment later).
     """
+    handling = _handler_codes()
     while frame is not None:
         where = frame.f_code.co_filename
-        if where.startswith(_UNSAFE):
+        if where.startswith(_UNSAFE) or _named_tuple_new(frame):
             return True
-        if not where.startswith(_STANDARD):
+        if not where.startswith(_STANDARD) and not _handling(frame, handling):
             return False
         frame = frame.f_back
     return False
+
+
+#: The code of this module's functions: a signal landing in them lands in a handler.
+_THIS_MODULE = os.path.abspath(__file__)
+
+
+def _handler_codes() -> set:
+    """The code objects of the Python handlers now installed for SIGINT and SIGTERM."""
+    codes = set()
+    for number in (signal.SIGINT, signal.SIGTERM):
+        handler = signal.getsignal(number)
+        code = getattr(getattr(handler, "__func__", handler), "__code__", None)
+        if code is not None:
+            codes.add(code)
+    return codes
+
+
+def _handling(frame, handling: set) -> bool:
+    """Whether ``frame`` is a signal handler's (or this module's, called by one)."""
+    return frame.f_code in handling or os.path.abspath(frame.f_code.co_filename) == _THIS_MODULE
+
+
+def _named_tuple_new(frame) -> bool:
+    """Whether ``frame`` runs the ``__new__`` that ``collections.namedtuple`` made.
+
+    It is evaluated in a namespace of its own, named ``namedtuple_<typename>``.
+    """
+    name = frame.f_globals.get("__name__")
+    return isinstance(name, str) and name.startswith("namedtuple_")
