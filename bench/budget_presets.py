@@ -6,6 +6,13 @@ and numba caches as they are), and one JSON line records the CPU seconds of that
 and its Dask workers (``resource.getrusage`` of the children, which counts every
 descendant that was waited for), the wall seconds, the verdict and each check's
 verdict and seconds, with the host (:mod:`bench.host`) and the git commit.
+
+Before the runs, the Python source of the environment and of the repository is compiled
+to bytecode (``compileall``, as pip does when it installs a package), untimed: a
+user's installed zoo starts from bytecode, while an environment installed by uv (which
+does not compile) under ``PYTHONDONTWRITEBYTECODE`` compiles every module again in the
+zoo's process and in each worker (Dask starts them with ``-B``), some 4 to 15 CPU
+seconds a process on the bench host. Each record says so (``bytecode``).
 ``--summary`` prints the table of docs/validating.md, "Budgets and presets". One run
 per example and preset: a cost, not a power; the power of each preset comes from the
 records of the power studies.
@@ -18,10 +25,12 @@ records of the power studies.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import resource
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -43,6 +52,18 @@ EXAMPLES = {
     "semi_conjugate_normal": ("model", "kernel"),
     "probit_regression": ("model", "kernel"),
 }
+
+
+#: The repository's packages a run imports.
+PACKAGES = ("zoo", "diagnostics", "models", "examples")
+
+
+def compile_bytecode() -> None:
+    """Bytecode for every module a run may import: the environment's and the zoo's."""
+    folders = [Path(sysconfig.get_paths()["purelib"]), *(ROOT / name for name in PACKAGES)]
+    for folder in folders:
+        if folder.is_dir():
+            compileall.compile_dir(folder, quiet=2, workers=1)
 
 
 def one_run(example: str, preset: str, seed: int, workers: int) -> dict:
@@ -80,6 +101,7 @@ def one_run(example: str, preset: str, seed: int, workers: int) -> dict:
         "exit": done.returncode,
         "cpu_seconds": round(cpu, 1),
         "wall_seconds": round(wall, 1),
+        "bytecode": "compiled before the runs",
         "host": cpu_name(),
         "commit": bench_records.provenance()["commit"],
     }
@@ -133,6 +155,7 @@ def main() -> None:
         print(summary(RECORDS))
         return
     RESULTS.mkdir(parents=True, exist_ok=True)
+    compile_bytecode()
     for example in args.only or EXAMPLES:
         record = one_run(example, args.preset, args.seed, args.workers)
         bench_records.append_to(RECORDS, record)
