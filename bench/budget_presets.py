@@ -119,27 +119,42 @@ def one_run(example: str, preset: str, seed: int, workers: int) -> dict:
 
 
 def summary(path: Path) -> str:
-    """Markdown: CPU seconds per example and preset (the last record of each)."""
+    """Markdown: CPU (and wall) seconds per example and preset, from the last record of each.
+
+    The footnote names the commits and hosts of the records shown; wall seconds say how
+    loaded the machine was (the CPU seconds include the cluster's own background work,
+    which grows with the wall time).
+    """
     records = [json.loads(line) for line in path.read_text().splitlines() if line]
     last = {(r["example"], r["preset"]): r for r in records}
     presets = list(dict.fromkeys(r["preset"] for r in records))
     lines = [
         "| example (correct kernel) | "
-        + " | ".join(f"{p}: CPU s, verdict" for p in presets)
+        + " | ".join(f"{p}: CPU s (wall s), verdict" for p in presets)
         + " |",
         "|---|" + "---|" * len(presets),
     ]
+    shown = []
     for example in EXAMPLES:
         cells = []
         for preset in presets:
             r = last.get((example, preset))
-            cells.append(
-                "" if r is None else f"{r['cpu_seconds']:.0f}, {r.get('verdict', 'error')}"
-            )
+            if r is not None:
+                shown.append(r)
+            if r is None:
+                cells.append("")
+                continue
+            verdict = r.get("verdict", "error")
+            cells.append(f"{r['cpu_seconds']:.0f} ({r['wall_seconds']:.0f}), {verdict}")
         if any(cells):
             lines.append(f"| {example} | " + " | ".join(cells) + " |")
-    hosts = sorted({r["host"] for r in records})
-    lines.append(f"\nHost: {', '.join(hosts)}; one run each.")
+    hosts = sorted({r["host"] for r in shown})
+    commits = sorted({r["commit"][:7] for r in shown})
+    compiled = sum("bytecode" in r for r in shown)
+    lines.append(
+        f"\nHost: {', '.join(hosts)}; one run each; commits {', '.join(commits)}; "
+        f"{compiled} of {len(shown)} runs with bytecode compiled before them."
+    )
     return "\n".join(lines)
 
 
