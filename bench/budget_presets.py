@@ -6,6 +6,13 @@ and numba caches as they are), and one JSON line records the CPU seconds of that
 and its Dask workers (``resource.getrusage`` of the children, which counts every
 descendant that was waited for), the wall seconds, the verdict and each check's
 verdict and seconds, with the host (:mod:`bench.host`) and the git commit.
+
+Before the runs, the Python source of the environment and of the repository is compiled
+to bytecode (``compileall``, as pip does when it installs a package), untimed: a
+user's installed zoo starts from bytecode, while an environment installed by uv (which
+does not compile) under ``PYTHONDONTWRITEBYTECODE`` compiles every module again in the
+zoo's process and in each worker (Dask starts them with ``-B``), some 4 to 15 CPU
+seconds a process on the bench host. Each record says so (``bytecode``).
 ``--summary`` prints the table of docs/validating.md, "Budgets and presets". One run
 per example and preset: a cost, not a power; the power of each preset comes from the
 records of the power studies.
@@ -18,10 +25,12 @@ records of the power studies.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import resource
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -43,6 +52,18 @@ EXAMPLES = {
     "semi_conjugate_normal": ("model", "kernel"),
     "probit_regression": ("model", "kernel"),
 }
+
+
+#: The repository's packages a run imports.
+PACKAGES = ("zoo", "diagnostics", "models", "examples")
+
+
+def compile_bytecode() -> None:
+    """Bytecode for every module a run may import: the environment's and the zoo's."""
+    folders = [Path(sysconfig.get_paths()["purelib"]), *(ROOT / name for name in PACKAGES)]
+    for folder in folders:
+        if folder.is_dir():
+            compileall.compile_dir(folder, quiet=2, workers=1)
 
 
 def one_run(example: str, preset: str, seed: int, workers: int) -> dict:
@@ -80,6 +101,7 @@ def one_run(example: str, preset: str, seed: int, workers: int) -> dict:
         "exit": done.returncode,
         "cpu_seconds": round(cpu, 1),
         "wall_seconds": round(wall, 1),
+        "bytecode": "compiled before the runs",
         "host": cpu_name(),
         "commit": bench_records.provenance()["commit"],
     }
@@ -97,27 +119,42 @@ def one_run(example: str, preset: str, seed: int, workers: int) -> dict:
 
 
 def summary(path: Path) -> str:
-    """Markdown: CPU seconds per example and preset (the last record of each)."""
+    """Markdown: CPU (and wall) seconds per example and preset, from the last record of each.
+
+    The footnote names the commits and hosts of the records shown; wall seconds say how
+    loaded the machine was (the CPU seconds include the cluster's own background work,
+    which grows with the wall time).
+    """
     records = [json.loads(line) for line in path.read_text().splitlines() if line]
     last = {(r["example"], r["preset"]): r for r in records}
     presets = list(dict.fromkeys(r["preset"] for r in records))
     lines = [
         "| example (correct kernel) | "
-        + " | ".join(f"{p}: CPU s, verdict" for p in presets)
+        + " | ".join(f"{p}: CPU s (wall s), verdict" for p in presets)
         + " |",
         "|---|" + "---|" * len(presets),
     ]
+    shown = []
     for example in EXAMPLES:
         cells = []
         for preset in presets:
             r = last.get((example, preset))
-            cells.append(
-                "" if r is None else f"{r['cpu_seconds']:.0f}, {r.get('verdict', 'error')}"
-            )
+            if r is not None:
+                shown.append(r)
+            if r is None:
+                cells.append("")
+                continue
+            verdict = r.get("verdict", "error")
+            cells.append(f"{r['cpu_seconds']:.0f} ({r['wall_seconds']:.0f}), {verdict}")
         if any(cells):
             lines.append(f"| {example} | " + " | ".join(cells) + " |")
-    hosts = sorted({r["host"] for r in records})
-    lines.append(f"\nHost: {', '.join(hosts)}; one run each.")
+    hosts = sorted({r["host"] for r in shown})
+    commits = sorted({r["commit"][:7] for r in shown})
+    compiled = sum("bytecode" in r for r in shown)
+    lines.append(
+        f"\nHost: {', '.join(hosts)}; one run each; commits {', '.join(commits)}; "
+        f"{compiled} of {len(shown)} runs with bytecode compiled before them."
+    )
     return "\n".join(lines)
 
 
@@ -133,6 +170,7 @@ def main() -> None:
         print(summary(RECORDS))
         return
     RESULTS.mkdir(parents=True, exist_ok=True)
+    compile_bytecode()
     for example in args.only or EXAMPLES:
         record = one_run(example, args.preset, args.seed, args.workers)
         bench_records.append_to(RECORDS, record)

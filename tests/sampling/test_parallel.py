@@ -9,6 +9,7 @@ import signal
 import pytest
 
 from zoo.sampling.parallel import (
+    _QUIET_CLUSTER,
     WORKERS_PER_CORE,
     FitPool,
     Task,
@@ -75,3 +76,26 @@ def test_a_samplers_keyboard_interrupt_on_a_worker_is_the_fits_error():
     assert (outcome.status, outcome.message) == ("error", "the sampler raised KeyboardInterrupt")
     with pytest.raises(KeyboardInterrupt):
         _call(Task("ctrl-c", interrupts), here=True)
+
+
+def _dask_settings():
+    """The worker's settings that the zoo's local cluster quiets (run on a worker)."""
+    import dask  # a worker's own import, like a sampler's
+
+    return {name: dask.config.get(name) for name in _QUIET_CLUSTER}
+
+
+def test_the_local_cluster_runs_without_the_dashboards_background_work():
+    # Dask's defaults sample each worker's stack every 10 ms while a fit runs and poll
+    # memory and event loops many times a second: CPU a run pays for nothing.
+    import dask
+    import distributed  # noqa: F401  (its defaults enter dask's config on import)
+
+    before = {name: dask.config.get(name) for name in _QUIET_CLUSTER}
+    assert before["distributed.worker.profile.enabled"] is True  # Dask's default
+    with FitPool(workers=1) as pool:
+        (outcome,) = pool.run([Task("settings", _dask_settings)])
+    assert outcome.status == "ok", outcome.message
+    assert outcome.value == _QUIET_CLUSTER
+    # The caller's own settings are left as they were.
+    assert {name: dask.config.get(name) for name in _QUIET_CLUSTER} == before

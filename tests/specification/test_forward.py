@@ -13,6 +13,9 @@ from zoo.specification.forward import Specification, outside_type
 
 # Each moment test below is a two-sided z-test at this rate.
 ALPHA = 1e-4
+
+#: Other successes for the same design: another data set of the model.
+SUCCESSES_2 = np.array([2, 10, 4, 30])
 Z = stats.norm.isf(ALPHA / 2)
 
 
@@ -79,6 +82,26 @@ def test_pickled_specification_draws_the_same(specification):
     first = specification.simulate(np.random.default_rng(7))
     second = copy.simulate(np.random.default_rng(7))
     assert np.array_equal(first[0]["theta"], second[0]["theta"])
+
+
+def test_a_process_rebuilds_a_shipped_specification_once():
+    # A Dask worker receives the specification with every task: the first copy, with
+    # the functions it compiled, serves the later ones, and draws as a fresh one does.
+    original = Specification(pymc_models.beta_binomial())
+    shipped = pickle.dumps(original)
+    first = pickle.loads(shipped)
+    drawn = first.simulate(np.random.default_rng(11))
+    again = pickle.loads(pickle.dumps(original))
+    assert again is first
+    assert "simulate" in again._compiled  # compiled once, in the first task
+    for copy in (again, pickle.loads(pickle.dumps(first))):
+        redrawn = copy.simulate(np.random.default_rng(11))
+        assert np.array_equal(drawn[0]["theta"], redrawn[0]["theta"])
+        assert np.array_equal(drawn[1]["y"], redrawn[1]["y"])
+    # Another model's graph (other data) is another specification.
+    other = pickle.loads(pickle.dumps(Specification(pymc_models.beta_binomial(SUCCESSES_2))))
+    assert other is not first
+    assert not np.array_equal(other.values["y"], first.values["y"])
 
 
 def test_what_cannot_be_simulated_is_named():

@@ -6,7 +6,13 @@ from tests.support import pymc_models
 from zoo.core.defaults import CHAINS, GEWEKE_DRAWS, INVARIANCE_REPLICATES
 from zoo.specification.adapter import DataOnlySampler, specified_model
 from zoo.validation import CHECKS
-from zoo.validation.estimate import FitCost, check_seconds, plan_line, timed_fits
+from zoo.validation.estimate import (
+    FitCost,
+    check_seconds,
+    most_check_seconds,
+    plan_line,
+    timed_fits,
+)
 from zoo.validation.plan import resolve_budgets
 from zoo.validation.problem_selection import choose_problems
 from zoo.validation.sampler_under_test import SamplerUnderTest
@@ -26,6 +32,27 @@ def test_each_check_is_costed_by_its_budget_settings():
     assert geweke == pytest.approx(steps * (0.0005 + 0.01) + GEWEKE_DRAWS * 0.01)
     invariance = check_seconds(BY_NAME["invariance"], budgets["invariance"], 3, COST)
     assert invariance == pytest.approx(INVARIANCE_REPLICATES * (1.5 * 0.0005 + 0.01))
+
+
+def test_gewekes_chains_growing_to_their_most_are_estimated_too():
+    # The first stage alone undershot runs whose chains grew to max_iterations
+    # (eightfold at the default preset).
+    budgets = resolve_budgets(CHECKS, None)
+    geweke = BY_NAME["geweke"]
+    first = check_seconds(geweke, budgets["geweke"], 1, COST)
+    most = most_check_seconds(geweke, budgets["geweke"], 1, COST)
+    steps = CHAINS * budgets["geweke"]["max_iterations"]
+    assert most == pytest.approx(steps * (0.0005 + 0.01) + GEWEKE_DRAWS * 0.01)
+    assert most > 7 * first
+    line = plan_line([BY_NAME["sbc"], geweke], budgets, 1, COST, workers=2)
+    assert "geweke (iterations 10000, max_iterations 80000) about 4 min (up to 28 min" in line
+    assert "in all about 5 min to 29 min on 2 worker(s)" in line
+    # A check that does not grow has one figure, and so has a line of such checks.
+    exact = most_check_seconds(BY_NAME["exact"], budgets["exact"], 1, COST)
+    assert exact == check_seconds(BY_NAME["exact"], budgets["exact"], 1, COST)
+    fixed = {**budgets, "geweke": {"iterations": 10000, "max_iterations": 10000}}
+    assert "up to" not in plan_line([geweke], fixed, 1, COST, workers=2)
+    assert " to " not in plan_line([BY_NAME["sbc"]], budgets, 1, COST, workers=2).split("(an")[0]
 
 
 def test_the_plan_line_lists_checks_budgets_and_the_estimate_shared_by_the_workers():

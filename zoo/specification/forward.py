@@ -6,11 +6,20 @@ call per draw would compile the graph every time. :class:`Specification` compile
 function once (on first use, in the process that uses it) and reseeds its random
 generators from the caller's ``numpy.random.Generator``, so the same generator state
 gives the same draws, bit for bit.
+
+A Dask worker receives the specification with every task (pickled as its graph). Each
+worker keeps the specifications it rebuilt, by their graph's bytes
+(:func:`_from_graph`), so that a worker reading one model for a hundred SBC fits or
+Geweke steps rebuilds it and compiles its functions once, as the zoo's own process
+does, rather than once per task (about a second of graph reading and compilation per
+task on a small model, measured in ``docs/validating.md``, "Budgets and presets").
 """
 
 from __future__ import annotations
 
 import pickle
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 
 import numpy as np
@@ -74,7 +83,13 @@ class Specification:
     Notes
     -----
     Pickled as its graph (PyMC's ``fgraph_from_model``), which pickle can carry; the
-    compiled functions are rebuilt on the other side when first needed.
+    compiled functions are rebuilt on the other side when first needed, once per
+    process (:func:`_from_graph`). The graph is read at construction (``parts``,
+    ``values``) and pickled once: the model must not be changed afterwards.
+
+    A specification may serve several threads: each forward draw reseeds a compiled
+    function's generators and calls it under one lock, so that two draws never mix
+    their seeds.
     """
 
     def __init__(self, model, *, field: str = "model"):
@@ -83,14 +98,20 @@ class Specification:
         self.parts: ModelParts = model_parts(model, field=field)
         self.values = observed_values(model)
         self._compiled: dict = {}
+        self._graph_bytes: bytes | None = None
+        self._lock = threading.RLock()
 
     # -- pickling ---------------------------------------------------------------------
     def __reduce__(self):
-        # deferred: PyMC is imported only when a specification is used
-        from pymc.model.fgraph import fgraph_from_model
+        # Read once: a run ships the specification with every task.
+        with self._lock:
+            if self._graph_bytes is None:
+                # deferred: PyMC is imported only when a specification is used
+                from pymc.model.fgraph import fgraph_from_model
 
-        graph, _ = fgraph_from_model(self.model)
-        return (_from_graph, (pickle.dumps(graph), self.field))
+                graph, _ = fgraph_from_model(self.model)
+                self._graph_bytes = pickle.dumps(graph)
+        return (_from_graph, (self._graph_bytes, self.field))
 
     # -- what simulation needs ----------------------------------------------------------
     def unsimulable(self) -> list[str]:
@@ -109,8 +130,9 @@ class Specification:
     def simulate(self, rng: np.random.Generator) -> tuple[dict, dict]:
         """One prior-predictive draw: ``(free variables, observed variables)`` by name."""
         function = self._function("simulate")
-        _reseed(function, rng)
-        drawn = function()
+        with self._lock:
+            _reseed(function, rng)
+            drawn = function()
         n_free = len(self.parts.free)
         truth = {
             name: np.asarray(v) for name, v in zip(self.parts.free, drawn[:n_free], strict=True)
@@ -125,9 +147,10 @@ class Specification:
     def redraw(self, params: Mapping[str, np.ndarray], rng: np.random.Generator) -> dict:
         """Observed variables drawn from ``p(data | params)``, the design unchanged."""
         function = self._function("redraw")
-        _reseed(function, rng)
         inputs = [self._cast(name, params[name]) for name in self.parts.free]
-        drawn = function(*inputs)
+        with self._lock:
+            _reseed(function, rng)
+            drawn = function(*inputs)
         data = {name: np.asarray(v) for name, v in zip(self.parts.observed, drawn, strict=True)}
         self._check_support(data, params, "p(data | parameters)")
         return data
@@ -137,7 +160,8 @@ class Specification:
         function = self._function("log_likelihood")
         inputs = [self._cast(name, params[name]) for name in self.parts.free]
         inputs += [self._cast(name, observed[name]) for name in self.parts.observed]
-        return float(function(*inputs))
+        with self._lock:
+            return float(function(*inputs))
 
     def _check_support(self, data, params, source: str) -> None:
         """Raise when a forward draw left the data's type or support.
@@ -173,12 +197,14 @@ class Specification:
         return np.asarray(value, dtype=dtype)
 
     def _function(self, kind: str):
-        if kind not in self._compiled:
-            # The same arithmetic as the PyMC engine's (zoo.core.reproducible): the same
-            # draws on a cold and a warm cache, and one compiled form of each op, not two.
-            with ieee_arithmetic():
-                self._compiled[kind] = getattr(self, f"_compile_{kind}")()
-        return self._compiled[kind]
+        with self._lock:
+            if kind not in self._compiled:
+                # The same arithmetic as the PyMC engine's (zoo.core.reproducible): the
+                # same draws on a cold and a warm cache, and one compiled form of each
+                # op, not two.
+                with ieee_arithmetic():
+                    self._compiled[kind] = getattr(self, f"_compile_{kind}")()
+            return self._compiled[kind]
 
     def _compile_simulate(self):
         # deferred: PyMC is imported only when a specification is used
@@ -232,11 +258,42 @@ def _reseed(function, rng: np.random.Generator) -> None:
     reseed_rngs(shared, int(rng.integers(2**63)))
 
 
+#: How many rebuilt specifications a process keeps (the most recently used): a run
+#: ships one per data set of its model; a long-lived worker of a shared cluster serves
+#: runs of other models after it.
+_REBUILT_KEPT = 16
+
+#: ``(graph bytes, field) -> Specification`` rebuilt in this process, oldest first.
+_REBUILT: OrderedDict[tuple[bytes, str], Specification] = OrderedDict()
+_REBUILT_LOCK = threading.Lock()
+
+
 def _from_graph(graph_bytes: bytes, field: str) -> Specification:
-    """Unpickle a :class:`Specification` from its graph."""
+    """Unpickle a :class:`Specification` from its graph, once per process.
+
+    The same bytes are the same graph (data included: PyMC keeps observed values as
+    constants of it), so the specification rebuilt the first time, with the functions
+    it has compiled since, serves every later task that brings them. Its forward draws
+    depend only on the generator they are given (each call reseeds), so sharing it
+    changes no draw.
+    """
+    key = (graph_bytes, field)
+    with _REBUILT_LOCK:
+        kept = _REBUILT.get(key)
+        if kept is not None:
+            _REBUILT.move_to_end(key)
+            return kept
     # deferred: PyMC is imported only when a specification is used
     from pymc.model.fgraph import model_from_fgraph
 
-    return Specification(
+    rebuilt = Specification(
         model_from_fgraph(pickle.loads(graph_bytes), mutate_fgraph=True), field=field
     )
+    # Pickled again (to a worker of its own, a store) as the same bytes.
+    rebuilt._graph_bytes = graph_bytes
+    with _REBUILT_LOCK:
+        rebuilt = _REBUILT.setdefault(key, rebuilt)
+        _REBUILT.move_to_end(key)
+        while len(_REBUILT) > _REBUILT_KEPT:
+            _REBUILT.popitem(last=False)
+    return rebuilt
