@@ -48,11 +48,25 @@ def test_gewekes_chains_growing_to_their_most_are_estimated_too():
     assert "geweke (iterations 10000, max_iterations 80000) about 4 min (up to 28 min" in line
     assert "in all about 5 min to 29 min on 2 worker(s)" in line
     # A check that does not grow has one figure, and so has a line of such checks.
-    exact = most_check_seconds(BY_NAME["exact"], budgets["exact"], 1, COST)
-    assert exact == check_seconds(BY_NAME["exact"], budgets["exact"], 1, COST)
     fixed = {**budgets, "geweke": {"iterations": 10000, "max_iterations": 10000}}
     assert "up to" not in plan_line([geweke], fixed, 1, COST, workers=2)
     assert " to " not in plan_line([BY_NAME["sbc"]], budgets, 1, COST, workers=2).split("(an")[0]
+
+
+def test_the_exact_checks_fits_growing_to_max_draws_are_estimated_too():
+    # Each data set may be fitted again at every doubled length: 1,000, 2,000, 4,000
+    # and 8,000 draws per chain at the default preset.
+    budgets = resolve_budgets(CHECKS, None)
+    exact = BY_NAME["exact"]
+    most = most_check_seconds(exact, budgets["exact"], 3, COST)
+    lengths = (1000, 2000, 4000, 8000)
+    assert most == pytest.approx(3 * sum(0.5 + 0.001 * n * 4 for n in lengths))
+    assert "(up to" in plan_line([exact], budgets, 3, COST, workers=1)
+    once = {**budgets, "exact": {**budgets["exact"], "max_draws": 1000}}
+    assert most_check_seconds(exact, once["exact"], 3, COST) == check_seconds(
+        exact, once["exact"], 3, COST
+    )
+    assert "up to" not in plan_line([exact], once, 3, COST, workers=1)
 
 
 def test_the_plan_line_lists_checks_budgets_and_the_estimate_shared_by_the_workers():
@@ -61,11 +75,12 @@ def test_the_plan_line_lists_checks_budgets_and_the_estimate_shared_by_the_worke
     line = plan_line(chosen, budgets, 1, COST, workers=2)
     assert "\n" not in line
     assert line.startswith(
-        "plan: exact (draws 250, chains 4, max_draws 2000) under 1 s; sbc (simulations 25"
+        "plan: exact (draws 250, chains 4, max_draws 2000) under 1 s (up to 8 s if it draws "
+        "more); sbc (simulations 25"
     )
     # sbc: 25 x (0.5 + 0.4 + 0.01) s on 2 workers
     assert "sbc (simulations 25, draws 200, chains 2) about 10 s" in line
-    assert "in all about 10 s on 2 worker(s) (an estimate" in line
+    assert "in all about 10 s to 20 s on 2 worker(s) (an estimate" in line
     assert "about" not in plan_line(chosen, budgets, 1, None, workers=2)
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from zoo.core.defaults import CHAINS, GEWEKE_DRAWS, INVARIANCE_REPLICATES
+from zoo.diagnostics.looks import stage_lengths
 from zoo.validation.plan import Check
 from zoo.validation.sampler_under_test import SamplerUnderTest
 
@@ -140,10 +141,16 @@ def most_check_seconds(
     """Seconds of sampling when a growing check runs every stage; else :func:`check_seconds`.
 
     A budget with ``max_iterations`` (Geweke's) grows its chains up to that many steps
-    each while its gate has not cleared.
+    each while its gate has not cleared; one with ``max_draws`` (the exact check's)
+    fits each data set again at every doubled length up to that many draws, the most it
+    can spend when every data set grows to the end
+    (:func:`zoo.diagnostics.looks.stage_lengths`).
     """
     if "iterations" in budget and "max_iterations" in budget:
         return _geweke_seconds(max(budget["max_iterations"], budget["iterations"]), cost)
+    if "draws" in budget and "max_draws" in budget and "simulations" not in budget:
+        lengths = stage_lengths(budget["draws"], budget["max_draws"])
+        return problems * sum(cost.fit(length, budget["chains"]) for length in lengths)
     return check_seconds(check, budget, problems, cost)
 
 
@@ -185,7 +192,7 @@ def plan_line(
             most += longest
             part += f" {_said(seconds)}"
             if _said(longest) != _said(seconds):
-                part += f" (up to {_said(longest).removeprefix('about ')} if its chains grow)"
+                part += f" (up to {_said(longest).removeprefix('about ')} if it draws more)"
         parts.append(part)
     line = "plan: " + "; ".join(parts)
     if cost is not None:
