@@ -32,17 +32,38 @@ KERNELS = {
 }
 
 
-def timed_sweep(zoo: Zoo, prefetch: bool, seed: int) -> tuple[float, counts.State]:
-    """Million tokens per CPU second of one sparse sweep, and the state it leaves."""
+def timed_sweep(zoo: Zoo, kernel, seed: int) -> tuple[float, counts.State]:
+    """Million tokens per CPU second of one sweep of a compiled sparse ``kernel`` from a
+    copy of ``zoo``'s state, and the state it leaves."""
     state = counts.State(*(array.copy() for array in zoo.state))
     lists = sweeps.WordLists(*sweeps.build_word_lists(state.word_topic))
-    kernel = KERNELS[prefetch]
     alpha, beta, beta_sum = zoo.hyper
     n_tokens = zoo.corpus.token_word.size
     rng = np.random.default_rng(seed)
     started = time.process_time()
     kernel(zoo.corpus, state, (alpha, beta, float(beta_sum)), lists, 0, n_tokens, 1, rng)
     return n_tokens / (time.process_time() - started) / 1e6, state
+
+
+def paired_speeds(zoo: Zoo, kernels: dict, rounds: int, change: str) -> dict:
+    """Every round's rate of each of two same-draw ``kernels`` (keys False, True).
+
+    Each round times one sweep of each from copies of the same state with the same
+    generator seed, alternating, and stops the study (naming ``change``) unless both
+    leave the same state bit for bit. Both are loaded (or compiled) untimed first.
+    """
+    n_topics = zoo.state.topic_total.shape[0]
+    for kernel in kernels.values():
+        timed_sweep(zoo, kernel, 0)
+    speeds = {False: [], True: []}
+    for seed in range(rounds):
+        before, before_state = timed_sweep(zoo, kernels[False], seed)
+        after, after_state = timed_sweep(zoo, kernels[True], seed)
+        if not all(np.array_equal(a, b) for a, b in zip(before_state, after_state, strict=True)):
+            raise SystemExit(f"K={n_topics} seed {seed}: {change} changed the draws")
+        speeds[False].append(before)
+        speeds[True].append(after)
+    return speeds
 
 
 def main() -> None:
@@ -59,18 +80,7 @@ def main() -> None:
         zoo.run(args.burn)
         table_bytes = zoo.state.word_topic.nbytes + zoo.hyper[1].nbytes
         table_bytes += sum(a.nbytes for a in zoo.aux)
-        for prefetch in (False, True):  # loads (or compiles) both variants untimed
-            timed_sweep(zoo, prefetch, 0)
-        speeds = {False: [], True: []}
-        for seed in range(args.rounds):
-            plain, plain_state = timed_sweep(zoo, False, seed)
-            ahead, ahead_state = timed_sweep(zoo, True, seed)
-            if not all(
-                np.array_equal(a, b) for a, b in zip(plain_state, ahead_state, strict=True)
-            ):
-                raise SystemExit(f"K={n_topics} seed {seed}: prefetching changed the draws")
-            speeds[False].append(plain)
-            speeds[True].append(ahead)
+        speeds = paired_speeds(zoo, KERNELS, args.rounds, "prefetching")
         plain, ahead = (float(np.median(speeds[p])) for p in (False, True))
         records.append(
             "lda_prefetch",

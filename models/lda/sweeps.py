@@ -87,6 +87,22 @@ and 1.30x at K = 100 (after 30 sweeps), 1.18x at K = 1,000 (after 10); on Reuter
 4,258, the tables in cache) 0.95x to 1.04x at K = 20 to 10,000, so every sweep does it
 (``bench/lda_prefetch.py``; figures in ``bench/results/lda_prefetch/table.md``).
 
+Row walk
+--------
+On a large corpus the frequent words hold most of the K topics (on the synthetic Zipf
+corpus below, after 10 sweeps, 58% of tokens belong to a word holding all 20 topics at
+K = 20, 42% to one holding all 100 at K = 100), and for them the list buys nothing:
+the walk reads a topic id, then the coefficient and the count at that id. So a word
+whose list holds at least 3/4 of the topics (:data:`ROW_WALK_BELOW`) is walked over its
+whole contiguous row, ``k = 0 .. K-1``, instead. The partial sums are the same numbers
+bit for bit: the list is sorted by topic id, so the row walk adds the same terms in the
+same order plus terms ``coef_k * 0``, which are exactly ``0.0`` and leave a finite sum
+unchanged; and a zero-weight topic repeats the partial sum before it, so the first
+partial sum above ``u`` (the draw) is at the same topic. The draws are the same as the
+list walk's (``_sparse_kernel(..., row_walk=False)``, kept for the test and the
+benchmark that compare them): ``bench/lda_row_walk.py``, records in
+``bench/results/lda_row_walk/``.
+
 Random numbers: one fresh uniform per token from the caller's ``numpy.random.Generator``,
 never a recycled buffer: exactly the numbers ``rng.random()`` would give, drawn through
 :func:`zoo.models.lda.uniforms.uniform` (for a PCG64 generator, NumPy's default, its
@@ -111,6 +127,7 @@ from zoo.models.lda.prefetch import PREFETCH_DISTANCE, prefetch_cell, prefetch_i
 from zoo.models.lda.uniforms import uniform, uniform_source
 
 __all__ = [
+    "ROW_WALK_BELOW",
     "SPARSE_FROM_TOPICS",
     "Fault",
     "WordLists",
@@ -124,6 +141,11 @@ __all__ = [
 #: Smallest K at which :func:`sweep` uses the sparse buckets rather than the dense loop
 #: (on Reuters the two tie at K = 2 and the sparse one is 1.2x faster at K = 5).
 SPARSE_FROM_TOPICS = 4
+
+#: The sparse sweep walks a word's whole row of counts, not its topic list, when the
+#: word holds at least ``1 - 1 / ROW_WALK_BELOW`` of the K topics (module docstring,
+#: "Row walk"): 3/4 with 4.
+ROW_WALK_BELOW = 4
 
 
 class Fault(IntEnum):
@@ -283,7 +305,7 @@ def _inv_minus(total, beta_sum):
 
 @numba.njit(cache=True, inline="always")
 def _sparse_range(
-    corpus, state, hyper, lists, token_lo, token_hi, sweeps, rng, fault, prefetch
+    corpus, state, hyper, lists, token_lo, token_hi, sweeps, rng, fault, prefetch, row_walk
 ):  # fmt: skip
     """SparseLDA sweeps over tokens [token_lo, token_hi), in place (module docstring)."""
     token_word, doc_start = corpus
@@ -363,19 +385,30 @@ def _sparse_range(
                 # --- word bucket q: the only per-token loop, over the word's topics ---
                 start = word_list_start[w]
                 n_word_topics = word_nnz[w]
+                # A word holding most topics is walked over its whole row (module
+                # docstring, "Row walk"): the same partial sums, without the list.
+                whole_row = row_walk and n_word_topics * ROW_WALK_BELOW >= n_topics * (
+                    ROW_WALK_BELOW - 1
+                )
                 q = 0.0
-                for slot in range(n_word_topics):
-                    kk = np.int64(word_list[start + slot])
-                    # (kk == k_old) removes the token from its own topic's count.
-                    q += coef[kk] * (np.int64(word_topic[w, kk]) - (kk == k_old))
-                    q_cumulative[slot] = q
+                if whole_row:
+                    n_slots = n_topics
+                    for kk in range(n_topics):
+                        # (kk == k_old) removes the token from its own topic's count.
+                        q += coef[kk] * (np.int64(word_topic[w, kk]) - (kk == k_old))
+                        q_cumulative[kk] = q
+                else:
+                    n_slots = n_word_topics
+                    for slot in range(n_word_topics):
+                        kk = np.int64(word_list[start + slot])
+                        q += coef[kk] * (np.int64(word_topic[w, kk]) - (kk == k_old))
+                        q_cumulative[slot] = q
 
                 beta_w = beta[w]
                 u = uniform(rng) * (q + beta_w * (doc_draw + smooth_draw))
                 if u < q:
-                    new_k = np.int64(
-                        word_list[start + _first_above(q_cumulative, n_word_topics, u)]
-                    )
+                    slot = _first_above(q_cumulative, n_slots, u)
+                    new_k = slot if whole_row else np.int64(word_list[start + slot])
                 else:
                     u = (u - q) / beta_w
                     if u < doc_draw:
@@ -552,18 +585,21 @@ def _held_out_range(corpus, state, alpha, phi, token_lo, token_hi, sweeps, rng):
                 topic[i] = k
 
 
-def _sparse_kernel(fault: int, prefetch: bool):
-    """The sparse kernel with ``fault`` and ``prefetch`` fixed at compile time.
+def _sparse_kernel(fault: int, prefetch: bool, row_walk: bool = True):
+    """The sparse kernel with ``fault``, ``prefetch`` and ``row_walk`` fixed at compile time.
 
     As for :func:`_dense_kernel`. ``prefetch=False`` leaves out the hints (module
-    docstring, "Prefetching"): the same draws, for the benchmark that times them.
+    docstring, "Prefetching") and ``row_walk=False`` walks every word's list, however
+    many topics it holds (module docstring, "Row walk"): the same draws either way, for
+    the benchmarks that time them and the tests that compare them.
     """
 
     @numba.njit(cache=True)
     def sparse(corpus, state, hyper, lists, token_lo, token_hi, sweeps, rng):
         _sparse_range(
-            corpus, state, hyper, lists, token_lo, token_hi, sweeps, rng, fault, prefetch
-        )
+            corpus, state, hyper, lists, token_lo, token_hi, sweeps, rng, fault, prefetch,
+            row_walk,
+        )  # fmt: skip
 
     return sparse
 

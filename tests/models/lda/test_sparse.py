@@ -300,6 +300,37 @@ def test_prefetching_the_words_ahead_changes_no_draw():
     )
 
 
+def holds_most_topics(chain, word):
+    """Whether the sparse sweep walks ``word``'s whole row (``sweeps.ROW_WALK_BELOW``)."""
+    n_topics = chain.topic_total.shape[0]
+    held = np.count_nonzero(chain.word_topic[word])
+    return held * sweeps.ROW_WALK_BELOW >= n_topics * (sweeps.ROW_WALK_BELOW - 1)
+
+
+def test_walking_whole_rows_changes_no_draw():
+    # Words holding most topics are walked over their whole row; the kernel that walks
+    # every word's list must leave the same state bit for bit. The corpus has both kinds
+    # of word throughout (checked), and a range that ends mid-corpus.
+    rng = np.random.default_rng(13)
+    token_word, doc_start = make_corpus(rng, 40, 60, 50, empty=[3])
+    lists_kernel = sweeps._sparse_kernel(int(Fault.NONE), prefetch=True, row_walk=False)
+    rows = Chain(token_word, doc_start, 12, 60, 0.1, 0.01, seed=4)
+    lists = Chain(token_word, doc_start, 12, 60, 0.1, 0.01, seed=4)
+    rng_rows, rng_lists = np.random.default_rng(6), np.random.default_rng(6)
+    ranges = [(0, token_word.shape[0])] * 6 + [(5, token_word.shape[0] // 2)]
+    for lo, hi in ranges:
+        by_row = [holds_most_topics(rows, w) for w in np.unique(token_word)]
+        assert any(by_row) and not all(by_row)
+        rows.resample(lo, hi, rng_rows)
+        lists.run_kernel(lists_kernel, lo, hi, rng_lists)
+    lists.check()
+    for name in ("topic", "doc_topic", "word_topic", "topic_total"):
+        assert np.array_equal(getattr(lists, name), getattr(rows, name)), name
+    assert all(
+        np.array_equal(a, b) for a, b in zip(lists.word_lists, rows.word_lists, strict=True)
+    )
+
+
 def test_a_sweep_draws_the_same_with_either_source():
     # The sweep hands the kernel PCG64's state; the same kernel fed the Generator itself
     # (numba's rng.random()) must leave the same topics and the generator at the same place.
@@ -551,3 +582,40 @@ def test_one_token_draws_are_exact_in_the_sparse_regime():
     p = g_test(observed, exact)
     assert p > LEVEL, (p, observed / observed.sum(), exact)
     chain.check()
+
+
+def word_walked_by_row_problem():
+    """K = 20 in the usual regime, with a token of a word that holds most topics."""
+    rng = np.random.default_rng(41)
+    token_word, doc_start = make_corpus(rng, 30, 10, 60)
+    chain = Chain(token_word, doc_start, 20, 10, 0.1, 0.01, seed=0)
+    for _ in range(20):
+        chain.sweep(rng)
+    assert holds_most_topics(chain, 0)
+    return chain, int(np.flatnonzero(token_word == 0)[3])
+
+
+def test_one_token_draws_are_exact_for_a_word_walked_by_row():
+    # The most frequent word's token: its word bucket is walked over the whole row.
+    chain, token = word_walked_by_row_problem()
+    exact = chain.exact_conditional(token)
+    observed = one_token_frequencies(chain, token, np.random.default_rng(2), 40_000)
+    p = g_test(observed, exact)
+    assert p > LEVEL, (p, observed / observed.sum(), exact)
+    chain.check()
+
+
+def test_one_token_test_rejects_a_row_walk_that_keeps_the_token():
+    # The twin: the same draws tested against the conditional with the token left in its
+    # topic's counts (what a row walk without the `kk == k_old` term would sample from
+    # while the token sits there) must fail, so the test above can see that mistake.
+    chain, token = word_walked_by_row_problem()
+    d = np.searchsorted(chain.doc_start, token, side="right") - 1
+    w = chain.token_word[token]
+    kept = (
+        (chain.doc_topic[d] + chain.alpha)
+        * (chain.word_topic[w] + chain.beta[w])
+        / (chain.topic_total + chain.beta.sum())
+    )
+    observed = one_token_frequencies(chain, token, np.random.default_rng(2), 40_000)
+    assert g_test(observed, kept / kept.sum()) < LEVEL

@@ -1,0 +1,80 @@
+"""The exact LDA sweep with and without its row walk, on the same states.
+
+The sparse sweep walks the whole row of counts of a word that holds most topics rather
+than its list of nonzero topics (``zoo.models.lda.sweeps``, "Row walk"); the partial
+sums are the same numbers, so the draws are too. ``sweeps._sparse_kernel(fault,
+prefetch=True, row_walk=False)`` is the kernel that walks every list. This runs
+``--burn`` sweeps from random topics, then times one sweep from copies of that state
+with each kernel (``--rounds`` times, alternating, the same generator seed for both),
+checks that both leave the same state bit for bit, and prints the medians in million
+tokens per CPU second, their ratio, and the share of tokens whose word is walked by row.
+
+    python -m bench.lda_row_walk --corpus zipf --burn 10 --topics 20 100
+    python -m bench.lda_row_walk --corpus reuters --burn 30 --topics 20 100 1000
+
+Records: one per corpus and K in ``bench/results/lda_row_walk/records.jsonl`` (every
+round's rate) through ``bench.records`` (host, commit, date and command inside each).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from bench import records
+from bench.host import cpu_name
+from bench.lda_contenders import Zoo, reuters, zipf_corpus
+from bench.lda_prefetch import paired_speeds
+from zoo.models.lda import sweeps
+
+KERNELS = {
+    row_walk: sweeps._sparse_kernel(int(sweeps.Fault.NONE), True, row_walk)
+    for row_walk in (False, True)
+}
+
+
+def row_walk_share(zoo: Zoo) -> float:
+    """The share of tokens whose word holds enough topics to be walked by row."""
+    n_topics = zoo.state.topic_total.shape[0]
+    nnz = np.count_nonzero(zoo.state.word_topic, axis=1)
+    by_row = nnz * sweeps.ROW_WALK_BELOW >= n_topics * (sweeps.ROW_WALK_BELOW - 1)
+    return float(by_row[zoo.corpus.token_word].mean())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", choices=("reuters", "zipf"), default="zipf")
+    parser.add_argument("--topics", type=int, nargs="+", default=[20, 100])
+    parser.add_argument("--burn", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    corpus = zipf_corpus() if args.corpus == "zipf" else reuters()
+    print(f"# {args.corpus}, CPU {cpu_name()}, burn {args.burn}, rounds {args.rounds}")
+    for n_topics in args.topics:
+        zoo = Zoo(corpus, n_topics, 0)
+        zoo.run(args.burn)
+        share = row_walk_share(zoo)
+        speeds = paired_speeds(zoo, KERNELS, args.rounds, "the row walk")
+        lists, rows = (float(np.median(speeds[r])) for r in (False, True))
+        records.append(
+            "lda_row_walk",
+            {
+                "corpus": args.corpus,
+                "topics": n_topics,
+                "burn": args.burn,
+                "row_walk_below": sweeps.ROW_WALK_BELOW,
+                "tokens_walked_by_row": share,
+                "mtokens_per_cpu_second": {"lists": speeds[False], "row_walk": speeds[True]},
+            },
+        )
+        print(
+            f"{args.corpus} K={n_topics}: {share:.0%} of tokens walked by row; Mtok/CPU s "
+            f"lists only {lists:.2f}, row walk {rows:.2f}, ratio {rows / lists:.2f}; "
+            "same draws",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
