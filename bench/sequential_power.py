@@ -155,22 +155,25 @@ def _interval(records: list[dict]) -> str:
 
 
 def _caught_by(records: list[dict]) -> str:
-    """Per check, the failing runs in which it failed (records that name their checks)."""
+    """Per check, in how many failing runs it failed, of the failing runs whose records
+    name their checks' verdicts (the first records did not)."""
+    named = [r for r in records if r["verdict"] == "fail" and "checks" in r]
     counts: dict[str, int] = defaultdict(int)
-    for record in records:
-        if record["verdict"] == "fail":
-            for check, verdict in record.get("checks", {}).items():
-                if verdict == "fail":
-                    counts[check] += 1
-    return ", ".join(f"{check} {n}" for check, n in sorted(counts.items())) or "-"
+    for record in named:
+        for check, verdict in record["checks"].items():
+            if verdict == "fail":
+                counts[check] += 1
+    cells = (f"{check} {n}/{len(named)}" for check, n in sorted(counts.items()))
+    return ", ".join(cells) or "-"
 
 
-def summary(records: list[dict]) -> str:
+def summary(records: list[dict], *, hosts: bool = True) -> str:
     """Per model and sampler: the sequential design beside the fixed-budget battery.
 
     For each: fails out of seeds with the Clopper-Pearson 95% interval, passes,
     inconclusive runs, the stages run (median and most), the check(s) that failed, the
-    median CPU seconds; then the fixed 1% battery's fails and median CPU seconds.
+    median CPU seconds; then the fixed 1% battery's fails and median CPU seconds; and,
+    with ``hosts``, the processors the runs were taken on.
     """
     cells = defaultdict(list)
     for record in records:
@@ -179,8 +182,8 @@ def summary(records: list[dict]) -> str:
     rows = [
         "| mode | model | sampler | fails / seeds [95% CP] | passes | inconclusive | "
         "stages: median (most) | failed in | median CPU s | fixed 1%: fails / seeds "
-        "[95% CP] | fixed 1%: median CPU s | hosts |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "[95% CP] | fixed 1%: median CPU s |" + (" hosts |" if hosts else ""),
+        "|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if hosts else ""),
     ]
     for (mode, model, sampler), group in sorted(cells.items()):
         if mode == "fixed-1%":
@@ -194,12 +197,12 @@ def summary(records: list[dict]) -> str:
             if fixed
             else "- | -"
         )
-        hosts = ", ".join(sorted({_cpu(r) for r in group + fixed}))
+        where = ", ".join(sorted({_cpu(r) for r in group + fixed}))
         rows.append(
             f"| {mode} | {model} | {sampler} | {_interval(group)} | {passes} | {unjudged} | "
             f"{statistics.median(stages):g} ({max(stages)}) | {_caught_by(group)} | "
-            f"{statistics.median(r['cpu_seconds'] for r in group):.1f} | {fixed_cells} | "
-            f"{hosts} |"
+            f"{statistics.median(r['cpu_seconds'] for r in group):.1f} | {fixed_cells} |"
+            + (f" {where} |" if hosts else "")
         )
     return "\n".join(rows)
 
