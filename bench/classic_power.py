@@ -3,9 +3,9 @@
 Issue 29 item 8: every planted bug of the classic examples (``examples/``: linear
 regression three ways, eight schools centred and non-centred, the pumps under BUGS's
 hyperprior, the coal-mining change point, the two-component Gaussian mixture, the
-Dirichlet-Multinomial) must fail the exact check in at least 19 of 20 seeds at the
-default budget, and every correct sampler must pass. Each run here is exactly what a
-user types::
+Dirichlet-Multinomial, the semi-conjugate Normal of the midge wing lengths) must fail the
+exact check in at least 19 of 20 seeds at the default budget, and every correct sampler
+must pass. Each run here is exactly what a user types::
 
     zoo.validate(model, sampler=candidate, checks=["exact"], seed=seed, workers=0)
 
@@ -54,6 +54,7 @@ from examples import (
     gaussian_mixture,
     linear_regression,
     pump_failures,
+    semi_conjugate_normal,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,6 +85,7 @@ def _examples() -> dict:
         "coal-mining": coal_mining.EXAMPLES[0],
         "gaussian-mixture": gaussian_mixture.EXAMPLES[0],
         "dirichlet-multinomial": dirichlet_multinomial.EXAMPLES[0],
+        "semi-conjugate-normal": semi_conjugate_normal.EXAMPLES[0],
     }
 
 

@@ -2,14 +2,19 @@
 
 For every zoo model, its correct kernel and every catalogued wrong kernel (``zoo list
 --faults``) go through ``assert_valid`` once per seed, in this process (as under pytest);
-each record holds the verdict, the stages run, the exact check's draws per chain summed
-over them, the wall and CPU seconds, and the host and commit. ``--baseline`` records the
-same for the fixed-budget battery at its default 1% (``zoo.validate``), the cost the
-sequential design must not exceed for a correct sampler (docs/testing.md).
+``--examples`` does the same for the classic examples (``bench.classic_power.EXAMPLES``:
+the PyMC program, its hand-derived ``kernel`` and its planted ``BUG_KERNELS``, as
+``zoo validate --model M:model --kernel M:kernel`` checks them: exact, SBC, Geweke,
+invariance). Each record holds the verdict, the stages run, each check's verdict in
+the stage that decided it, the exact check's draws per chain summed over the stages,
+the wall and CPU seconds, and the host and commit. ``--baseline`` records the same for
+the fixed-budget battery at its default 1% (``zoo.validate``), the cost the sequential
+design must not exceed for a correct sampler (docs/testing.md).
 
     python -m bench.sequential_power --models beta-binomial --seeds 20
     python -m bench.sequential_power --models beta-binomial --seeds 20 --baseline
     python -m bench.sequential_power --models gda --samplers correct --seeds 5
+    python -m bench.sequential_power --examples dirichlet-multinomial --seeds 10
     python -m bench.sequential_power --summary
 
 Records are appended to ``bench/results/sequential_power/records.jsonl`` as they arrive,
@@ -41,60 +46,98 @@ def _done(path: Path) -> set[tuple]:
     return {(r["mode"], r["model"], r["sampler"], r["seed"]) for r in records}
 
 
-def run(
-    models, seeds: int, path: Path, *, baseline: bool, budget: str, rate: float, only=None
-) -> None:
-    """Run every (model, sampler) once per seed, seed-major, skipping what is done."""
+def _candidates(models, examples):
+    """``(model, name, sampler, keyword arguments of assert_valid / zoo.validate)`` per cell.
+
+    A zoo model's name with ``fault=``; a classic example's PyMC program with its
+    ``kernel=`` (the correct one or a planted bug), recorded under the example's slug.
+    """
     # deferred: the battery imports PyMC, ArviZ and Dask (seconds); --summary needs none
+    import zoo
+
+    cells = []
+    for name in models:
+        for sampler in ("correct", *zoo.get(name).faults):
+            fault = None if sampler == "correct" else sampler
+            cells.append((name, sampler, {"model": name, "fault": fault}))
+    if examples:
+        from bench.classic_power import EXAMPLES
+
+        for slug in examples:
+            example = EXAMPLES[slug]
+            kernels = {"correct": example.kernel, **example.bug_kernels}
+            for sampler, kernel in kernels.items():
+                cells.append((slug, sampler, {"model": example.model, "kernel": kernel}))
+    return cells
+
+
+def one_run(arguments: dict, seed: int, *, baseline: bool, budget: str, rate: float) -> dict:
+    """One validation of one candidate: verdict, stages, checks, draws and cost."""
     import zoo
     from zoo.testing import assert_valid
 
+    wall, cpu = time.perf_counter(), time.process_time()
+    records = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if baseline:
+            result = zoo.validate(**arguments, seed=seed, workers=0)
+            stages = 1
+            draws = result.settings["budgets"].get("exact", {}).get("draws", 0)
+        else:
+            try:
+                assert_valid(
+                    **arguments,
+                    seed=seed,
+                    rate=rate,
+                    budget=budget,
+                    allow_inconclusive=True,
+                    on_record=records.append,
+                )
+            except AssertionError:
+                pass
+            result = records[0].result
+            stages, draws = len(records[0].stages), records[0].draws
+    return {
+        "verdict": result.verdict,
+        "stages": stages,
+        "checks": {check.name: check.verdict for check in result.checks},
+        "draws_per_chain": draws,
+        "seconds": time.perf_counter() - wall,
+        "cpu_seconds": time.process_time() - cpu,
+    }
+
+
+def run(
+    models,
+    seeds: int,
+    path: Path,
+    *,
+    baseline: bool,
+    budget: str,
+    rate: float,
+    only=None,
+    examples=(),
+    first_seed: int = 0,
+) -> None:
+    """Run every (model, sampler) once per seed, seed-major, skipping what is done."""
     mode = "fixed-1%" if baseline else f"sequential-{rate:g}-{budget}"
     done = _done(path)
-    cells = [(name, s) for name in models for s in ("correct", *zoo.get(name).faults)]
+    cells = _candidates(models, examples)
     if only is not None:
-        cells = [(name, s) for name, s in cells if s in only]
-    for seed in range(seeds):
-        for name, sampler in cells:
+        cells = [cell for cell in cells if cell[1] in only]
+    for seed in range(first_seed, seeds):
+        for name, sampler, arguments in cells:
             if (mode, name, sampler, seed) in done:
                 continue
-            fault = None if sampler == "correct" else sampler
-            wall, cpu = time.perf_counter(), time.process_time()
-            records = []
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                if baseline:
-                    result = zoo.validate(name, fault=fault, seed=seed, workers=0)
-                    verdict, stages = result.verdict, 1
-                    draws = result.settings["budgets"]["exact"]["draws"]
-                else:
-                    try:
-                        assert_valid(
-                            name,
-                            fault=fault,
-                            seed=seed,
-                            rate=rate,
-                            budget=budget,
-                            allow_inconclusive=True,
-                            on_record=records.append,
-                        )
-                    except AssertionError:
-                        pass
-                    verdict = records[0].verdict
-                    stages, draws = len(records[0].stages), records[0].draws
-            record = {
-                "mode": mode,
-                "model": name,
-                "sampler": sampler,
-                "seed": seed,
-                "verdict": verdict,
-                "stages": stages,
-                "draws_per_chain": draws,
-                "seconds": time.perf_counter() - wall,
-                "cpu_seconds": time.process_time() - cpu,
-            }
+            outcome = one_run(arguments, seed, baseline=baseline, budget=budget, rate=rate)
+            record = {"mode": mode, "model": name, "sampler": sampler, "seed": seed, **outcome}
             bench_records.append_to(path, record)
-            print(f"{mode} {name} {sampler} seed {seed}: {verdict} in {stages} stage(s)")
+            print(
+                f"{mode} {name} {sampler} seed {seed}: {outcome['verdict']} in "
+                f"{outcome['stages']} stage(s), {outcome['cpu_seconds']:.1f} CPU s",
+                flush=True,
+            )
 
 
 def _cpu(record: dict) -> str:
@@ -103,26 +146,63 @@ def _cpu(record: dict) -> str:
     return host["cpu"] if isinstance(host, dict) else host
 
 
-def summary(records: list[dict]) -> str:
-    """Per mode, model and sampler: fails out of seeds (95% interval), stages, cost."""
+def _interval(records: list[dict]) -> str:
+    """Fails out of runs with the exact (Clopper-Pearson) 95% interval of the fail rate."""
+    n = len(records)
+    fails = sum(r["verdict"] == "fail" for r in records)
+    low, high = stats.binomtest(fails, n).proportion_ci(0.95, method="exact")
+    return f"{fails}/{n} [{low:.3f}, {high:.3f}]"
+
+
+def _caught_by(records: list[dict]) -> str:
+    """Per check, in how many failing runs it failed, of the failing runs whose records
+    name their checks' verdicts (the first records did not)."""
+    named = [r for r in records if r["verdict"] == "fail" and "checks" in r]
+    counts: dict[str, int] = defaultdict(int)
+    for record in named:
+        for check, verdict in record["checks"].items():
+            if verdict == "fail":
+                counts[check] += 1
+    cells = (f"{check} {n}/{len(named)}" for check, n in sorted(counts.items()))
+    return ", ".join(cells) or "-"
+
+
+def summary(records: list[dict], *, hosts: bool = True) -> str:
+    """Per model and sampler: the sequential design beside the fixed-budget battery.
+
+    For each: fails out of seeds with the Clopper-Pearson 95% interval, passes,
+    inconclusive runs, the stages run (median and most), the check(s) that failed, the
+    median CPU seconds; then the fixed 1% battery's fails and median CPU seconds; and,
+    with ``hosts``, the processors the runs were taken on.
+    """
     cells = defaultdict(list)
     for record in records:
         cells[(record["mode"], record["model"], record["sampler"])].append(record)
+    baseline = {(m, s): rs for (mode, m, s), rs in cells.items() if mode == "fixed-1%"}
     rows = [
-        "| mode | model | sampler | fails / seeds [95% CI] | inconclusive | median stages | "
-        "median CPU s | hosts |",
-        "|---|---|---|---|---|---|---|---|",
+        "| mode | model | sampler | fails / seeds [95% CP] | passes | inconclusive | "
+        "stages: median (most) | failed in | median CPU s | fixed 1%: fails / seeds "
+        "[95% CP] | fixed 1%: median CPU s |" + (" hosts |" if hosts else ""),
+        "|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if hosts else ""),
     ]
-    for (mode, model, sampler), records in sorted(cells.items()):
-        n = len(records)
-        fails = sum(r["verdict"] == "fail" for r in records)
-        low, high = stats.binomtest(fails, n).proportion_ci(0.95, method="exact")
-        unjudged = sum(r["verdict"] == "inconclusive" for r in records)
-        hosts = ", ".join(sorted({_cpu(r) for r in records}))
+    for (mode, model, sampler), group in sorted(cells.items()):
+        if mode == "fixed-1%":
+            continue
+        passes = sum(r["verdict"] == "pass" for r in group)
+        unjudged = sum(r["verdict"] == "inconclusive" for r in group)
+        stages = [r["stages"] for r in group]
+        fixed = baseline.get((model, sampler), [])
+        fixed_cells = (
+            f"{_interval(fixed)} | {statistics.median(r['cpu_seconds'] for r in fixed):.1f}"
+            if fixed
+            else "- | -"
+        )
+        where = ", ".join(sorted({_cpu(r) for r in group + fixed}))
         rows.append(
-            f"| {mode} | {model} | {sampler} | {fails}/{n} [{low:.2f}, {high:.2f}] | "
-            f"{unjudged} | {statistics.median(r['stages'] for r in records):g} | "
-            f"{statistics.median(r['cpu_seconds'] for r in records):.1f} | {hosts} |"
+            f"| {mode} | {model} | {sampler} | {_interval(group)} | {passes} | {unjudged} | "
+            f"{statistics.median(stages):g} ({max(stages)}) | {_caught_by(group)} | "
+            f"{statistics.median(r['cpu_seconds'] for r in group):.1f} | {fixed_cells} |"
+            + (f" {where} |" if hosts else "")
         )
     return "\n".join(rows)
 
@@ -130,7 +210,11 @@ def summary(records: list[dict]) -> str:
 def main(argv=None) -> int:
     """Command line: run, or print the summary."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", nargs="+", default=["beta-binomial"])
+    parser.add_argument("--models", nargs="*", help="zoo models (default beta-binomial)")
+    parser.add_argument(
+        "--examples", nargs="*", default=(), help="classic examples (bench.classic_power)"
+    )
+    parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--budget", default="default")
     parser.add_argument("--rate", type=float, default=1e-4)
@@ -142,14 +226,19 @@ def main(argv=None) -> int:
     if args.summary:
         print(summary(bench_records.read_file(args.out)))
         return 0
+    models = args.models
+    if models is None:
+        models = [] if args.examples else ["beta-binomial"]
     run(
-        args.models,
+        models,
         args.seeds,
         args.out,
         baseline=args.baseline,
         budget=args.budget,
         rate=args.rate,
         only=args.samplers,
+        examples=args.examples,
+        first_seed=args.first_seed,
     )
     return 0
 

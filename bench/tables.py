@@ -471,6 +471,12 @@ TABLES = (
     Table("power-catalogue", "docs/power.md", _catalogue_power, region=True),
     Table("power-gaussian", "docs/power.md", _gaussian_power, region=True),
     Table("power-classic", "docs/power.md", lambda: classic_power.summary() + "\n", region=True),
+    Table(
+        "testing-sequential",
+        "docs/testing.md",
+        lambda: sequential_summary(records.read("sequential_power"), hosts=False) + "\n",
+        region=True,
+    ),
 )
 
 

@@ -45,6 +45,8 @@ def test_the_swapped_counts_fail_with_the_findings_table():
     header = message.splitlines()[1].split()
     assert header == ["check", "quantity", "statistic", "estimate", "reference", "mcse", "z", "p"]
     assert "theta[group=" in message
+    # the run ended at the first failing check: SBC, after it, did not run
+    assert message.splitlines()[-1] == "sbc: not run: exact failed first"
 
 
 @pytest.mark.pymc
@@ -73,6 +75,7 @@ def test_a_kernel_is_checked_with_the_kernel_checks():
         ({"draws": 10}, "draws: set by the sequential stages"),
         ({"alpha": 0.01}, "alpha: set by the sequential stages"),
         ({"budgets": {}}, "budgets: set by the sequential stages"),
+        ({"stop_at_failure": False}, "stop_at_failure: set by the sequential stages"),
         ({"seed": -1}, "seed"),
     ],
 )

@@ -32,7 +32,7 @@ def test_the_page_s_test_file_passes_and_reports_each_validation(pytester):
         [
             "*bayes-zoo validations*",
             "PASS model: test_my_sampler:sampler [[]exact,sbc[]] 1 stage(s)*::test_my_sampler)",
-            "FAIL model: test_my_sampler:sampler_without_exposure [[]exact,sbc[]] 1 stage(s)*",
+            "FAIL model: test_my_sampler:sampler_without_exposure [[]exact[]] 1 stage(s)*",
         ]
     )
     # The failing validation's report, beside pytest's output, and only that one.

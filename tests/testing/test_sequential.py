@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+from zoo.core.defaults import ALPHA
 from zoo.diagnostics.findings import COULD_NOT_JUDGE, Finding
 from zoo.diagnostics.kernel_result import KernelCheckResult
 from zoo.testing.sequential import (
@@ -119,3 +120,19 @@ def test_an_inconclusive_check_goes_on_only_when_more_draws_can_cure_it():
     for finding, expected in ((curable, "continue"), (stuck, "inconclusive")):
         result = _battery([[0.5]], plan[0].alpha, ["inconclusive"], [[finding]])
         assert check_step(result.checks[0], 1, last=False) == expected
+
+
+@pytest.mark.parametrize("p", [0.004, 0.009, 0.02, 0.03])
+def test_no_draws_the_fixed_battery_would_fail_on_stop_as_a_clear_pass(p):
+    # The first stage spends the fixed battery's budget; a check whose draws would fail
+    # the fixed 1% battery (evidence below ALPHA) must go on to the larger stages, never
+    # stop as a clear pass: the futility boundary lies above the fixed battery's rate.
+    assert CLEAR > ALPHA
+    plan = stages(RATE, "default", 0)
+    # one check over tests with a single raw p-value: its evidence is 2 p (two checks)
+    result = _battery([[p], [0.9]], plan[0].alpha)
+    assert math.isclose(evidence(result), 2 * p)
+    expected = "continue" if 2 * p < CLEAR else "pass"
+    assert check_step(result.checks[0], 2, last=False) == expected
+    if 2 * p <= ALPHA:  # the twin: the fixed battery fails these very draws
+        assert _battery([[p], [0.9]], ALPHA).verdict == "fail"

@@ -168,11 +168,34 @@ def test_store_resumes_without_refitting(tmp_path):
         ({"checks": ("geweke",), "sampler": print}, "need a kernel"),
         ({"sampler": 3}, "sampler: must be callable"),
         ({"kernel": object()}, "kernel: needs callable init, step and draw"),
+        ({"stop_at_failure": "yes"}, "stop_at_failure: must be True or False"),
     ],
 )
 def test_bad_arguments_are_refused_before_any_fit(kwargs, message):
     with pytest.raises(ValueError, match=message):
         validate("beta-binomial", **kwargs)
+
+
+@pytest.mark.parametrize("stop", [True, False])
+def test_stop_at_failure_runs_no_check_after_the_first_that_fails(stop):
+    # swapped-a-b fails the exact check at z in the tens; invariance would fail it too
+    result = validate(
+        "beta-binomial",
+        fault="swapped-a-b",
+        checks=("exact", "invariance"),
+        budget="quick",
+        seed=0,
+        workers=0,
+        stop_at_failure=stop,
+    )
+    assert result.verdict == "fail"
+    assert result.checks[0].name == "exact" and result.checks[0].verdict == "fail"
+    if stop:
+        assert [c.name for c in result.checks] == ["exact"]
+        assert result.skipped == {"invariance": "not run: exact failed first"}
+    else:  # the twin: without it every check runs, as a report of the battery needs
+        assert [c.name for c in result.checks] == ["exact", "invariance"]
+        assert "invariance" not in result.skipped
 
 
 def test_dask_pool_reports_errors_and_stops_a_hung_fit():

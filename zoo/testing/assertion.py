@@ -180,7 +180,9 @@ def assert_valid(
     """
     rate = as_probability("rate", rate)
     seed = as_seed("seed", seed)
-    clash = sorted(set(options) & {"alpha", "budget", "budgets", "draws", "simulations"})
+    clash = sorted(
+        set(options) & {"alpha", "budget", "budgets", "draws", "simulations", "stop_at_failure"}
+    )
     if clash:
         raise ValueError(
             f"{clash[0]}: set by the sequential stages (rate= and budget= choose them); "
@@ -210,6 +212,11 @@ def assert_valid(
         [decided[check.name] for check in first.checks],
         {**first.settings, "rate": rate, "budget": budget, "stages": len(record.stages)},
     )
+    for _, result in record.stages:
+        # checks a failure in their stage left unrun, and why (none ran in a later stage)
+        record.result.skipped.update(
+            (name, why) for name, why in result.skipped.items() if name not in decided
+        )
     # The battery's own verdict policy over each check's deciding outcome: a check that
     # could not judge is no evidence either way, and PASS needs exact or SBC to judge.
     record.verdict = record.result.verdict
@@ -223,7 +230,8 @@ def assert_valid(
         f"{result.model}: {result.sampler}: {record.verdict.upper()} after "
         f"{len(record.stages)} stage(s) (false-alarm rate {rate:g} over all stages)"
     )
-    raise AssertionError(f"{head}\n{findings_table(result)}")
+    unrun = [f"{name}: {why}" for name, why in result.skipped.items()]
+    raise AssertionError("\n".join([head, findings_table(result), *unrun]))
 
 
 def _run_stage(model, sampler, kernel, checks, workers, stage: Stage, preset: str, options):
@@ -236,5 +244,7 @@ def _run_stage(model, sampler, kernel, checks, workers, stage: Stage, preset: st
         alpha=stage.alpha,
         workers=workers,
         budgets=_budgets(preset, stage.scale),
+        # any failure ends the run, so the checks after it in the stage would decide nothing
+        stop_at_failure=True,
         **options,
     )

@@ -341,6 +341,7 @@ def validate(
     on_plan: Callable[[str], None] | None = None,
     on_check: Callable[[str, CheckOutcome | None], None] | None = None,
     label: str | None = None,
+    stop_at_failure: bool = False,
     **deprecated,
 ) -> ValidationResult:
     """Validate a sampler for a zoo model or for a model of your own written in PyMC.
@@ -439,6 +440,12 @@ def validate(
         How reports name ``sampler`` or ``kernel`` (``zoo validate`` passes the
         ``--sampler`` or ``--kernel`` location). Default: ``module:name`` where it is
         bound at its module's top level.
+    stop_at_failure : bool
+        Run no check after one that fails: the verdict is FAIL whatever the rest would
+        say, so a gross bug costs one check rather than the battery (the sequential
+        assertion, :func:`zoo.testing.assert_valid`, uses it). The checks not run are
+        in ``result.skipped`` with the reason. Default False: every check runs and
+        the report shows them all.
     draws, chains, simulations, sbc_draws, sbc_chains, geweke_iterations : int
         Deprecated in 0.3, removed in 0.4: the budget keywords before ``budgets=``, each
         setting what its command-line option sets (``draws``: the exact and nuts
@@ -457,6 +464,8 @@ def validate(
     budgets = _budgets_with_deprecated(budgets, deprecated)
     if label is not None and not isinstance(label, str):
         raise ValueError(f"label: must be a str, got {type(label).__name__}")
+    if not isinstance(stop_at_failure, bool):
+        raise ValueError(f"stop_at_failure: must be True or False, got {stop_at_failure!r}")
     # Named before a PyMC model's adapters wrap the user's objects.
     users = sampler if sampler is not None else kernel
     name = label if label is not None or users is None else describe(users)
@@ -546,12 +555,16 @@ def validate(
             workers = 1 if pool.in_process else pool.workers or default_workers()
             on_plan(plan_line(chosen, settings["budgets"], len(problems), cost, workers))
         told = on_check or (lambda name, outcome: None)
-        for check in chosen:
+        for index, check in enumerate(chosen):
             say(f"{model.name}: {check.name}")
             told(check.name, None)
             outcome = check.run(plans[check.name], pool, share)
             result.checks.append(outcome)
             told(check.name, outcome)
+            if stop_at_failure and outcome.verdict == "fail":
+                for rest in chosen[index + 1 :]:
+                    result.skipped[rest.name] = f"not run: {check.name} failed first"
+                break
         result.warnings = dict(pool.warnings)
     return result
 
