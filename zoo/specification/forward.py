@@ -92,10 +92,13 @@ class Specification:
     their seeds.
     """
 
-    def __init__(self, model, *, field: str = "model"):
+    def __init__(self, model, *, field: str = "model", parts: ModelParts | None = None):
         self.model = model
         self.field = field
-        self.parts: ModelParts = model_parts(model, field=field)
+        # A rebuilt graph lists its variables in another order than the user's model
+        # (model_from_fgraph's): it is given the original's parts, whose order every
+        # compiled function below follows.
+        self.parts: ModelParts = model_parts(model, field=field) if parts is None else parts
         self.values = observed_values(model)
         self._compiled: dict = {}
         self._graph_bytes: bytes | None = None
@@ -111,7 +114,7 @@ class Specification:
 
                 graph, _ = fgraph_from_model(self.model)
                 self._graph_bytes = pickle.dumps(graph)
-        return (_from_graph, (self._graph_bytes, self.field))
+        return (_from_graph, (self._graph_bytes, self.field, self.parts))
 
     # -- what simulation needs ----------------------------------------------------------
     def unsimulable(self) -> list[str]:
@@ -131,7 +134,7 @@ class Specification:
         """One prior-predictive draw: ``(free variables, observed variables)`` by name."""
         function = self._function("simulate")
         with self._lock:
-            _reseed(function, rng)
+            _reseed(function, rng, self._rngs("simulate"))
             drawn = function()
         n_free = len(self.parts.free)
         truth = {
@@ -149,7 +152,7 @@ class Specification:
         function = self._function("redraw")
         inputs = [self._cast(name, params[name]) for name in self.parts.free]
         with self._lock:
-            _reseed(function, rng)
+            _reseed(function, rng, self._rngs("redraw"))
             drawn = function(*inputs)
         data = {name: np.asarray(v) for name, v in zip(self.parts.observed, drawn, strict=True)}
         self._check_support(data, params, "p(data | parameters)")
@@ -206,23 +209,49 @@ class Specification:
                     self._compiled[kind] = getattr(self, f"_compile_{kind}")()
             return self._compiled[kind]
 
+    def _variables(self) -> list:
+        """The free, then the observed random variables, in the order of ``parts``."""
+        return [self.model[name] for name in (*self.parts.free, *self.parts.observed)]
+
+    def _rngs(self, kind: str) -> list:
+        """The compiled function's random generators, each named by the variable it feeds.
+
+        Ordered by the variables' order in ``parts`` (a generator no variable owns, after
+        them in the function's order): seeds go to variables, not to positions in a
+        graph, so that a specification rebuilt from its pickled graph, whose generators
+        the function lists in another order, draws the same values from the same
+        generator.
+        """
+        kept = self._compiled.get(("rngs", kind))
+        if kept is not None:
+            return kept
+        function = self._function(kind)
+        shared = [v for v in function.get_shared() if type(v.type).__name__ == _RNG_TYPE]
+        rank = {}
+        for position, variable in enumerate(self._variables()):
+            for given in variable.owner.inputs:
+                if type(given.type).__name__ == _RNG_TYPE:
+                    rank.setdefault(id(given), position)
+        unowned = len(rank)
+        ordered = sorted(shared, key=lambda v: rank.get(id(v), unowned))
+        self._compiled["rngs", kind] = ordered
+        return ordered
+
     def _compile_simulate(self):
         # deferred: PyMC is imported only when a specification is used
         from pymc.pytensorf import compile as compile_pymc
 
-        model = self.model
-        return compile_pymc([], [*model.free_RVs, *model.observed_RVs], random_seed=0)
+        return compile_pymc([], self._variables(), random_seed=0)
 
     def _compile_redraw(self):
         # deferred: PyMC and PyTensor are imported only when a specification is used
         from pymc.pytensorf import compile as compile_pymc
         from pytensor.graph.replace import clone_replace
 
-        model = self.model
-        inputs = [rv.type() for rv in model.free_RVs]
-        outputs = clone_replace(
-            list(model.observed_RVs), replace=dict(zip(model.free_RVs, inputs, strict=True))
-        )
+        free = [self.model[name] for name in self.parts.free]
+        observed = [self.model[name] for name in self.parts.observed]
+        inputs = [rv.type() for rv in free]
+        outputs = clone_replace(observed, replace=dict(zip(free, inputs, strict=True)))
         # A free variable the data do not depend on directly (a hyperparameter) is
         # still an input: every call passes all of them.
         return compile_pymc(inputs, outputs, random_seed=0, on_unused_input="ignore")
@@ -249,12 +278,15 @@ class Specification:
         return pytensor.function([*inputs, *placeholders], logp, on_unused_input="ignore")
 
 
-def _reseed(function, rng: np.random.Generator) -> None:
-    """Seed the function's random generators from ``rng`` (one integer drawn)."""
+#: PyTensor's type of a random generator variable, by name (PyTensor loads on first use).
+_RNG_TYPE = "RandomGeneratorType"
+
+
+def _reseed(function, rng: np.random.Generator, shared: list) -> None:
+    """Seed ``shared``, the function's generators in order, from ``rng`` (one integer drawn)."""
     # deferred: PyMC is imported only when a specification is used
     from pymc.pytensorf import reseed_rngs
 
-    shared = [v for v in function.get_shared() if type(v.type).__name__ == "RandomGeneratorType"]
     reseed_rngs(shared, int(rng.integers(2**63)))
 
 
@@ -268,7 +300,7 @@ _REBUILT: OrderedDict[tuple[bytes, str], Specification] = OrderedDict()
 _REBUILT_LOCK = threading.Lock()
 
 
-def _from_graph(graph_bytes: bytes, field: str) -> Specification:
+def _from_graph(graph_bytes: bytes, field: str, parts: ModelParts) -> Specification:
     """Unpickle a :class:`Specification` from its graph, once per process.
 
     The same bytes are the same graph (data included: PyMC keeps observed values as
@@ -287,7 +319,7 @@ def _from_graph(graph_bytes: bytes, field: str) -> Specification:
     from pymc.model.fgraph import model_from_fgraph
 
     rebuilt = Specification(
-        model_from_fgraph(pickle.loads(graph_bytes), mutate_fgraph=True), field=field
+        model_from_fgraph(pickle.loads(graph_bytes), mutate_fgraph=True), field=field, parts=parts
     )
     # Pickled again (to a worker of its own, a store) as the same bytes.
     rebuilt._graph_bytes = graph_bytes
