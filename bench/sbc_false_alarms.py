@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+from bench import exact_draws
 from bench import records as bench_records
 from bench.host import cpu_name
 from zoo.diagnostics import holm
@@ -172,15 +173,20 @@ def exact_sizes(simulations: int, quantities: int) -> dict:
     return out
 
 
-def run_models(models, first: int, last: int, folder: Path = FOLDER) -> None:
-    """One SBC run per (model, seed) of the correct kernel, appended to
-    ``folder/correct_MODEL.jsonl`` (one file per model: runs in parallel never share one).
+def run_models(
+    models, first: int, last: int, folder: Path = FOLDER, sampler: str = "correct"
+) -> None:
+    """One SBC run per (model, seed), appended to ``folder/SAMPLER_MODEL.jsonl`` (one file
+    per model: runs in parallel never share one).
+
+    ``sampler`` is ``correct`` (the model's Gibbs kernel) or ``exact`` (independent
+    exact posterior draws, :mod:`bench.exact_draws`), both through ``zoo.validate``.
     """
     # deferred: the battery takes seconds to import; --summary needs none of it
     import zoo
 
     done = set()
-    for path in folder.glob("correct_*.jsonl"):
+    for path in folder.glob(f"{sampler}_*.jsonl"):
         for line in path.read_text().splitlines():
             r = json.loads(line)
             done.add((r["model"], r["seed"]))
@@ -194,13 +200,20 @@ def run_models(models, first: int, last: int, folder: Path = FOLDER) -> None:
             wall = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                result = zoo.validate(model, checks=("sbc",), seed=seed, workers=0, alpha=STATED)
+                result = zoo.validate(
+                    model,
+                    exact_draws.SAMPLERS[model] if sampler == "exact" else None,
+                    checks=("sbc",),
+                    seed=seed,
+                    workers=0,
+                    alpha=STATED,
+                )
             check = result.checks[0]
             sbc = check.details
             thinned = np.asarray(sbc.thinned)
             record = {
                 "model": model,
-                "sampler": "correct",
+                "sampler": sampler,
                 "seed": seed,
                 "verdict": check.verdict,
                 "alpha": check.alpha,
@@ -227,9 +240,9 @@ def run_models(models, first: int, last: int, folder: Path = FOLDER) -> None:
                 "host": host,
                 "commit": commit,
             }
-            bench_records.append_to((folder / f"correct_{model}.jsonl"), record)
+            bench_records.append_to((folder / f"{sampler}_{model}.jsonl"), record)
             print(
-                f"{model:14s} seed {seed:4d} {check.verdict:6s} family p "
+                f"{sampler} {model:14s} seed {seed:4d} {check.verdict:6s} family p "
                 f"{record['family_p']:.3g}  {record['cpu_seconds']:.1f} CPU s",
                 flush=True,
             )
@@ -349,6 +362,11 @@ def main(argv=None) -> int:
         "--table", action="store_true", help="p-values from the simulated null table (before)"
     )
     parser.add_argument("--models", nargs="+", default=[])
+    parser.add_argument(
+        "--exact-draws",
+        action="store_true",
+        help="fit with exact independent posterior draws (bench.exact_draws), not the kernel",
+    )
     parser.add_argument("--seeds", type=int, nargs=2, default=(100, 200), metavar=("FIRST", "END"))
     parser.add_argument("--summary", action="store_true")
     args = parser.parse_args(argv)
@@ -377,7 +395,7 @@ def main(argv=None) -> int:
         bench_records.append_to(NULL, record)
         print(json.dumps(record))
     if args.models:
-        run_models(args.models, *args.seeds)
+        run_models(args.models, *args.seeds, sampler="exact" if args.exact_draws else "correct")
     if args.summary:
         print(summary())
     return 0
