@@ -186,7 +186,10 @@ def run_models(
     import zoo
 
     done = set()
-    for path in folder.glob(f"{sampler}_*.jsonl"):
+    for model in models:
+        path = folder / f"{sampler}_{model}.jsonl"
+        if not path.exists():
+            continue
         for line in path.read_text().splitlines():
             r = json.loads(line)
             done.add((r["model"], r["seed"]))
