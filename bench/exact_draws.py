@@ -31,9 +31,9 @@ from zoo.models.simplex import dirichlet
 
 __all__ = ["SAMPLERS", "beta_binomial", "naive_bayes"]
 
-# Proposals per batch of the rejection sampler: its acceptance rate on SBC's simulated
-# data sets is 0.5% to 7%, so one or two batches give the 400 draws of a fit.
-_BATCH = 50_000
+# Proposals per batch of the rejection sampler (its acceptance rate on SBC's simulated
+# data sets is 0.5% to 7%, so the 400 draws of a fit take 1 to 8 batches).
+_BATCH = 10_000
 # The bound M is the likelihood's largest value found, times e^(1e-3).
 _MARGIN = 1e-3
 
@@ -66,7 +66,7 @@ def _likelihood_bound(terms, floor: float) -> float:
     sampler checks every proposal against it and starts again with a higher bound
     when one lies above.
     """
-    u, v = np.meshgrid(np.linspace(-10.0, 10.0, 81), np.linspace(floor, 40.0, 81))
+    u, v = np.meshgrid(np.linspace(-10.0, 10.0, 41), np.linspace(floor, 40.0, 41))
     grid = _log_likelihood(u, v, terms)
     best = np.unravel_index(np.argmax(grid), grid.shape)
     peak = _likelihood_peak(terms, floor, [u[best], v[best]])
