@@ -10,7 +10,8 @@ belongs to the test and the rank computation, not to a Gibbs kernel's mixing
 
 - Beta-Binomial (hierarchical, the truncated BDA3 hyperprior SBC simulates from):
   rejection sampling of ``(a, b)`` with the prior as proposal, accepted with
-  probability ``p(y | a, b) / M`` (``M`` at or above the likelihood's supremum;
+  probability ``p(y | a, b) / M`` (``M`` at or above the likelihood's supremum, and
+  checked against every proposal;
   Robert & Casella, *Monte Carlo Statistical Methods*, 2004, sec. 2.3), then
   ``theta_j | a, b, y ~ Beta(a + y_j, b + n_j - y_j)`` (BDA3 sec. 5.3).
 - Naive Bayes: the model's exact posterior is a mixture over the labelings of the
@@ -47,30 +48,31 @@ def _log_likelihood(u, v, terms) -> np.ndarray:
     return log_likelihood_grid(a, b, terms)
 
 
-def _likelihood_peak(terms, floor: float, start) -> float:
-    """The largest ``log p(y | a, b)`` that L-BFGS-B finds from ``start = (u, v)``."""
-    found = optimize.minimize(
-        lambda x: -_log_likelihood(x[0], x[1], terms)[()],
-        start,
-        method="L-BFGS-B",
-        bounds=[(-30.0, 30.0), (floor, 60.0)],
-    )
-    return -float(found.fun)
-
-
 def _likelihood_bound(terms, floor: float) -> float:
-    """An upper bound of ``log p(y | a, b)`` over ``a + b >= e^floor``, to be checked.
+    """A bound of ``log p(y | a, b)`` over ``a + b >= e^floor``, to be checked.
 
-    A grid over ``(u, v)`` reaching ``a + b = e^40`` (where the likelihood is the pooled
-    binomial's, its limit), refined by L-BFGS-B from the grid's best point; the
-    sampler checks every proposal against it and starts again with a higher bound
-    when one lies above.
+    The largest value on a grid over ``(u, v)`` reaching ``a + b = e^40`` (where the
+    likelihood is the pooled binomial's, its limit), refined by Nelder-Mead from the
+    grid's best point with a simplex as wide as the grid's cells, plus
+    :data:`_MARGIN`; the sampler checks every proposal against it and starts again with
+    a higher bound when one lies above.
     """
     u, v = np.meshgrid(np.linspace(-10.0, 10.0, 41), np.linspace(floor, 40.0, 41))
     grid = _log_likelihood(u, v, terms)
     best = np.unravel_index(np.argmax(grid), grid.shape)
-    peak = _likelihood_peak(terms, floor, [u[best], v[best]])
-    return max(float(grid.max()), peak) + _MARGIN
+    # v = floor + w^2: the truncation without a boundary for the simplex to stick on.
+    start = np.array([u[best], np.sqrt(v[best] - floor)])
+    found = optimize.minimize(
+        lambda x: -_log_likelihood(x[0], floor + x[1] ** 2, terms)[()],
+        start,
+        method="Nelder-Mead",
+        options={
+            "initial_simplex": [start, start + np.array([0.5, 0.0]), start + np.array([0.0, 0.5])],
+            "xatol": 1e-6,
+            "fatol": 1e-9,
+        },
+    )
+    return max(float(grid.max()), -float(found.fun)) + _MARGIN
 
 
 def beta_binomial(data, prior, *, draws: int, chains: int, seed: int) -> dict:
@@ -78,16 +80,15 @@ def beta_binomial(data, prior, *, draws: int, chains: int, seed: int) -> dict:
 
     Rejection sampling is exact only with a bound at or above the likelihood's
     supremum. A proposal above the bound shows it too low: every draw so far is
-    discarded and the sampling starts again under a bound raised to the optimum found
-    from that proposal (a bound fixed before the draws it judges, and never exceeded
-    in the run whose draws are kept).
+    discarded and the sampling starts again under a bound raised above that proposal
+    (a bound fixed before the draws it judges, and never exceeded in the run whose
+    draws are kept).
     """
     if not prior.hierarchical or prior.min_concentration is None:
         raise ValueError("prior: the exact sampler needs the truncated hierarchical prior")
     rng = np.random.default_rng(seed)
     terms = likelihood_terms(data.successes, data.trials)
-    floor = float(np.log(prior.min_concentration))
-    bound = _likelihood_bound(terms, floor)
+    bound = _likelihood_bound(terms, float(np.log(prior.min_concentration)))
     need = draws * chains
     means, totals = [], []
     while sum(m.size for m in means) < need:
@@ -96,10 +97,7 @@ def beta_binomial(data, prior, *, draws: int, chains: int, seed: int) -> dict:
         total = prior.min_concentration / (1.0 - rng.uniform(size=_BATCH)) ** 2
         log_lik = log_likelihood_grid(mean * total, (1.0 - mean) * total, terms)
         if log_lik.max() > bound:
-            top = int(np.argmax(log_lik))
-            start = [np.log(mean[top] / (1.0 - mean[top])), np.log(total[top])]
-            peak = _likelihood_peak(terms, floor, start)
-            bound = max(float(log_lik[top]), peak) + _MARGIN
+            bound = float(log_lik.max()) + _MARGIN
             means, totals = [], []
             continue
         accept = np.log(rng.uniform(size=_BATCH)) < log_lik - bound
