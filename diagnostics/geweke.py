@@ -39,6 +39,11 @@ the gate could not judge them: the finding says so with the length that would cl
 them (an unjudged row is the successive-conditional chain's slowness, which must move
 through the data as well, not evidence against the kernel).
 
+Data outside their support or type (:class:`zoo.core.contract.OutsideSupport`: an
+overflowing count under a heavy-tailed prior) are drawn again and counted on both sides,
+so that both simulate the joint distribution conditioned on the same event of the data
+(:func:`_inside`; ``docs/design.md``, "SBC and data outside their support").
+
 Only the kernel is under test (``step`` and ``draw``); the model's own
 :class:`zoo.KernelChecks` supply the exact latent draws, the data redraw and the state
 built from latents, so a user's kernel under this test takes the model's state type.
