@@ -16,15 +16,21 @@ Three studies, each record carrying the host and the git commit, in
    thinned to the fit's ESS), one record per seed with every quantity's p-value, the
    family-wise p-value (the smallest Holm-adjusted p: the run fails at ``alpha`` exactly
    when it is below ``alpha``, so one record answers for every rate), the thinned draws
-   per simulation, and the CPU seconds.
+   per simulation, and the CPU seconds. With ``--exact-draws`` the fits are exact,
+   independent posterior draws (:mod:`bench.exact_draws`, ``exact_MODEL.jsonl``)
+   through the same ``zoo.validate``: the rate of the test and the rank computation
+   alone, on the same simulated data sets as the kernels' runs of the same seeds.
 
-``--summary`` prints the tables: per model the runs failing at 0.2% per check with a
-Clopper-Pearson interval (scipy.stats), the same at 1% and 5% (where a handful of
-failures already measures the rate), and the per-quantity p-values' lower tail.
+``--summary`` prints the tables: per model and fit the runs failing at 0.2% per check
+with a Clopper-Pearson interval (scipy.stats), the same at 1% and 5% (where a handful
+of failures already measures the rate), the per-quantity p-values' lower tail, and the
+kernels' runs against the exact draws' seed by seed.
 
     nice python -m bench.sbc_false_alarms --null --replicates 100000 --thinned 100 --table
     python -m bench.sbc_false_alarms --exact-size
     nice python -m bench.sbc_false_alarms --models beta-binomial naive-bayes --seeds 100 200
+    nice python -m bench.sbc_false_alarms --exact-draws --models beta-binomial naive-bayes \
+        --seeds 100 400
     python -m bench.sbc_false_alarms --summary
 """
 
