@@ -21,6 +21,10 @@ Three studies, each record carrying the host and the git commit, in
    through the same ``zoo.validate``: the rate of the test and the rank computation
    alone, on the same simulated data sets as the kernels' runs of the same seeds.
 
+4. ``--conjugate``: the machinery alone (``simulation_ranks`` and ``sbc_result``) on
+   exact conjugate draws of a Beta-Binomial with a fixed prior, whose quantities are
+   nearly independent: one record per run, ``conjugate_beta-binomial.jsonl``.
+
 ``--summary`` prints the tables: per model and fit the runs failing at 0.2% per check
 with a Clopper-Pearson interval (scipy.stats), the same at 1% and 5% (where a handful
 of failures already measures the rate), the per-quantity p-values' lower tail, and the
@@ -31,6 +35,7 @@ kernels' runs against the exact draws' seed by seed.
     nice python -m bench.sbc_false_alarms --models beta-binomial naive-bayes --seeds 100 200
     nice python -m bench.sbc_false_alarms --exact-draws --models beta-binomial naive-bayes \
         --seeds 100 400
+    nice python -m bench.sbc_false_alarms --conjugate --seeds 0 1000
     python -m bench.sbc_false_alarms --summary
 """
 
@@ -257,6 +262,95 @@ def run_models(
             )
 
 
+#: The conjugate study's design: the Beta-Binomial with a fixed Beta(2, 3) prior, whose
+#: 12 groups' theta are independent given the data (13 quantities with the
+#: log-likelihood, nearly independent), fitted by exact conjugate draws.
+CONJUGATE = {"prior": (2.0, 3.0), "size": {"groups": 12, "trials": 25}}
+CONJUGATE_RECORDS = FOLDER / "conjugate_beta-binomial.jsonl"
+
+
+def _conjugate_fit(data, prior, *, draws: int, chains: int, seed: int):
+    """``theta_j | y ~ Beta(a + y_j, b + n_j - y_j)``, independent draws (BDA3 sec. 2.4)."""
+    # deferred: xarray comes with the battery; --summary needs none of it
+    import xarray as xr
+
+    rng = np.random.default_rng(seed)
+    a, b = prior.a + data.successes, prior.b + data.trials - data.successes
+    theta = rng.beta(a, b, size=(chains, draws, a.size))
+    return xr.Dataset({"theta": (("chain", "draw", "group"), theta)})
+
+
+def run_conjugate(first: int, last: int, path: Path = CONJUGATE_RECORDS) -> None:
+    """SBC's machinery alone: ``zoo.diagnostics.sbc.simulation_ranks`` and ``sbc_result``
+    (thinning to the ESS, ties, ranks, the exact test, Holm) on exact conjugate draws,
+    100 simulations of 2 x 200 draws per run, one record per run (seed)."""
+    # deferred: the battery takes seconds to import; --summary needs none of it
+    import zoo
+    from zoo.diagnostics.sbc import sbc_result, simulation_ranks
+
+    model = zoo.get("beta-binomial")
+    prior = model.Prior(*CONJUGATE["prior"])
+    done = set()
+    if path.exists():
+        done = {json.loads(line)["seed"] for line in path.read_text().splitlines()}
+    host, commit = cpu_name(), bench_records.provenance()["commit"]
+    for seed in range(first, last):
+        if seed in done:
+            continue
+        started = time.process_time()
+        ranked = [
+            simulation_ranks(
+                model,
+                _conjugate_fit,
+                i,
+                seed=seed,
+                prior=prior,
+                size=CONJUGATE["size"],
+                draws=200,
+                chains=2,
+            )
+            for i in range(100)
+        ]
+        result = sbc_result(ranked, alpha=STATED)
+        record = {
+            "model": "beta-binomial, fixed Beta(2, 3)",
+            "sampler": "exact conjugate draws",
+            "seed": seed,
+            "family_p": float(result.p_adjusted.min()),
+            "p": dict(zip(result.quantities, map(float, result.p_values), strict=True)),
+            "thinned_median": float(np.median(result.thinned)),
+            "cpu_seconds": time.process_time() - started,
+            "host": host,
+            "commit": commit,
+        }
+        bench_records.append_to(path, record)
+        print(f"conjugate seed {seed:5d} family p {record['family_p']:.3g}", flush=True)
+
+
+def conjugate_summary(path: Path = CONJUGATE_RECORDS) -> list[str]:
+    """The conjugate study: single p-values and the check's decision against their levels."""
+    if not path.exists():
+        return []
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    p = np.array([v for r in records for v in r["p"].values()])
+    family = np.array([r["family_p"] for r in records])
+    single = " / ".join(
+        f"{np.count_nonzero(p <= a)} ({a * p.size:.1f})" for a in (0.05, 0.01, 0.004, 0.002, 0.001)
+    )
+    cells = []
+    for a in (0.05, 0.01, 0.002):
+        k = int(np.count_nonzero(family < a))
+        low, high = clopper_pearson(k, family.size)
+        cells.append(f"{k} ({k / family.size:.1%}) [{low:.1%}, {high:.1%}]")
+    return [
+        "| exact conjugate draws | runs | quantity p <= 0.05 / 0.01 / 0.004 / 0.002 / 0.001 "
+        "(expected) | fails at 5% [95% CI] | at 1% | at 0.2% |",
+        "|---|---|---|---|---|---|",
+        f"| beta-binomial, Beta(2, 3), 12 x 25 | {family.size} | {single} | {' | '.join(cells)} |",
+        "",
+    ]
+
+
 def summary(folder: Path = FOLDER, null: Path = NULL) -> str:
     """Markdown tables of both studies from their records."""
     lines = []
@@ -324,7 +418,7 @@ def summary(folder: Path = FOLDER, null: Path = NULL) -> str:
                 low, high = clopper_pearson(k, n)
                 cells.append(f"{k} ({k / n:.1%}) [{low:.1%}, {high:.1%}]")
             lines.append(f"| all | {sampler} | | {n} | | {' | '.join(cells)} | | | | | |")
-    lines += ["", *combined(by_model), "", *paired(by_model)]
+    lines += ["", *combined(by_model), "", *paired(by_model), "", *conjugate_summary()]
     return "\n".join(lines)
 
 
@@ -471,6 +565,9 @@ def main(argv=None) -> int:
         action="store_true",
         help="fit with exact independent posterior draws (bench.exact_draws), not the kernel",
     )
+    parser.add_argument(
+        "--conjugate", action="store_true", help="the machinery alone, on exact conjugate draws"
+    )
     parser.add_argument("--seeds", type=int, nargs=2, default=(100, 200), metavar=("FIRST", "END"))
     parser.add_argument("--summary", action="store_true")
     args = parser.parse_args(argv)
@@ -498,6 +595,8 @@ def main(argv=None) -> int:
         NULL.parent.mkdir(parents=True, exist_ok=True)
         bench_records.append_to(NULL, record)
         print(json.dumps(record))
+    if args.conjugate:
+        run_conjugate(*args.seeds)
     if args.models:
         run_models(args.models, *args.seeds, sampler="exact" if args.exact_draws else "correct")
     if args.summary:
