@@ -55,7 +55,7 @@ from zoo.registry import get
 model = get(name)
 chain_side(model, chain=0, iterations=100, seed=0)
 started = time.process_time()
-_, values = chain_side(model, chain=0, iterations=steps, seed=0)
+values = chain_side(model, chain=0, iterations=steps, seed=0).values
 seconds = time.process_time() - started
 print(json.dumps({"file": zoo.__file__, "seconds": seconds, "checksum": float(values.sum())}))
 """

@@ -16,15 +16,26 @@ Three studies, each record carrying the host and the git commit, in
    thinned to the fit's ESS), one record per seed with every quantity's p-value, the
    family-wise p-value (the smallest Holm-adjusted p: the run fails at ``alpha`` exactly
    when it is below ``alpha``, so one record answers for every rate), the thinned draws
-   per simulation, and the CPU seconds.
+   per simulation, and the CPU seconds. With ``--exact-draws`` the fits are exact,
+   independent posterior draws (:mod:`bench.exact_draws`, ``exact_MODEL.jsonl``)
+   through the same ``zoo.validate``: the rate of the test and the rank computation
+   alone, on the same simulated data sets as the kernels' runs of the same seeds.
 
-``--summary`` prints the tables: per model the runs failing at 0.2% per check with a
-Clopper-Pearson interval (scipy.stats), the same at 1% and 5% (where a handful of
-failures already measures the rate), and the per-quantity p-values' lower tail.
+4. ``--conjugate``: the machinery alone (``simulation_ranks`` and ``sbc_result``) on
+   exact conjugate draws of a Beta-Binomial with a fixed prior, whose quantities are
+   nearly independent: one record per run, ``conjugate_beta-binomial.jsonl``.
+
+``--summary`` prints the tables: per model and fit the runs failing at 0.2% per check
+with a Clopper-Pearson interval (scipy.stats), the same at 1% and 5% (where a handful
+of failures already measures the rate), the per-quantity p-values' lower tail, and the
+kernels' runs against the exact draws' seed by seed.
 
     nice python -m bench.sbc_false_alarms --null --replicates 100000 --thinned 100 --table
     python -m bench.sbc_false_alarms --exact-size
     nice python -m bench.sbc_false_alarms --models beta-binomial naive-bayes --seeds 100 200
+    nice python -m bench.sbc_false_alarms --exact-draws --models beta-binomial naive-bayes \
+        --seeds 100 400
+    nice python -m bench.sbc_false_alarms --conjugate --seeds 0 1000
     python -m bench.sbc_false_alarms --summary
 """
 
@@ -40,6 +51,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+from bench import exact_draws
 from bench import records as bench_records
 from bench.host import cpu_name
 from zoo.diagnostics import holm
@@ -172,15 +184,23 @@ def exact_sizes(simulations: int, quantities: int) -> dict:
     return out
 
 
-def run_models(models, first: int, last: int, folder: Path = FOLDER) -> None:
-    """One SBC run per (model, seed) of the correct kernel, appended to
-    ``folder/correct_MODEL.jsonl`` (one file per model: runs in parallel never share one).
+def run_models(
+    models, first: int, last: int, folder: Path = FOLDER, sampler: str = "correct"
+) -> None:
+    """One SBC run per (model, seed), appended to ``folder/SAMPLER_MODEL.jsonl`` (one file
+    per model: runs in parallel never share one).
+
+    ``sampler`` is ``correct`` (the model's Gibbs kernel) or ``exact`` (independent
+    exact posterior draws, :mod:`bench.exact_draws`), both through ``zoo.validate``.
     """
     # deferred: the battery takes seconds to import; --summary needs none of it
     import zoo
 
     done = set()
-    for path in folder.glob("correct_*.jsonl"):
+    for model in models:
+        path = folder / f"{sampler}_{model}.jsonl"
+        if not path.exists():
+            continue
         for line in path.read_text().splitlines():
             r = json.loads(line)
             done.add((r["model"], r["seed"]))
@@ -194,13 +214,20 @@ def run_models(models, first: int, last: int, folder: Path = FOLDER) -> None:
             wall = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                result = zoo.validate(model, checks=("sbc",), seed=seed, workers=0, alpha=STATED)
+                result = zoo.validate(
+                    model,
+                    exact_draws.SAMPLERS[model] if sampler == "exact" else None,
+                    checks=("sbc",),
+                    seed=seed,
+                    workers=0,
+                    alpha=STATED,
+                )
             check = result.checks[0]
             sbc = check.details
             thinned = np.asarray(sbc.thinned)
             record = {
                 "model": model,
-                "sampler": "correct",
+                "sampler": sampler,
                 "seed": seed,
                 "verdict": check.verdict,
                 "alpha": check.alpha,
@@ -227,12 +254,101 @@ def run_models(models, first: int, last: int, folder: Path = FOLDER) -> None:
                 "host": host,
                 "commit": commit,
             }
-            bench_records.append_to((folder / f"correct_{model}.jsonl"), record)
+            bench_records.append_to((folder / f"{sampler}_{model}.jsonl"), record)
             print(
-                f"{model:14s} seed {seed:4d} {check.verdict:6s} family p "
+                f"{sampler} {model:14s} seed {seed:4d} {check.verdict:6s} family p "
                 f"{record['family_p']:.3g}  {record['cpu_seconds']:.1f} CPU s",
                 flush=True,
             )
+
+
+#: The conjugate study's design: the Beta-Binomial with a fixed Beta(2, 3) prior, whose
+#: 12 groups' theta are independent given the data (13 quantities with the
+#: log-likelihood, nearly independent), fitted by exact conjugate draws.
+CONJUGATE = {"prior": (2.0, 3.0), "size": {"groups": 12, "trials": 25}}
+CONJUGATE_RECORDS = FOLDER / "conjugate_beta-binomial.jsonl"
+
+
+def _conjugate_fit(data, prior, *, draws: int, chains: int, seed: int):
+    """``theta_j | y ~ Beta(a + y_j, b + n_j - y_j)``, independent draws (BDA3 sec. 2.4)."""
+    # deferred: xarray comes with the battery; --summary needs none of it
+    import xarray as xr
+
+    rng = np.random.default_rng(seed)
+    a, b = prior.a + data.successes, prior.b + data.trials - data.successes
+    theta = rng.beta(a, b, size=(chains, draws, a.size))
+    return xr.Dataset({"theta": (("chain", "draw", "group"), theta)})
+
+
+def run_conjugate(first: int, last: int, path: Path = CONJUGATE_RECORDS) -> None:
+    """SBC's machinery alone: ``zoo.diagnostics.sbc.simulation_ranks`` and ``sbc_result``
+    (thinning to the ESS, ties, ranks, the exact test, Holm) on exact conjugate draws,
+    100 simulations of 2 x 200 draws per run, one record per run (seed)."""
+    # deferred: the battery takes seconds to import; --summary needs none of it
+    import zoo
+    from zoo.diagnostics.sbc import sbc_result, simulation_ranks
+
+    model = zoo.get("beta-binomial")
+    prior = model.Prior(*CONJUGATE["prior"])
+    done = set()
+    if path.exists():
+        done = {json.loads(line)["seed"] for line in path.read_text().splitlines()}
+    host, commit = cpu_name(), bench_records.provenance()["commit"]
+    for seed in range(first, last):
+        if seed in done:
+            continue
+        started = time.process_time()
+        ranked = [
+            simulation_ranks(
+                model,
+                _conjugate_fit,
+                i,
+                seed=seed,
+                prior=prior,
+                size=CONJUGATE["size"],
+                draws=200,
+                chains=2,
+            )
+            for i in range(100)
+        ]
+        result = sbc_result(ranked, alpha=STATED)
+        record = {
+            "model": "beta-binomial, fixed Beta(2, 3)",
+            "sampler": "exact conjugate draws",
+            "seed": seed,
+            "family_p": float(result.p_adjusted.min()),
+            "p": dict(zip(result.quantities, map(float, result.p_values), strict=True)),
+            "thinned_median": float(np.median(result.thinned)),
+            "cpu_seconds": time.process_time() - started,
+            "host": host,
+            "commit": commit,
+        }
+        bench_records.append_to(path, record)
+        print(f"conjugate seed {seed:5d} family p {record['family_p']:.3g}", flush=True)
+
+
+def conjugate_summary(path: Path = CONJUGATE_RECORDS) -> list[str]:
+    """The conjugate study: single p-values and the check's decision against their levels."""
+    if not path.exists():
+        return []
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    p = np.array([v for r in records for v in r["p"].values()])
+    family = np.array([r["family_p"] for r in records])
+    single = " / ".join(
+        f"{np.count_nonzero(p <= a)} ({a * p.size:.1f})" for a in (0.05, 0.01, 0.004, 0.002, 0.001)
+    )
+    cells = []
+    for a in (0.05, 0.01, 0.002):
+        k = int(np.count_nonzero(family < a))
+        low, high = clopper_pearson(k, family.size)
+        cells.append(f"{k} ({k / family.size:.1%}) [{low:.1%}, {high:.1%}]")
+    return [
+        "| exact conjugate draws | runs | quantity p <= 0.05 / 0.01 / 0.004 / 0.002 / 0.001 "
+        "(expected) | fails at 5% [95% CI] | at 1% | at 0.2% |",
+        "|---|---|---|---|---|---|",
+        f"| beta-binomial, Beta(2, 3), 12 x 25 | {family.size} | {single} | {' | '.join(cells)} |",
+        "",
+    ]
 
 
 def summary(folder: Path = FOLDER, null: Path = NULL) -> str:
@@ -263,45 +379,139 @@ def summary(folder: Path = FOLDER, null: Path = NULL) -> str:
             )
         lines.append("")
     by_model = defaultdict(list)
-    for runs in sorted(folder.glob("correct_*.jsonl")):
+    for runs in sorted([*folder.glob("correct_*.jsonl"), *folder.glob("exact_*-*.jsonl")]):
         for line in runs.read_text().splitlines():
             r = json.loads(line)
             method = "exact" if r.get("p_value", "").startswith("exact") else "table"
-            by_model[(r["model"], method)].append(r)
+            by_model[(r["model"], SAMPLER_NAMES[r["sampler"]], method)].append(r)
     if by_model:
         lines += [
-            "| model | p-values | seeds | quantities | fails at 0.2% [95% CI] | at 1% [95% CI] | "
-            "at 5% [95% CI] | quantity p <= 0.01 (expected) | KS p of quantity p-values | "
-            "median thinned draws | median CPU s |",
-            "|---|---|---|---|---|---|---|---|---|---|---|",
+            "| model | fitted by | p-values | seeds | quantities | fails at 0.2% [95% CI] | "
+            "at 1% [95% CI] | at 5% [95% CI] | quantity p <= 0.01 (expected) | KS p of "
+            "quantity p-values | median thinned draws | median CPU s |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         total = defaultdict(int)
-        total_n = 0
+        total_n = defaultdict(int)
         for model, records in sorted(by_model.items()):
             n = len(records)
-            total_n += n
+            total_n[model[1]] += n
             cells = []
             for a in (0.002, 0.01, 0.05):
                 k = sum(r["family_p"] < a for r in records)
-                total[a] += k
+                total[(model[1], a)] += k
                 low, high = clopper_pearson(k, n)
                 cells.append(f"{k} ({k / n:.1%}) [{low:.1%}, {high:.1%}]")
             p = np.array([v for r in records for v in r["p"].values()])
             ks = stats.kstest(p, "uniform").pvalue
             lines.append(
-                f"| {model[0]} | {model[1]} | {n} | {len(records[0]['p'])} | "
+                f"| {model[0]} | {model[1]} | {model[2]} | {n} | {len(records[0]['p'])} | "
                 f"{' | '.join(cells)} | "
                 f"{np.count_nonzero(p <= 0.01)} ({0.01 * p.size:.0f}) | {ks:.3g} | "
                 f"{np.median([r['thinned']['median'] for r in records]):.0f} | "
                 f"{np.median([r['cpu_seconds'] for r in records]):.1f} |"
             )
+        for sampler, n in sorted(total_n.items()):
+            cells = []
+            for a in (0.002, 0.01, 0.05):
+                k = total[(sampler, a)]
+                low, high = clopper_pearson(k, n)
+                cells.append(f"{k} ({k / n:.1%}) [{low:.1%}, {high:.1%}]")
+            lines.append(f"| all | {sampler} | | {n} | | {' | '.join(cells)} | | | | | |")
+    lines += ["", *combined(by_model), "", *paired(by_model), "", *conjugate_summary()]
+    return "\n".join(lines)
+
+
+#: How each sampler of the records is named in the tables.
+SAMPLER_NAMES = {"correct": "Gibbs kernel", "exact": "exact draws"}
+
+
+def paired(by_model) -> list[str]:
+    """The Gibbs kernel against exact draws on the same seeds: the same simulated data sets.
+
+    A run's simulations depend on ``(seed, index)`` only, so both fit the same truths
+    and data; a correct, well-mixed sampler then ranks each truth about where exact
+    draws do (both near the posterior CDF at the truth). Per model: the seeds both ran
+    (the kernel's first seeds with table p-values, a little off in the far tail), the
+    runs failing at 5% with each, the Spearman correlation of
+    their family p-values, and the mean over quantities of the absolute difference of
+    mean rank and rank sd (each quantity's over the 100 simulations) between the two,
+    with the first's expected size between two fits of independent exact draws.
+    """
+    lines = [
+        "| model | seeds both | Gibbs fails at 5% | exact fails at 5% | Gibbs fails at 1% | "
+        "exact fails at 1% | Spearman of family p | mean abs diff: mean rank (two exact fits) | "
+        "rank sd |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for model in sorted({key[0] for key in by_model}):
+        gibbs, exact = {}, {}
+        for (name, sampler, _), records in by_model.items():
+            if name == model:
+                side = gibbs if sampler == SAMPLER_NAMES["correct"] else exact
+                side.update((r["seed"], r) for r in records)
+        seeds = sorted(set(gibbs) & set(exact))
+        if len(seeds) < 3:
+            continue
+        g = np.array([gibbs[s]["family_p"] for s in seeds])
+        e = np.array([exact[s]["family_p"] for s in seeds])
+        diffs = {"rank_mean": [], "rank_sd": []}
+        expected = []
+        for s in seeds:
+            for key, values in diffs.items():
+                values.extend(abs(gibbs[s][key][q] - exact[s][key][q]) for q in gibbs[s][key])
+            # Two fits of the same truth, each ranking it among L independent draws:
+            # given its posterior quantile q the rank's variance is q (1 - q) / L, 1 / (6 L)
+            # on average over q, so a mean over N simulations differs between them with
+            # variance (1 / (6 L1) + 1 / (6 L2)) / N, and E|d| = sqrt(2 / pi) sd(d).
+            var = sum(1.0 / (6.0 * r["thinned"]["median"]) for r in (gibbs[s], exact[s]))
+            expected.append(np.sqrt(2.0 / np.pi * var / exact[s]["simulations"]))
+        rho = stats.spearmanr(g, e).statistic
+        lines.append(
+            f"| {model} | {len(seeds)} | {np.count_nonzero(g < 0.05)} | "
+            f"{np.count_nonzero(e < 0.05)} | {np.count_nonzero(g < 0.01)} | "
+            f"{np.count_nonzero(e < 0.01)} | {rho:.2f} | "
+            f"{np.mean(diffs['rank_mean']):.4f} ({np.mean(expected):.4f}) | "
+            f"{np.mean(diffs['rank_sd']):.4f} |"
+        )
+    return [*lines, "", *distinct(by_model)]
+
+
+def distinct(by_model) -> list[str]:
+    """Every simulated collection once: per seed the exact draws' run, else the kernel's.
+
+    A seed fixes the 100 simulated data sets and truths; where both fits ran, they are
+    one piece of evidence about the test, not two.
+    """
+    lines = [
+        "| model | distinct seeds (exact draws) | fails at 0.2% [95% CI] | at 1% [95% CI] | "
+        "at 5% [95% CI] |",
+        "|---|---|---|---|---|",
+    ]
+    totals = defaultdict(int)
+    for model in sorted({key[0] for key in by_model}):
+        runs = {}
+        for sampler in (SAMPLER_NAMES["correct"], SAMPLER_NAMES["exact"]):
+            for method in ("table", "exact"):
+                runs.update((r["seed"], r) for r in by_model.get((model, sampler, method), []))
+        exact = sum(r["sampler"] == "exact" for r in runs.values())
+        if not exact:
+            continue
+        n = len(runs)
+        totals["n"] += n
         cells = []
         for a in (0.002, 0.01, 0.05):
-            low, high = clopper_pearson(total[a], total_n)
-            cells.append(f"{total[a]} ({total[a] / total_n:.1%}) [{low:.1%}, {high:.1%}]")
-        lines.append(f"| all | | {total_n} | | {' | '.join(cells)} | | | | |")
-    lines += ["", *combined(by_model)]
-    return "\n".join(lines)
+            k = sum(r["family_p"] < a for r in runs.values())
+            totals[a] += k
+            low, high = clopper_pearson(k, n)
+            cells.append(f"{k} ({k / n:.1%}) [{low:.1%}, {high:.1%}]")
+        lines.append(f"| {model} | {n} ({exact}) | {' | '.join(cells)} |")
+    cells = []
+    for a in (0.002, 0.01, 0.05):
+        low, high = clopper_pearson(totals[a], totals["n"])
+        cells.append(f"{totals[a]} ({totals[a] / totals['n']:.1%}) [{low:.1%}, {high:.1%}]")
+    lines.append(f"| both | {totals['n']} | {' | '.join(cells)} |")
+    return lines
 
 
 def combined(by_model) -> list[str]:
@@ -313,8 +523,9 @@ def combined(by_model) -> list[str]:
             if r["check"] == "sbc" and r["sampler"] == "correct":
                 earlier[r["model"]].append(r["verdict"] == "fail")
     now = defaultdict(list)
-    for (model, _), records in by_model.items():
-        now[model].extend(r["family_p"] < STATED for r in records)
+    for (model, sampler, _), records in by_model.items():
+        if sampler == SAMPLER_NAMES["correct"]:
+            now[model].extend(r["family_p"] < STATED for r in records)
     lines = [
         "| model | seeds 0-59 (table) fail | new seeds fail | together [95% CI] |",
         "|---|---|---|---|",
@@ -349,6 +560,14 @@ def main(argv=None) -> int:
         "--table", action="store_true", help="p-values from the simulated null table (before)"
     )
     parser.add_argument("--models", nargs="+", default=[])
+    parser.add_argument(
+        "--exact-draws",
+        action="store_true",
+        help="fit with exact independent posterior draws (bench.exact_draws), not the kernel",
+    )
+    parser.add_argument(
+        "--conjugate", action="store_true", help="the machinery alone, on exact conjugate draws"
+    )
     parser.add_argument("--seeds", type=int, nargs=2, default=(100, 200), metavar=("FIRST", "END"))
     parser.add_argument("--summary", action="store_true")
     args = parser.parse_args(argv)
@@ -376,8 +595,10 @@ def main(argv=None) -> int:
         NULL.parent.mkdir(parents=True, exist_ok=True)
         bench_records.append_to(NULL, record)
         print(json.dumps(record))
+    if args.conjugate:
+        run_conjugate(*args.seeds)
     if args.models:
-        run_models(args.models, *args.seeds)
+        run_models(args.models, *args.seeds, sampler="exact" if args.exact_draws else "correct")
     if args.summary:
         print(summary())
     return 0

@@ -39,6 +39,11 @@ the gate could not judge them: the finding says so with the length that would cl
 them (an unjudged row is the successive-conditional chain's slowness, which must move
 through the data as well, not evidence against the kernel).
 
+Data outside their support or type (:class:`zoo.core.contract.OutsideSupport`: an
+overflowing count under a heavy-tailed prior) are drawn again and counted on both sides,
+so that both simulate the joint distribution conditioned on the same event of the data
+(:func:`_inside`; ``docs/design.md``, "SBC and data outside their support").
+
 Only the kernel is under test (``step`` and ``draw``); the model's own
 :class:`zoo.KernelChecks` supply the exact latent draws, the data redraw and the state
 built from latents, so a user's kernel under this test takes the model's state type.
@@ -48,6 +53,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 
@@ -69,10 +76,12 @@ from zoo.diagnostics.geweke_functions import TestFunctions
 from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
 from zoo.diagnostics.looks import EARLY_SHARE, look_alpha, stage_lengths
 from zoo.diagnostics.moments import MomentFunctions
+from zoo.diagnostics.sbc import redrawn
 
 __all__ = [
     "EARLY_SHARE",
     "PURPOSE",
+    "Side",
     "chain_side",
     "geweke",
     "geweke_result",
@@ -89,6 +98,19 @@ __all__ = [
 #: The stream of :mod:`zoo.core.streams` Geweke's test draws from: the marginal side
 #: from item 0, successive-conditional chain ``c`` from item ``c + 1``.
 PURPOSE = "geweke-chains"
+
+
+class Side(NamedTuple):
+    """What one simulator drew: the scalars' names, their values, and the redraws.
+
+    ``redraws`` counts data sets drawn again because they were outside the data's
+    support or type (:func:`zoo.diagnostics.sbc.redrawn`); a pair ``(names, values)``
+    is a side with none.
+    """
+
+    names: list
+    values: np.ndarray
+    redraws: int = 0
 
 
 def kernel_checks_of(model: Model):
@@ -157,10 +179,35 @@ def tested_latents(model, prior, data, latents):
     return kept | {n: np.asarray(v)[0, 0] for n, v in computed.items()}
 
 
+def _inside(draw, what: str):
+    """``draw()`` redrawn while outside the data's support or type: ``(value, redraws)``.
+
+    Both simulators condition on the same event of the data, ``y in A`` (every value of
+    its type): the marginal side draws ``(theta, y)`` again when ``y`` is outside, and
+    the chain draws ``y ~ p(y | theta, z)`` again, which is then the exact conditional
+    ``p(y | theta, z, y in A)``. The chain is a Gibbs sampler of the joint
+    distribution conditioned on ``y in A``, of which the marginal side's draws are
+    independent draws, and the kernel's step is unchanged by it: ``p(theta, z | y,
+    y in A) = p(theta, z | y)`` for ``y`` in ``A`` (``docs/design.md``, "SBC and data
+    outside their support"). When the data cannot be drawn, the model's simulation is
+    at fault, never the kernel: a ValueError says so.
+    """
+    drawn = redrawn(draw)
+    if drawn["status"] != "ok":
+        raise ValueError(
+            f"model: Geweke's {what} could not be drawn ({drawn['status']}: "
+            f"{drawn['message']}): the model's simulation, not the kernel"
+        )
+    return drawn["draw"], drawn["redraws"]
+
+
 def _joint_draw(model, checks, prior, size, rng):
-    truth, data = model.simulate(prior, rng, **size)
+    """One exact joint draw ``(truth, data, latents)`` and the data sets redrawn for it."""
+    (truth, data), redraws = _inside(
+        partial(model.simulate, prior, rng, **size), "prior-predictive draws"
+    )
     latents = checks.latents(truth, data, prior, rng)
-    return truth, data, latents
+    return truth, data, latents, redraws
 
 
 def _start(model, seed: int, item: int, setup):
@@ -168,13 +215,13 @@ def _start(model, seed: int, item: int, setup):
 
     The generator of item ``item`` of the ``geweke-chains`` stream, the first exact
     joint draw from it, and the test functions for its design. Returns ``(checks,
-    prior, size, rng, (truth, data, latents), functions)``.
+    prior, size, rng, (truth, data, latents, redraws), functions)``.
     """
     checks = kernel_checks_of(model)
     prior, size = checks.setup() if setup is None else setup
     rng = np.random.default_rng(streams.item(seed, PURPOSE, item))
     first = _joint_draw(model, checks, prior, size, rng)
-    truth, data, latents = first
+    truth, data, latents, _ = first
     tested = tested_latents(model, prior, data, latents)
     functions = moment_functions(model, checks, prior, truth, data, tested, second_moments=False)
     return checks, prior, size, rng, first, functions
@@ -206,17 +253,20 @@ def _maximum(iterations: int, max_iterations) -> int:
 def marginal_side(model: Model, *, draws: int, seed: int, setup=None):
     """The marginal-conditional simulator: ``draws`` independent joint draws.
 
-    From item 0 of the ``geweke-chains`` stream of ``seed``. Returns the names of the
-    scalars the test functions are built from and their values, shape (draws, scalars).
+    From item 0 of the ``geweke-chains`` stream of ``seed``. Returns a :class:`Side`:
+    the names of the scalars the test functions are built from, their values, shape
+    (draws, scalars), and the data sets redrawn outside their support or type.
     """
     draws = as_int("draws", draws, minimum=2)
-    checks, prior, size, rng, (truth, data, latents), functions = _start(model, seed, 0, setup)
+    checks, prior, size, rng, first, functions = _start(model, seed, 0, setup)
+    truth, data, latents, redraws = first
     values = np.empty((draws, len(functions)))
     values[0] = functions(truth, data, tested_latents(model, prior, data, latents))
     for i in range(1, draws):
-        truth, data, latents = _joint_draw(model, checks, prior, size, rng)
+        truth, data, latents, again = _joint_draw(model, checks, prior, size, rng)
+        redraws += again
         values[i] = functions(truth, data, tested_latents(model, prior, data, latents))
-    return list(functions.names), values
+    return Side(list(functions.names), values, redraws)
 
 
 def chain_side(model: Model, kernel=None, *, chain: int, iterations: int, seed: int, setup=None):
@@ -225,13 +275,15 @@ def chain_side(model: Model, kernel=None, *, chain: int, iterations: int, seed: 
     From item ``chain + 1`` of the ``geweke-chains`` stream of ``seed``: chains and the
     marginal side are independent of one another, so they may run in any order or
     process with the same values, and a longer chain of the same seed begins with the
-    values of a shorter one. Returns the names of the scalars the test functions are
-    built from and their values, shape (iterations, scalars).
+    values of a shorter one. Returns a :class:`Side`: the names of the scalars the
+    test functions are built from, their values, shape (iterations, scalars), and the
+    data sets redrawn outside their support or type (the chain's start included).
     """
     kernel = model.kernel if kernel is None else kernel
     chain = as_int("chain", chain, minimum=0)
     iterations = as_int("iterations", iterations, minimum=2)
-    checks, prior, _, rng, (_, data, latents), functions = _start(model, seed, chain + 1, setup)
+    checks, prior, _, rng, first, functions = _start(model, seed, chain + 1, setup)
+    _, data, latents, redraws = first
     state = checks.state(latents, data, prior)
     values = np.empty((iterations, len(functions)))
     for t in range(iterations):
@@ -239,9 +291,12 @@ def chain_side(model: Model, kernel=None, *, chain: int, iterations: int, seed: 
         params = kernel.draw(state, data, prior, rng)
         latents = checks.read(state, data)
         values[t] = functions(params, data, tested_latents(model, prior, data, latents))
-        data = checks.redraw(params, latents, data, prior, rng)
+        data, again = _inside(
+            partial(checks.redraw, params, latents, data, prior, rng), "data given the parameters"
+        )
+        redraws += again
         state = checks.state(latents, data, prior)
-    return list(functions.names), values
+    return Side(list(functions.names), values, redraws)
 
 
 def geweke_result(
@@ -259,11 +314,11 @@ def geweke_result(
 
     Parameters
     ----------
-    marginal : (names, values)
+    marginal : Side or (names, values)
         What :func:`marginal_side` returned. Its first ``pilot`` draws fix the test
         functions (:class:`~zoo.diagnostics.geweke_functions.TestFunctions`); the rest
         are the marginal side's sample.
-    chains : sequence of (names, values)
+    chains : sequence of Side or (names, values)
         What :func:`chain_side` returned for each chain, all of one length.
     batches : int
         Batch means per chain.
@@ -286,13 +341,15 @@ def geweke_result(
         some are below the ESS gate: each such finding carries the length per chain
         that would clear it, and ``table.attrs["cure"]``.
     """
-    names, marginal_values = marginal
+    marginal = Side(*marginal)
+    names, marginal_values = marginal.names, marginal.values
     if not chains:
         raise ValueError("chains: need at least one chain")
-    for c, (chain_names, _) in enumerate(chains):
-        if list(chain_names) != list(names):
+    chains = [Side(*side) for side in chains]
+    for c, side in enumerate(chains):
+        if list(side.names) != list(names):
             raise ValueError(f"chains[{c}]: its test functions differ from the marginal side's")
-    chain_values = np.stack([np.asarray(values, dtype=float) for _, values in chains])
+    chain_values = np.stack([np.asarray(side.values, dtype=float) for side in chains])
     draws, chain_count, iterations, batches, alpha, pilot = _arguments(
         marginal_values.shape[0], len(chains), chain_values.shape[1], batches, alpha, pilot
     )
@@ -310,6 +367,13 @@ def geweke_result(
         f"{chain_count} chains x {iterations} iterations "
         f"(stages {', '.join(str(n) for n in stages)}; at most {maximum}; {seconds:.1f} s)"
     )
+    redraws = marginal.redraws + sum(side.redraws for side in chains)
+    if redraws:
+        share = marginal.redraws / (marginal.redraws + draws)
+        settings += (
+            f"; {redraws} data set(s) redrawn outside their support or type, both sides "
+            f"conditioned alike ({marginal.redraws} for the marginal draws: {share:.1%})"
+        )
     cure = ""
     if gate_message:
         needed = _length_to_clear(rows, chain_count, iterations, ess_min)

@@ -43,7 +43,7 @@ from __future__ import annotations
 import html
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -69,6 +69,7 @@ __all__ = [
     "UNSIMULABLE",
     "SBCResult",
     "quantity_labels",
+    "redrawn",
     "sbc_result",
     "simulation_ranks",
     "tested_variables",
@@ -173,7 +174,7 @@ def simulation_ranks(
     chains = as_int("chains", chains, minimum=1)
     started = time.perf_counter()
     simulate_rng, fit_seed, ties_rng = _seeds(seed, index)
-    drawn = _simulated(model, prior, simulate_rng, size)
+    drawn = redrawn(lambda: model.simulate(prior, simulate_rng, **size))
     if drawn["status"] != "ok":
         return {"index": index, **drawn, "seconds": time.perf_counter() - started}
     truth, data = drawn.pop("draw")
@@ -259,28 +260,30 @@ def truth_ranks(model, prior, data, truth, posterior, ties_rng: np.random.Genera
     }
 
 
-def _simulated(model, prior, rng: np.random.Generator, size: Mapping) -> dict:
-    """One prior-predictive draw, data outside their support or type drawn again.
+def redrawn(draw: Callable[[], object]) -> dict:
+    """``draw()``, called again while what it drew is outside the data's support or type.
 
-    Returns ``{"status": "ok", "draw": (truth, data), "redraws": k, "outside": why}``
-    (``why`` the last redrawn data set's reason, or ""); or, when
-    :data:`MAX_REDRAWS` draws in a row fell outside (status ``unsimulable``) or
-    ``simulate`` raised anything else (status ``simulation-error``), the status, its
-    message and the redraws. The redraws come from the simulation's own generator
-    ``rng``, so the same seed gives the same data. Never a verdict on the sampler: the
-    fit has not run.
+    ``draw`` draws data (with their parameters) from the model's own generator: a
+    prior-predictive draw here, or Geweke's data given the parameters
+    (:mod:`zoo.diagnostics.geweke`), which conditions on the same event of the data.
+    Returns ``{"status": "ok", "draw": value, "redraws": k, "outside": why}`` (``why``
+    the last redrawn data set's reason, or ""); or, when :data:`MAX_REDRAWS` draws in a
+    row fell outside (status ``unsimulable``) or ``draw`` raised anything else (status
+    ``simulation-error``), the status, its message and the redraws. The redraws come
+    from the caller's generator, so the same seed gives the same data. Never a verdict
+    on the sampler: the fit has not run.
     """
     last = ""
     for redraws in range(MAX_REDRAWS + 1):
         try:
-            draw = model.simulate(prior, rng, **size)
+            value = draw()
         except OutsideSupport as error:
             last = str(error)
             continue
         except Exception as error:  # the model's own simulation: reported, never the sampler's
             message = f"{type(error).__name__}: {error}"
             return {"status": SIMULATION_ERROR, "message": message, "redraws": redraws}
-        return {"status": "ok", "draw": draw, "redraws": redraws, "outside": last}
+        return {"status": "ok", "draw": value, "redraws": redraws, "outside": last}
     return {
         "status": UNSIMULABLE,
         "message": f"{MAX_REDRAWS + 1} draws in a row outside the data's support; the last: "

@@ -7,10 +7,13 @@ and bench/results/catalogue/ (the extended catalogue); bench/README.md has the
 commands.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 import zoo
+from zoo.core.contract import OutsideSupport
 from zoo.diagnostics.findings import COULD_NOT_JUDGE
 from zoo.diagnostics.geweke import (
     EARLY_SHARE,
@@ -219,7 +222,7 @@ def test_geweke_sides_run_apart_give_the_values_of_one_run():
 
 def test_geweke_result_refuses_sides_of_other_test_functions():
     spec = zoo.get("beta-binomial")
-    labels, values = marginal_side(spec, draws=50, seed=1)
+    labels, values, _ = marginal_side(spec, draws=50, seed=1)
     chain = chain_side(spec, chain=0, iterations=40, seed=1)
     with pytest.raises(ValueError, match="chains: need at least one chain"):
         geweke_result((labels, values), [], pilot=20)
@@ -318,3 +321,54 @@ def test_geweke_tests_the_label_invariants_of_exchangeable_components():
     # the twin: compared raw, the latents are the test functions as they are
     raw = specified_model(mixture, exchangeable=False)
     assert tested_latents(raw, prior, data, latents) is latents
+
+
+# Data outside their support or type (docs/design.md, "SBC and data outside their
+# support"): the Beta-Binomial with a fixed Beta(2, 3) prior, 6 groups of 3 trials, whose
+# data count as outside when the first group has no success (a share of
+# E[(1 - theta)^3] = B(2, 6) / B(2, 3) = 2 / 7 of the prior-predictive draws).
+OUTSIDE_SETUP = (zoo.get("beta-binomial").Prior(a=2.0, b=3.0), {"groups": 6, "trials": 3})
+
+
+def _outside(data) -> bool:
+    return data.successes[0] == 0
+
+
+def _conditioned(chain_conditions: bool):
+    """The model whose simulations raise OutsideSupport on the event; its chain's data
+    redraw raises it too when ``chain_conditions``, as a forward-simulated PyMC model's
+    does (``zoo.specification.forward``)."""
+    base = zoo.get("beta-binomial")
+
+    def simulate(prior, rng, **size):
+        truth, data = base.simulate(prior, rng, **size)
+        if _outside(data):
+            raise OutsideSupport("no success in the first group")
+        return truth, data
+
+    def redraw(params, latents, data, prior, rng):
+        new = base.kernel_checks.redraw(params, latents, data, prior, rng)
+        if chain_conditions and _outside(new):
+            raise OutsideSupport("no success in the first group")
+        return new
+
+    checks = base.kernel_checks._replace(redraw=redraw)
+    return dataclasses.replace(base, simulate=simulate, kernel_checks=checks)
+
+
+def test_geweke_redraws_data_outside_their_support_on_both_sides_and_counts_them():
+    """Both simulators then draw from the joint conditioned on the event: a correct
+    kernel passes, and the settings say how many data sets were redrawn."""
+    options = {"draws": 2000, "pilot": 500, "chains": 2, "iterations": 2000, "seed": 3}
+    result = geweke(_conditioned(True), setup=OUTSIDE_SETUP, **options)
+    assert result.verdict == "pass", str(result)
+    marginal = marginal_side(_conditioned(True), draws=2000, seed=3, setup=OUTSIDE_SETUP)
+    assert 0.2 < marginal.redraws / (marginal.redraws + 2000) < 0.37  # 2/7, within 5 se
+    assert f"{marginal.redraws} for the marginal draws" in result.table.attrs["settings"]
+
+
+def test_the_twin_a_chain_that_does_not_condition_fails():
+    """Redrawn on the marginal side only, the two sides draw from different joints."""
+    options = {"draws": 2000, "pilot": 500, "chains": 2, "iterations": 2000, "seed": 3}
+    result = geweke(_conditioned(False), setup=OUTSIDE_SETUP, **options)
+    assert result.verdict == "fail", str(result)
