@@ -306,6 +306,12 @@ def _weighted(w, components, x, what):
                 np.exp(u, out=u)
                 u /= _SQRT_2PI * scale
             parts.append(u @ weights)
+        elif what == "pdf":
+            # Through the log density: scipy's beta pdf raises OverflowError (Boost's
+            # policy) near x = 0 for a small a and a large b, where the density itself
+            # is finite (Beta(0.11, 6700) at the smallest float: exp(630)).
+            values = np.exp(components.logpdf(block[:, np.newaxis]))
+            parts.append(np.sum(w * values, axis=1))
         else:
             values = getattr(components, what)(block[:, np.newaxis])
             parts.append(np.sum(w * values, axis=1))
