@@ -57,8 +57,11 @@ def test_interrupt_reaches_the_workers_and_keeps_what_they_drew(sigint):
         asked = time.monotonic()
         kept = pool.interrupt()
         answered = time.monotonic() - asked
-    # They answered the signal rather than being stopped at the 60 s deadline.
-    assert answered < 30
+    # They answered the signal rather than being stopped at the pool's deadline (a worker
+    # that ignored it would hold interrupt() to the deadline). Not a tighter bound: a
+    # worker still compiling its kernel in a cold cache under a loaded CI answers only
+    # once it reaches the loop (43 s seen, on 2 cores shared with pytest's workers).
+    assert answered < model_pool._COLLECT_SECONDS
     for run in kept:
         assert run.interrupted and run.trees
     assert not multiprocessing.active_children()
