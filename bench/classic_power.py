@@ -92,29 +92,21 @@ def _examples() -> dict:
 EXAMPLES = _examples()
 
 
-def _commit() -> str:
-    return bench_records.provenance()["commit"]
-
-
-def _read(path: Path) -> list[dict]:
-    return bench_records.read_file(path)
-
-
-def _append(path: Path, record: dict) -> None:
-    bench_records.append_to(path, record)
-
-
 def power(slugs, seeds: int, candidates=None, *, again: bool = False) -> None:
     """Every candidate of every example in ``slugs``, seeds ``0 .. seeds - 1``.
 
     Runs already recorded are skipped unless ``again`` (a change to the code they
     measured): the table counts the newest record of each run, the older stay.
     """
-    commit, host = _commit(), cpu_name()
+    commit, host = bench_records.provenance()["commit"], cpu_name()
     for slug in slugs:
         example = EXAMPLES[slug]
         path = OUT / f"{slug}.jsonl"
-        done = set() if again else {(r["candidate"], r["seed"]) for r in _read(path)}
+        done = (
+            set()
+            if again
+            else {(r["candidate"], r["seed"]) for r in bench_records.read_file(path)}
+        )
         every = {"correct": example.sampler, **example.bug_samplers}
         for name, sampler in every.items():
             if candidates and name not in candidates:
@@ -143,7 +135,7 @@ def power(slugs, seeds: int, candidates=None, *, again: bool = False) -> None:
                     "commit": commit,
                     "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
                 }
-                _append(path, record)
+                bench_records.append_to(path, record)
                 print(f"{slug} {name} seed {seed}: {result.verdict} ({cpu:.1f} CPU s)", flush=True)
 
 
@@ -155,7 +147,7 @@ def _cpu_now() -> float:
 
 def timing(slugs) -> None:
     """One default ``zoo validate`` per example, seed 0, its CPU seconds recorded."""
-    commit, host = _commit(), cpu_name()
+    commit, host = bench_records.provenance()["commit"], cpu_name()
     for slug in slugs:
         example = EXAMPLES[slug]
         started, wall = _cpu_now(), time.perf_counter()
@@ -179,7 +171,7 @@ def timing(slugs) -> None:
             "commit": commit,
             "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         }
-        _append(OUT / "timing.jsonl", record)
+        bench_records.append_to(OUT / "timing.jsonl", record)
         print(json.dumps(record), flush=True)
 
 
@@ -191,7 +183,7 @@ def summary() -> str:
     ]
     for slug in EXAMPLES:
         latest = {}
-        for record in _read(OUT / f"{slug}.jsonl"):
+        for record in bench_records.read_file(OUT / f"{slug}.jsonl"):
             latest[record["candidate"], record["seed"]] = record
         by_candidate = defaultdict(list)
         for (name, _), record in latest.items():

@@ -134,7 +134,7 @@ class Specification:
         """One prior-predictive draw: ``(free variables, observed variables)`` by name."""
         function = self._function("simulate")
         with self._lock:
-            _reseed(function, rng, self._rngs("simulate"))
+            _reseed(self._rngs("simulate"), rng)
             drawn = function()
         n_free = len(self.parts.free)
         truth = {
@@ -152,7 +152,7 @@ class Specification:
         function = self._function("redraw")
         inputs = [self._cast(name, params[name]) for name in self.parts.free]
         with self._lock:
-            _reseed(function, rng, self._rngs("redraw"))
+            _reseed(self._rngs("redraw"), rng)
             drawn = function(*inputs)
         data = {name: np.asarray(v) for name, v in zip(self.parts.observed, drawn, strict=True)}
         self._check_support(data, params, "p(data | parameters)")
@@ -282,8 +282,8 @@ class Specification:
 _RNG_TYPE = "RandomGeneratorType"
 
 
-def _reseed(function, rng: np.random.Generator, shared: list) -> None:
-    """Seed ``shared``, the function's generators in order, from ``rng`` (one integer drawn)."""
+def _reseed(shared: list, rng: np.random.Generator) -> None:
+    """Seed ``shared``, a function's generators in order, from ``rng`` (one integer drawn)."""
     # deferred: PyMC is imported only when a specification is used
     from pymc.pytensorf import reseed_rngs
 
