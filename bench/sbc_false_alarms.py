@@ -78,6 +78,8 @@ EARLIER = (
 #: The per-check rate of the records that raised the question (issue 30 item 5).
 STATED = 0.002
 LEVELS = (0.05, 0.01, 0.002)
+#: Bins of the ranks' counts kept per run (``rank_counts``).
+RANK_BINS = 20
 
 
 def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
@@ -243,6 +245,13 @@ def run_models(
                 "rank_sd": {
                     q: round(float(v), 4)
                     for q, v in zip(sbc.quantities, sbc.ranks.std(axis=0, ddof=1), strict=True)
+                },
+                # Each quantity's ranks counted in twentieths: pooled over seeds they test
+                # the ranks' marginal uniformity with thousands of simulations
+                # (:func:`pooled`), where one run's 100 cannot.
+                "rank_counts": {
+                    q: np.histogram(sbc.ranks[:, j], bins=RANK_BINS, range=(0.0, 1.0))[0].tolist()
+                    for j, q in enumerate(sbc.quantities)
                 },
                 "thinned": {
                     "min": int(thinned.min()),
