@@ -428,7 +428,60 @@ def summary(folder: Path = FOLDER, null: Path = NULL) -> str:
                 cells.append(f"{k} ({k / n:.1%}) [{low:.1%}, {high:.1%}]")
             lines.append(f"| all | {sampler} | | {n} | | {' | '.join(cells)} | | | | | |")
     lines += ["", *combined(by_model), "", *paired(by_model), "", *conjugate_summary()]
+    lines += ["", *pooled(by_model)]
     return "\n".join(lines)
+
+
+def pooled(by_model) -> list[str]:
+    """Each quantity's ranks pooled over the runs that kept their counts (``rank_counts``).
+
+    Two chi-square tests (scipy.stats) per quantity, over the twentieths of (0, 1):
+
+    - *pooled*: the counts summed over runs against their expected ``n / 20``, with
+      ``19`` degrees of freedom: is each simulation's rank uniform (its marginal
+      distribution)? With thousands of simulations this sees a departure far smaller
+      than any one run of 100 can.
+    - *between runs*: each run's own chi-square summed over runs, ``19 x runs`` degrees
+      of freedom: are the simulations of a run independent? A shared cause within a
+      run (a common draw, a seed reused) spreads the runs' ECDFs more than independent
+      uniform ranks do, which is the one way a run could fail more often than the test
+      states while the pooled ranks stay uniform.
+
+    Also the pooled tails: ranks in the first and last twentieth (expected ``n / 20``
+    each), where SBC's ECDF test is most sensitive to a few simulations.
+    """
+    lines = [
+        "| model | fitted by | quantity | runs | simulations | pooled chi2 p | between-runs "
+        "chi2 p | first / last twentieth (expected) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    worst = []
+    for (model, sampler, _), records in sorted(by_model.items()):
+        kept = [r for r in records if "rank_counts" in r]
+        if not kept:
+            continue
+        for q in kept[0]["rank_counts"]:
+            counts = np.array([r["rank_counts"][q] for r in kept if q in r["rank_counts"]])
+            n = int(counts.sum())
+            total = counts.sum(axis=0)
+            pooled_p = stats.chisquare(total).pvalue
+            per_run = counts.sum(axis=1, keepdims=True) / RANK_BINS
+            between = float((((counts - per_run) ** 2) / per_run).sum())
+            dof = (RANK_BINS - 1) * counts.shape[0]
+            between_p = stats.chi2.sf(between, dof)
+            worst.append(min(pooled_p, between_p))
+            lines.append(
+                f"| {model} | {sampler} | {q} | {counts.shape[0]} | {n} | {pooled_p:.3g} | "
+                f"{between_p:.3g} | {total[0]} / {total[-1]} ({n / RANK_BINS:.0f}) |"
+            )
+    if not worst:
+        return []
+    m = len(worst)
+    lines.append(
+        f"\n{m} quantities; smallest p {min(worst):.3g} (Bonferroni over {2 * m} tests: "
+        f"{min(1.0, 2 * m * min(worst)):.3g})"
+    )
+    return lines
 
 
 #: How each sampler of the records is named in the tables.
