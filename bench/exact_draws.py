@@ -18,6 +18,11 @@ belongs to the test and the rank computation, not to a Gibbs kernel's mixing
   unlabelled documents (:func:`zoo.models.naive_bayes.posterior`); a draw picks a
   labeling by its weight, then ``pi`` and each ``phi_k`` from their conjugate
   Dirichlets (Beta for the Bernoulli model), and ``class_probability`` from them.
+- LDA (SBC's tiny corpus: ``K^N = 2^9`` topic assignments): a draw picks an
+  assignment ``z`` by its collapsed joint ``p(w, z)`` (Griffiths & Steyvers, PNAS 101,
+  2004, eqs. 2-3, as :func:`zoo.models.lda.posterior.log_joint` writes it), then
+  ``theta_d | z ~ Dir(alpha + n_d.)`` and ``phi_k | z ~ Dir(beta + n_k.)``, and the
+  label-invariant quantities from them (:func:`zoo.models.lda.label_invariants`).
 """
 
 from __future__ import annotations
@@ -26,11 +31,12 @@ import numpy as np
 from scipy import optimize, special
 
 from zoo.models.beta_binomial.marginal_likelihood import likelihood_terms, log_likelihood_grid
+from zoo.models.lda import label_invariants
 from zoo.models.naive_bayes.conditional import class_probability
 from zoo.models.naive_bayes.posterior import posterior as naive_bayes_posterior
 from zoo.models.simplex import dirichlet
 
-__all__ = ["SAMPLERS", "beta_binomial", "naive_bayes"]
+__all__ = ["SAMPLERS", "beta_binomial", "lda", "naive_bayes"]
 
 # Proposals per batch of the rejection sampler (its acceptance rate on SBC's simulated
 # data sets is 0.5% to 7%, so the 400 draws of a fit take 1 to 8 batches).
@@ -143,5 +149,48 @@ def naive_bayes(data, prior, *, draws: int, chains: int, seed: int) -> dict:
     }
 
 
+#: Topic assignments enumerated at most (``K^N``): SBC's corpus has 2^9.
+_MAX_ASSIGNMENTS = 2**16
+
+
+def _assignment_log_weights(data, hyper, assignments: np.ndarray) -> tuple:
+    """``log p(w, z)`` of every row of ``assignments`` (A, N) up to a constant, and counts.
+
+    The collapsed joint of Griffiths & Steyvers (2004, eqs. 2-3) without its factors
+    free of ``z`` (``Gamma(A) / Gamma(A + L_d)`` and the ``Gamma(alpha_k)``,
+    ``Gamma(beta_w)``, ``Gamma(B)`` of the normalisers), vectorised over assignments.
+    """
+    k = data.n_topics
+    topic = np.eye(k, dtype=float)[assignments]  # (A, N, K) one-hot
+    doc = np.eye(data.n_documents, dtype=float)[data.token_document]  # (N, D)
+    word = np.eye(data.n_words, dtype=float)[data.token_word]  # (N, V)
+    doc_topic = np.einsum("nd,ank->adk", doc, topic)
+    word_topic = np.einsum("nv,ank->avk", word, topic)
+    log_weight = special.gammaln(hyper.alpha + doc_topic).sum(axis=(1, 2))
+    log_weight += special.gammaln(hyper.beta[:, None] + word_topic).sum(axis=(1, 2))
+    log_weight -= special.gammaln(hyper.beta_sum + word_topic.sum(axis=1)).sum(axis=1)
+    return log_weight, doc_topic, word_topic
+
+
+def lda(data, prior, *, draws: int, chains: int, seed: int) -> dict:
+    """Exact posterior draws of LDA on a corpus small enough to enumerate (module notes)."""
+    k, n = data.n_topics, data.n_tokens
+    if k**n > _MAX_ASSIGNMENTS:
+        raise ValueError(f"data: {k}^{n} topic assignments, more than {_MAX_ASSIGNMENTS}")
+    rng = np.random.default_rng(seed)
+    hyper = prior.resolve(data)
+    assignments = np.stack(np.unravel_index(np.arange(k**n), (k,) * n), axis=1)
+    log_weight, doc_topic, word_topic = _assignment_log_weights(data, hyper, assignments)
+    weight = np.exp(log_weight - log_weight.max())
+    need = draws * chains
+    which = rng.choice(weight.size, size=need, p=weight / weight.sum())
+    theta = dirichlet(rng, hyper.alpha + doc_topic[which])
+    phi = dirichlet(rng, hyper.beta + np.swapaxes(word_topic[which], 1, 2))
+    shape = (chains, draws)
+    theta = theta.reshape(*shape, *theta.shape[1:])
+    phi = phi.reshape(*shape, *phi.shape[1:])
+    return {"theta": theta, "phi": phi, **label_invariants(data, theta, phi)}
+
+
 #: The exact sampler of each model that has one here, by the model's name.
-SAMPLERS = {"beta-binomial": beta_binomial, "naive-bayes": naive_bayes}
+SAMPLERS = {"beta-binomial": beta_binomial, "lda": lda, "naive-bayes": naive_bayes}
