@@ -27,14 +27,18 @@ Three studies, each record carrying the host and the git commit, in
 
 ``--summary`` prints the tables: per model and fit the runs failing at 0.2% per check
 with a Clopper-Pearson interval (scipy.stats), the same at 1% and 5% (where a handful
-of failures already measures the rate), the per-quantity p-values' lower tail, and the
-kernels' runs against the exact draws' seed by seed.
+of failures already measures the rate), the per-quantity p-values' lower tail, the
+kernels' runs against the exact draws' seed by seed, and each quantity's ranks pooled
+over the runs that kept their counts (``rank_counts``, :func:`pooled`): whether every
+rank is uniform and every run's simulations independent, the two conditions under
+which a run fails at exactly the stated rate.
 
     nice python -m bench.sbc_false_alarms --null --replicates 100000 --thinned 100 --table
     python -m bench.sbc_false_alarms --exact-size
     nice python -m bench.sbc_false_alarms --models beta-binomial naive-bayes --seeds 100 200
     nice python -m bench.sbc_false_alarms --exact-draws --models beta-binomial naive-bayes \
         --seeds 100 400
+    nice python -m bench.sbc_false_alarms --exact-draws --models lda --seeds 0 30
     nice python -m bench.sbc_false_alarms --conjugate --seeds 0 1000
     python -m bench.sbc_false_alarms --summary
 """
