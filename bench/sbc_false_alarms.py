@@ -392,7 +392,9 @@ def summary(folder: Path = FOLDER, null: Path = NULL) -> str:
             )
         lines.append("")
     by_model = defaultdict(list)
-    for runs in sorted([*folder.glob("correct_*.jsonl"), *folder.glob("exact_*-*.jsonl")]):
+    # exact_MODEL.jsonl, not exact_size.jsonl (the test's sizes, no runs)
+    run_files = [*folder.glob("correct_*.jsonl"), *folder.glob("exact_*.jsonl")]
+    for runs in sorted(path for path in run_files if path.name != "exact_size.jsonl"):
         for line in runs.read_text().splitlines():
             r = json.loads(line)
             method = "exact" if r.get("p_value", "").startswith("exact") else "table"
