@@ -578,7 +578,7 @@ def distinct(by_model) -> list[str]:
     for a in (0.002, 0.01, 0.05):
         low, high = clopper_pearson(totals[a], totals["n"])
         cells.append(f"{totals[a]} ({totals[a] / totals['n']:.1%}) [{low:.1%}, {high:.1%}]")
-    lines.append(f"| both | {totals['n']} | {' | '.join(cells)} |")
+    lines.append(f"| all | {totals['n']} | {' | '.join(cells)} |")
     return lines
 
 
