@@ -122,7 +122,7 @@ def reuters() -> BenchCorpus:
     return BenchCorpus("reuters", token_word, doc_start, int(n_words))
 
 
-def zipf_corpus(seed: int = ZIPF_SEED, n_tokens: int = ZIPF_TOKENS) -> BenchCorpus:
+def zipf_corpus(seed: int = ZIPF_SEED, target: int = ZIPF_TOKENS) -> BenchCorpus:
     """A synthetic corpus from an LDA generative process over a Zipfian vocabulary.
 
     Word ``w`` (ids by rank, 0 the most frequent) has base probability proportional to
@@ -134,7 +134,7 @@ def zipf_corpus(seed: int = ZIPF_SEED, n_tokens: int = ZIPF_TOKENS) -> BenchCorp
     (which gives no topic structure for the samplers to find) or with topics that are
     random permutations of one Zipf law (which flattens the corpus' word frequencies).
     Document lengths are 1 + Poisson(``ZIPF_MEAN_LENGTH - 1``) (no empty documents),
-    drawn until they sum to at least ``n_tokens`` (default ``ZIPF_TOKENS``; the corpus
+    drawn until they sum to at least ``target`` (default ``ZIPF_TOKENS``; the corpus
     ``zipf-1m`` is the same process stopped at :data:`ZIPF_SMALL_TOKENS`, with the same
     vocabulary and true topics); topic proportions are
     Dirichlet(``ZIPF_DOC_ALPHA``); tokens are shuffled within each document (text
@@ -146,8 +146,8 @@ def zipf_corpus(seed: int = ZIPF_SEED, n_tokens: int = ZIPF_TOKENS) -> BenchCorp
     phi = base * rng.gamma(ZIPF_TOPIC_SHAPE, size=(ZIPF_TRUE_TOPICS, ZIPF_WORDS))
     phi /= phi.sum(axis=1, keepdims=True)
     # Enough lengths for the target with certainty (the mean is ZIPF_MEAN_LENGTH).
-    lengths = 1 + rng.poisson(ZIPF_MEAN_LENGTH - 1, size=n_tokens // ZIPF_MEAN_LENGTH * 11 // 10)
-    n_docs = int(np.searchsorted(np.cumsum(lengths), n_tokens)) + 1
+    lengths = 1 + rng.poisson(ZIPF_MEAN_LENGTH - 1, size=target // ZIPF_MEAN_LENGTH * 11 // 10)
+    n_docs = int(np.searchsorted(np.cumsum(lengths), target)) + 1
     lengths = lengths[:n_docs]
     theta = rng.dirichlet(np.full(ZIPF_TRUE_TOPICS, ZIPF_DOC_ALPHA), size=n_docs)
     per_topic = rng.multinomial(lengths, theta)  # (D, T): tokens of each true topic
@@ -166,7 +166,7 @@ def zipf_corpus(seed: int = ZIPF_SEED, n_tokens: int = ZIPF_TOKENS) -> BenchCorp
     # Shuffle within documents: sort by document plus a uniform in [0, 1).
     doc_of = np.repeat(np.arange(n_docs, dtype=np.float64), lengths)
     token_word = token_word[np.argsort(doc_of + rng.random(n_tokens), kind="stable")]
-    name = "zipf" if n_tokens == ZIPF_TOKENS else f"zipf-{n_tokens // 1_000_000}m"
+    name = "zipf" if target == ZIPF_TOKENS else f"zipf-{target // 1_000_000}m"
     return BenchCorpus(name, token_word, doc_start, ZIPF_WORDS)
 
 
@@ -180,7 +180,7 @@ def load_corpus(name: str) -> BenchCorpus:
     if name == "zipf":
         return zipf_corpus()
     if name == "zipf-1m":
-        return zipf_corpus(n_tokens=ZIPF_SMALL_TOKENS)
+        return zipf_corpus(target=ZIPF_SMALL_TOKENS)
     raise ValueError(f"unknown corpus {name!r}")
 
 
