@@ -214,6 +214,22 @@ def _seconds_to(row: dict, fraction: float) -> str:
     return f"never ({row['final_fraction']:.1%})" if cell is None else f"{cell['cpu_seconds']:.3g}"
 
 
+def _peer_over(peer: dict, zoo: dict) -> str:
+    """tomotopy's CPU seconds over the zoo's: at 99% when both got there, else at 95%.
+
+    When only the zoo got to 95%, tomotopy's whole run over the zoo's time is a lower
+    bound; when neither did, there is no ratio.
+    """
+    for fraction in (0.99, 0.95):
+        if zoo[fraction] is not None and peer[fraction] is not None:
+            seconds = peer[fraction]["cpu_seconds"] / zoo[fraction]["cpu_seconds"]
+            return f"{seconds:.2f} (at {fraction:.0%})"
+    if zoo[0.95] is not None:
+        seconds = peer["cpu_seconds"] / zoo[0.95]["cpu_seconds"]
+        return f"more than {seconds:.2f} (at 95%; tomotopy never)"
+    return "none reached 95%"
+
+
 def _lda_time_to_quality_targets() -> str:
     """docs/performance.md: CPU seconds to 95% and 99%, and tomotopy / zoo against target.
 
@@ -232,12 +248,7 @@ def _lda_time_to_quality_targets() -> str:
     for record in chosen:
         rows = time_to_quality(record)["contenders"]
         zoo, peer, lda = rows["zoo"], rows["tomotopy"], rows["lda"]
-        ratio = "none reached 95%"
-        for fraction in (0.99, 0.95):
-            if zoo[fraction] is not None and peer[fraction] is not None:
-                seconds = peer[fraction]["cpu_seconds"] / zoo[fraction]["cpu_seconds"]
-                ratio = f"{seconds:.2f} (at {fraction:.0%})"
-                break
+        ratio = _peer_over(peer, zoo)
         lines.append(
             f"| {record['corpus']['name']} | {record['topics']:,} | "
             f"{record['budget_cpu_seconds']:g} | "
@@ -282,17 +293,7 @@ def _lda_time_to_quality_picks() -> str:
         choice = choose_sampler(n_topics=record["topics"], n_tokens=record["corpus"]["n_tokens"])
         pick = rows.get("zoo" if choice.sampler == "gibbs" else "zoo-mh")
         peer = rows["tomotopy"]
-        ratio = "not run" if pick is None else "none reached 95%"
-        for fraction in (0.99, 0.95):
-            if pick is not None and pick[fraction] is not None and peer[fraction] is not None:
-                seconds = peer[fraction]["cpu_seconds"] / pick[fraction]["cpu_seconds"]
-                ratio = f"{seconds:.2f} (at {fraction:.0%})"
-                break
-        else:
-            if pick is not None and pick[0.95] is not None and peer[0.95] is None:
-                # tomotopy never got there: its whole run over the pick's time, a bound.
-                seconds = peer["cpu_seconds"] / pick[0.95]["cpu_seconds"]
-                ratio = f"more than {seconds:.2f} (at 95%; tomotopy never)"
+        ratio = "not run" if pick is None else _peer_over(peer, pick)
         cells = [
             "not run" if row is None else _seconds_to(row, q)
             for row in (rows.get("zoo"), rows.get("zoo-mh"), peer)
