@@ -5,6 +5,7 @@ dense D x V matrix:
 
 - ``reuters``: the sample shipped with the ``lda`` package (``lda.datasets.load_reuters``:
   395 documents, 4,258 words, 84,010 tokens), tokens of a document in word-id order;
+- ``zipf-1m``: the same process with 1,000,000 tokens (about 5,000 documents);
 - ``zipf``: synthetic, deterministic from :data:`ZIPF_SEED` (:func:`zipf_corpus`):
   10,000,000 tokens or a few more, V = 50,000, 50,000-odd documents of 1 + Poisson(199)
   tokens, drawn from an LDA generative process with 100 true topics whose word
@@ -71,6 +72,8 @@ BETA = 0.01
 # The synthetic corpus: fixed, so that every run sees the same tokens.
 ZIPF_SEED = 17
 ZIPF_TOKENS = 10_000_000
+#: The smaller Zipf corpus (``zipf-1m``), for where the kernels' crossing moves with N.
+ZIPF_SMALL_TOKENS = 1_000_000
 ZIPF_WORDS = 50_000
 ZIPF_EXPONENT = 1.0
 ZIPF_MEAN_LENGTH = 200
@@ -119,7 +122,7 @@ def reuters() -> BenchCorpus:
     return BenchCorpus("reuters", token_word, doc_start, int(n_words))
 
 
-def zipf_corpus(seed: int = ZIPF_SEED) -> BenchCorpus:
+def zipf_corpus(seed: int = ZIPF_SEED, target: int = ZIPF_TOKENS) -> BenchCorpus:
     """A synthetic corpus from an LDA generative process over a Zipfian vocabulary.
 
     Word ``w`` (ids by rank, 0 the most frequent) has base probability proportional to
@@ -131,7 +134,9 @@ def zipf_corpus(seed: int = ZIPF_SEED) -> BenchCorpus:
     (which gives no topic structure for the samplers to find) or with topics that are
     random permutations of one Zipf law (which flattens the corpus' word frequencies).
     Document lengths are 1 + Poisson(``ZIPF_MEAN_LENGTH - 1``) (no empty documents),
-    drawn until they sum to at least ``ZIPF_TOKENS``; topic proportions are
+    drawn until they sum to at least ``target`` (default ``ZIPF_TOKENS``; the corpus
+    ``zipf-1m`` is the same process stopped at :data:`ZIPF_SMALL_TOKENS`, with the same
+    vocabulary and true topics); topic proportions are
     Dirichlet(``ZIPF_DOC_ALPHA``); tokens are shuffled within each document (text
     order, not grouped by topic or word).
     """
@@ -141,10 +146,8 @@ def zipf_corpus(seed: int = ZIPF_SEED) -> BenchCorpus:
     phi = base * rng.gamma(ZIPF_TOPIC_SHAPE, size=(ZIPF_TRUE_TOPICS, ZIPF_WORDS))
     phi /= phi.sum(axis=1, keepdims=True)
     # Enough lengths for the target with certainty (the mean is ZIPF_MEAN_LENGTH).
-    lengths = 1 + rng.poisson(
-        ZIPF_MEAN_LENGTH - 1, size=ZIPF_TOKENS // ZIPF_MEAN_LENGTH * 11 // 10
-    )
-    n_docs = int(np.searchsorted(np.cumsum(lengths), ZIPF_TOKENS)) + 1
+    lengths = 1 + rng.poisson(ZIPF_MEAN_LENGTH - 1, size=target // ZIPF_MEAN_LENGTH * 11 // 10)
+    n_docs = int(np.searchsorted(np.cumsum(lengths), target)) + 1
     lengths = lengths[:n_docs]
     theta = rng.dirichlet(np.full(ZIPF_TRUE_TOPICS, ZIPF_DOC_ALPHA), size=n_docs)
     per_topic = rng.multinomial(lengths, theta)  # (D, T): tokens of each true topic
@@ -163,7 +166,12 @@ def zipf_corpus(seed: int = ZIPF_SEED) -> BenchCorpus:
     # Shuffle within documents: sort by document plus a uniform in [0, 1).
     doc_of = np.repeat(np.arange(n_docs, dtype=np.float64), lengths)
     token_word = token_word[np.argsort(doc_of + rng.random(n_tokens), kind="stable")]
-    return BenchCorpus("zipf", token_word, doc_start, ZIPF_WORDS)
+    name = "zipf" if target == ZIPF_TOKENS else f"zipf-{target // 1_000_000}m"
+    return BenchCorpus(name, token_word, doc_start, ZIPF_WORDS)
+
+
+#: The corpora :func:`load_corpus` knows.
+CORPORA = ("reuters", "zipf-1m", "zipf")
 
 
 def load_corpus(name: str) -> BenchCorpus:
@@ -171,6 +179,8 @@ def load_corpus(name: str) -> BenchCorpus:
         return reuters()
     if name == "zipf":
         return zipf_corpus()
+    if name == "zipf-1m":
+        return zipf_corpus(target=ZIPF_SMALL_TOKENS)
     raise ValueError(f"unknown corpus {name!r}")
 
 
@@ -470,13 +480,13 @@ def versions() -> dict:
 
 
 def corpus_info(corpus: BenchCorpus) -> dict:
-    title = {
-        "reuters": "Reuters (lda.datasets)",
-        "zipf": (
+    if corpus.name == "reuters":
+        title = "Reuters (lda.datasets)"
+    else:
+        title = (
             f"a synthetic Zipf corpus (seed {ZIPF_SEED}; {ZIPF_TRUE_TOPICS} true topics, "
             f"Zipf exponent {ZIPF_EXPONENT}, 1 + Poisson({ZIPF_MEAN_LENGTH - 1}) lengths)"
-        ),
-    }[corpus.name]
+        )
     return {
         "name": corpus.name,
         "title": title,

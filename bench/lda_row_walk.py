@@ -1,12 +1,14 @@
 """The exact LDA sweep with and without its row walk, on the same states.
 
 The sparse sweep walks the whole row of counts of a word that holds most topics rather
-than its list of nonzero topics (``zoo.models.lda.sweeps``, "Row walk"); the partial
-sums are the same numbers, so the draws are too. ``sweeps._sparse_kernel(fault,
-prefetch=True, row_walk=False)`` is the kernel that walks every list. This runs
-``--burn`` sweeps from random topics, then times one sweep from copies of that state
-with each kernel (``--rounds`` times, alternating, the same generator seed for both),
-checks that both leave the same state bit for bit, and prints the medians in million
+than its list of nonzero topics (``zoo.models.lda.sweeps``, "Row walk"); the same
+products, summed in blocks of topics rather than in one running sum, so the draws are
+the same except where a uniform falls within rounding of a boundary.
+``sweeps._sparse_kernel(fault, prefetch=True, row_walk=False)`` is the kernel that walks
+every list. This runs ``--burn`` sweeps from random topics, then times one sweep from
+copies of that state with each kernel (``--rounds`` times, alternating, the same
+generator seed for both), stops unless both leave the same state bit for bit (a
+difference would almost surely be a mistake, not rounding), and prints the medians in million
 tokens per CPU second, their ratio, and the share of tokens whose word is walked by row.
 
     python -m bench.lda_row_walk --corpus zipf --burn 10 --topics 20 100

@@ -31,6 +31,8 @@ Run from the repository root (needs ``pip install -e '.[bench]'``)::
 
     python -m bench.lda_time_to_quality --corpus reuters --topics 20 100 1000
     python -m bench.lda_time_to_quality --corpus zipf --topics 20 --budget 60 --every 5
+    python -m bench.lda_time_to_quality --corpus zipf-1m --topics 20 100 1000 \
+        --contenders zoo zoo-mh --budget 10 --every 2
     python -m bench.lda_time_to_quality --summary
 """
 
@@ -46,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from bench import records
-from bench.lda_contenders import CONTENDERS, corpus_info, load_corpus, timed_run, versions
+from bench.lda_contenders import CONTENDERS, CORPORA, corpus_info, load_corpus, timed_run, versions
 from zoo.models.lda.choice import choose_sampler
 
 RESULTS = records.RESULTS / "lda_time_to_quality"
@@ -212,7 +214,7 @@ def summary(runs: list[dict]) -> str:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", choices=("reuters", "zipf"), default="reuters")
+    parser.add_argument("--corpus", choices=CORPORA, default="reuters")
     parser.add_argument("--topics", type=int, nargs="+", default=[20, 100, 1000])
     parser.add_argument(
         "--contenders", nargs="+", default=list(DEFAULT_CONTENDERS), choices=list(CONTENDERS)

@@ -9,16 +9,36 @@ first is measured as CPU seconds to 99% of the way from a random start to the be
 joint any contender reached (``bench/lda_time_to_quality.py``;
 ``docs/performance.md, "LDA"`` has the tables the rule below comes from).
 
-The rule: the Gibbs sweep below :data:`METROPOLIS_FROM_TOPICS` topics, the
-Metropolis-Hastings sweep with :data:`METROPOLIS_CYCLES` cycles from there up. The
-Gibbs sweep's cost per token grows with the topics a word holds, which grows with K
-until it is bounded by the word's frequency; the Metropolis-Hastings sweep's does not,
-so past some K its cheaper sweeps outweigh its slower mixing. Measured on Reuters (one
-seed; CPU seconds to 99%, Gibbs against Metropolis-Hastings with 2 cycles): 0.84 against
-1.65 at K = 20, 0.82 against 1.32 at 100, 0.58 against 0.96 at 1,000, 4.00 against 3.62
-at 3,000, and at 10,000 the Gibbs sweep had not got there in 8 CPU seconds where the
-Metropolis-Hastings sweep took 6.33. On a larger corpus the crossing may come at a
-lower K (the Gibbs sweep's cost per token grows faster with K there); not measured.
+The rule: the Gibbs sweep below a number of topics that falls with the corpus's size,
+the Metropolis-Hastings sweep with :data:`METROPOLIS_CYCLES` cycles from there up
+(:data:`METROPOLIS_FROM`: N below 300,000 tokens, from 3,000 topics; below 3,000,000,
+from 300; from 3,000,000 tokens, from 70). The Gibbs sweep's cost per token grows with
+the topics a word holds, which grows with K until it is bounded by the word's
+frequency; the Metropolis-Hastings sweep's does not. On a larger corpus frequent words
+hold more of the K topics (on the 10-million-token Zipf corpus at K = 100, 57% of tokens
+belong to a word holding at least 3/4 of them; on Reuters none), so the crossing comes
+at a lower K. Measured as CPU seconds to 95% / 99% of the way (one seed each; Gibbs
+against Metropolis-Hastings with 2 cycles; ``never``: not within the run's budget):
+
+- Reuters (84,010 tokens): 0.19 / 1.15 against 0.43 / 2.91 at K = 20, 0.19 / 0.82
+  against 0.26 / 1.33 at 100, 0.19 / 0.72 against 0.29 / 1.08 at 1,000; in the cycles
+  study 4.00 against 3.62 to 99% at 3,000, and at 10,000 the Gibbs sweep had not got
+  there in 8 CPU seconds where the Metropolis-Hastings sweep took 6.33;
+- Zipf, 1,000,061 tokens: 3.99 / 7.57 against 6.12 / never at K = 20, 4.40 / 8.14
+  against 4.36 / 9.28 at 100, 7.76 / 9.90 against 5.90 / 8.75 at 1,000;
+- Zipf, 10 million tokens: 22.3 / 30.6 against never (92.8% in 34 CPU s) at K = 20,
+  43.6 / never (98.8%) against 37.1 / 48.2 at 100, never (90% in 66 CPU s) against
+  34.8 / 40.2 at 1,000; after the row walk's blocked sum (the Gibbs sweep 1.25x faster
+  per token at K = 100 there), 33.3 / 44.4 against 36.3 / never (98.3%) at K = 50 and
+  40.1 / never (98.0%) against 34.6 / 42.8 at 100.
+
+Each threshold lies between the largest K at which the Gibbs sweep got there first and
+the smallest at which the Metropolis-Hastings sweep did (about their geometric mean:
+3,000 for Reuters, where the two tie; 300 between 100 and 1,000; 70 between 50 and
+100), and each corpus size's band reaches to about the geometric mean of the measured
+sizes (300,000 between 84,010 and 1 million; 3 million between 1 and 10 million). Not
+measured: other corpora, K between the measured ones, corpora above 10 million tokens
+(the 70 is kept there).
 """
 
 from __future__ import annotations
@@ -28,10 +48,17 @@ from typing import NamedTuple
 from zoo.core.arguments import as_int
 from zoo.models.lda.metropolis import DEFAULT_CYCLES
 
-__all__ = ["METROPOLIS_CYCLES", "METROPOLIS_FROM_TOPICS", "SamplerChoice", "choose_sampler"]
+__all__ = [
+    "METROPOLIS_CYCLES",
+    "METROPOLIS_FROM",
+    "SamplerChoice",
+    "choose_sampler",
+    "metropolis_from_topics",
+]
 
-#: From this many topics up the zoo runs the Metropolis-Hastings sweep by default.
-METROPOLIS_FROM_TOPICS = 3_000
+#: The rule as (fewer than this many tokens, Metropolis-Hastings from this many topics),
+#: the first band whose bound is above N deciding; N past the last bound takes its K.
+METROPOLIS_FROM = ((300_000, 3_000), (3_000_000, 300), (None, 70))
 
 #: Cycles of (doc proposal, word proposal) per token and sweep when the rule picks the
 #: Metropolis-Hastings sweep: the sweep's own default.
@@ -63,6 +90,15 @@ class SamplerChoice(NamedTuple):
         return f"metropolis (cycles={self.cycles})"
 
 
+def metropolis_from_topics(n_tokens: int) -> int:
+    """The K from which the rule picks the Metropolis-Hastings sweep for N tokens."""
+    n_tokens = as_int("n_tokens", n_tokens, minimum=0)
+    for below, topics in METROPOLIS_FROM[:-1]:
+        if n_tokens < below:
+            return topics
+    return METROPOLIS_FROM[-1][1]
+
+
 def choose_sampler(*, n_topics: int, n_tokens: int) -> SamplerChoice:
     """The exact sampler that reaches a good model first for K topics and N tokens.
 
@@ -71,20 +107,17 @@ def choose_sampler(*, n_topics: int, n_tokens: int) -> SamplerChoice:
     n_topics : int
         K (at least 1).
     n_tokens : int
-        N, the corpus's tokens (at least 0); recorded in the reason.
+        N, the corpus's tokens (at least 0).
 
     Returns
     -------
     SamplerChoice
+        Its ``reason`` names K, N and the threshold they met (module docstring).
     """
     n_topics = as_int("n_topics", n_topics, minimum=1)
     n_tokens = as_int("n_tokens", n_tokens, minimum=0)
-    if n_topics >= METROPOLIS_FROM_TOPICS:
-        return SamplerChoice(
-            "metropolis",
-            METROPOLIS_CYCLES,
-            f"K = {n_topics} >= {METROPOLIS_FROM_TOPICS} topics ({n_tokens} tokens)",
-        )
-    return SamplerChoice(
-        "gibbs", 1, f"K = {n_topics} < {METROPOLIS_FROM_TOPICS} topics ({n_tokens} tokens)"
-    )
+    threshold = metropolis_from_topics(n_tokens)
+    where = f"{threshold} topics for {n_tokens} tokens"
+    if n_topics >= threshold:
+        return SamplerChoice("metropolis", METROPOLIS_CYCLES, f"K = {n_topics} >= {where}")
+    return SamplerChoice("gibbs", 1, f"K = {n_topics} < {where}")

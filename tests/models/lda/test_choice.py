@@ -12,13 +12,16 @@ import zoo
 from zoo.models.lda import Data, Prior, gibbs_kernel, kernel, make_kernel, metropolis_kernel
 from zoo.models.lda.choice import (
     METROPOLIS_CYCLES,
-    METROPOLIS_FROM_TOPICS,
+    METROPOLIS_FROM,
     SamplerChoice,
     choose_sampler,
+    metropolis_from_topics,
 )
 from zoo.models.lda.metropolis import DEFAULT_CYCLES
 
 CORPUS = [[0, 1, 1, 2, 3], [2, 3, 3], [1, 0, 4, 4]]
+# The threshold for a corpus as small as CORPUS (12 tokens).
+METROPOLIS_FROM_TOPICS = metropolis_from_topics(12)
 
 
 def _chain(the_kernel, data, prior, sweeps=3, seed=5):
@@ -29,14 +32,26 @@ def _chain(the_kernel, data, prior, sweeps=3, seed=5):
     return state.topic
 
 
-def test_the_rule_takes_gibbs_below_the_threshold_and_metropolis_from_it():
-    below = choose_sampler(n_topics=METROPOLIS_FROM_TOPICS - 1, n_tokens=1000)
-    at = choose_sampler(n_topics=METROPOLIS_FROM_TOPICS, n_tokens=1000)
-    assert below == SamplerChoice("gibbs", 1, below.reason)
-    assert at == SamplerChoice("metropolis", METROPOLIS_CYCLES, at.reason)
-    assert str(METROPOLIS_FROM_TOPICS) in at.reason
+@pytest.mark.parametrize(("bound", "topics"), [(300_000, 3_000), (3_000_000, 300)])
+def test_the_rule_takes_gibbs_below_the_threshold_and_metropolis_from_it(bound, topics):
+    for n_tokens in (bound // 10, bound - 1):
+        below = choose_sampler(n_topics=topics - 1, n_tokens=n_tokens)
+        at = choose_sampler(n_topics=topics, n_tokens=n_tokens)
+        assert below == SamplerChoice("gibbs", 1, below.reason)
+        assert at == SamplerChoice("metropolis", METROPOLIS_CYCLES, at.reason)
+        assert f"{topics} topics for {n_tokens} tokens" in at.reason
     assert at.label == f"metropolis (cycles={METROPOLIS_CYCLES})"
     assert below.label == "gibbs"
+    # From the band's bound up the next, lower threshold holds: the twin of the above.
+    assert choose_sampler(n_topics=topics - 1, n_tokens=bound).sampler == "metropolis"
+
+
+def test_the_threshold_falls_with_the_corpus_and_holds_past_the_last_band():
+    thresholds = [metropolis_from_topics(n) for n in (0, 84_010, 1_000_061, 10**7, 10**9)]
+    assert thresholds == [3_000, 3_000, 300, 70, 70]
+    assert METROPOLIS_FROM[-1] == (None, 70)
+    assert choose_sampler(n_topics=69, n_tokens=10**9).sampler == "gibbs"
+    assert choose_sampler(n_topics=70, n_tokens=10**7).sampler == "metropolis"
 
 
 @pytest.mark.parametrize(

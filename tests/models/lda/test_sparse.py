@@ -307,10 +307,14 @@ def holds_most_topics(chain, word):
     return held * sweeps.ROW_WALK_BELOW >= n_topics * (sweeps.ROW_WALK_BELOW - 1)
 
 
-def test_walking_whole_rows_changes_no_draw():
-    # Words holding most topics are walked over their whole row; the kernel that walks
-    # every word's list must leave the same state bit for bit. The corpus has both kinds
-    # of word throughout (checked), and a range that ends mid-corpus.
+def test_walking_whole_rows_draws_what_the_lists_draw():
+    # Words holding most topics are walked over their whole row, summed in blocks; the
+    # kernel that walks every word's list sums the same products serially. They may
+    # differ only where a uniform falls within rounding (1e-16 relative) of a boundary
+    # between topics: about 1e-12 over this test's draws, so any difference here is a
+    # mistake in the walk or its search (a wrong block, an off-by-one, padding drawn).
+    # The corpus has both kinds of word throughout (checked), and a range that ends
+    # mid-corpus.
     rng = np.random.default_rng(13)
     token_word, doc_start = make_corpus(rng, 40, 60, 50, empty=[3])
     lists_kernel = sweeps._sparse_kernel(int(Fault.NONE), prefetch=True, row_walk=False)
@@ -584,20 +588,25 @@ def test_one_token_draws_are_exact_in_the_sparse_regime():
     chain.check()
 
 
-def word_walked_by_row_problem():
-    """K = 20 in the usual regime, with a token of a word that holds most topics."""
+def word_walked_by_row_problem(n_topics=20):
+    """K topics in the usual regime, with a token of a word that holds most topics.
+
+    K = 20 sums two whole blocks of ``sweeps.Q_BLOCK`` topics and a part of one; K = 5 one
+    block, mostly padding.
+    """
     rng = np.random.default_rng(41)
     token_word, doc_start = make_corpus(rng, 30, 10, 60)
-    chain = Chain(token_word, doc_start, 20, 10, 0.1, 0.01, seed=0)
+    chain = Chain(token_word, doc_start, n_topics, 10, 0.1, 0.01, seed=0)
     for _ in range(20):
         chain.sweep(rng)
     assert holds_most_topics(chain, 0)
     return chain, int(np.flatnonzero(token_word == 0)[3])
 
 
-def test_one_token_draws_are_exact_for_a_word_walked_by_row():
+@pytest.mark.parametrize("n_topics", [5, 20])
+def test_one_token_draws_are_exact_for_a_word_walked_by_row(n_topics):
     # The most frequent word's token: its word bucket is walked over the whole row.
-    chain, token = word_walked_by_row_problem()
+    chain, token = word_walked_by_row_problem(n_topics)
     exact = chain.exact_conditional(token)
     observed = one_token_frequencies(chain, token, np.random.default_rng(2), 40_000)
     p = g_test(observed, exact)
