@@ -68,6 +68,11 @@ def main(argv=None) -> None:
     parser.add_argument("--signal", choices=["INT", "TERM"], default="INT")
     parser.add_argument("command", nargs="+", help="the command, after --")
     args = parser.parse_args(argv)
+    # Started in the background of a shell without job control, this process has SIGINT
+    # ignored, and so would the command (which keeps it so, as it should): every SIGINT
+    # then met a run that went on to its end. Handled here, it is at its default in the
+    # command, as in a terminal's foreground job.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     number = signal.Signals[f"SIG{args.signal}"]
     print(f"| SIG{args.signal} after s | exit | stopped in s | stderr lines | left | last line |")
     print("|---|---|---|---|---|---|")
