@@ -201,6 +201,33 @@ def test_a_signal_while_the_program_loads_gives_one_line(number, status):
     assert done.stderr == "zoo: interrupted\n", done.stderr
 
 
+@pytest.mark.parametrize(("number", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_while_the_process_exits_after_its_run_gives_one_line(number, status):
+    # Issue 32's probe: Ctrl-C at 20 s of `zoo validate beta-binomial --checks exact
+    # --workers 0` landed after the run had finished, in Python's shutdown: the process
+    # ended by the signal (status -2) with no word. The signal is sent here by an atexit
+    # handler, so it lands in the shutdown on any machine.
+    code = (
+        "import atexit, os, signal, sys, time, zoo.cli\n"
+        "def late():\n"
+        f"    signal.raise_signal({int(number)})\n"
+        "    time.sleep(0.5)\n"
+        "    print('atexit went on', file=sys.stderr)\n"
+        "atexit.register(late)\n"
+        "sys.argv = ['zoo', 'list']\n"
+        "sys.exit(zoo.cli.main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == status, (done.returncode, done.stderr)
+    assert done.stderr == "zoo: interrupted while exiting; the run had finished\n", done.stderr
+    assert "beta-binomial" in done.stdout  # the run's own output, whole
+
+
 class _Freed:
     """An object whose weakref callback runs Python code when it is freed."""
 

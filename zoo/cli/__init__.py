@@ -46,6 +46,31 @@ def main(argv: list[str] | None = None) -> int:
         return status
     finally:
         exit_guard.finish(status)
+        if argv is None:
+            _stop_at_once_from_now()
+
+
+def _stop_at_once_from_now() -> None:
+    """From the run's end to the process's, a stopping signal ends it at once, in one line.
+
+    What follows the run is Python's shutdown (threads joined, ``atexit`` handlers,
+    modules freed: seconds with PyMC, Dask and numba loaded, on a busy machine). With
+    Python's own handler a Ctrl-C there was a traceback in an ``atexit`` callback, and
+    once Python had set the signals back to their defaults, the end of the process by
+    the signal (status -2, no word) after a run that had finished and written its
+    results (issue 32's probe: ``--checks exact --workers 0``, Ctrl-C at 20 s). The last
+    moments, after Python resets its handlers, remain the signal's.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def stop(number, frame) -> None:
+        os.write(2, b"zoo: interrupted while exiting; the run had finished\n")
+        os._exit(_STOPPED[number])
+
+    for number in _STOPPED:
+        if signal.getsignal(number) is not signal.SIG_IGN:
+            signal.signal(number, stop)
 
 
 def _main(argv: list[str] | None) -> int:
