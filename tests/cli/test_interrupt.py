@@ -176,6 +176,12 @@ def test_the_signal_handlers_are_set_before_numpy_loads():
     assert "zoo.cli.program" not in loaded
 
 
+def _python_code(code: str) -> subprocess.CompletedProcess:
+    """``code`` run by a new Python with the repository on its path; its output, text."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+
+
 @pytest.mark.parametrize(("number", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_while_the_program_loads_gives_one_line(number, status):
     # The signal arrives while zoo.cli.program is imported (the parser, NumPy): a
@@ -191,12 +197,7 @@ def test_a_signal_while_the_program_loads_gives_one_line(number, status):
         "sys.argv = ['zoo', 'list']\n"
         "sys.exit(zoo.cli.main())\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    done = _python_code(code)
     assert done.returncode == status, (done.returncode, done.stderr)
     assert done.stderr == "zoo: interrupted\n", done.stderr
 
@@ -217,12 +218,7 @@ def test_a_signal_while_the_process_exits_after_its_run_gives_one_line(number, s
         "sys.argv = ['zoo', 'list']\n"
         "sys.exit(zoo.cli.main())\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    done = _python_code(code)
     assert done.returncode == status, (done.returncode, done.stderr)
     assert done.stderr == "zoo: interrupted while exiting; the run had finished\n", done.stderr
     assert "beta-binomial" in done.stdout  # the run's own output, whole
