@@ -26,6 +26,7 @@ __all__ = [
     "check_generator",
     "require_distinct",
     "require_draws_fit_memory",
+    "require_fits_memory",
     "require_same_length",
 ]
 
@@ -212,10 +213,15 @@ def require_draws_fit_memory(field: str, draws: int, chains: int) -> None:
     so a run refused here could never finish; checked before any sweep, so that
     ``--draws 10000000000`` is a message, not a MemoryError after the warm-up.
     """
+    require_fits_memory(field, int(draws) * int(chains), f"{chains} chain(s) x {draws} draws")
+
+
+def require_fits_memory(field: str, values: int, what: str) -> None:
+    """Raise when ``values`` float64 values (``what`` they are, said) exceed the RAM."""
     memory = _physical_memory()
-    needed = 8 * int(draws) * int(chains)
+    needed = 8 * int(values)
     if memory is not None and needed > memory:
         raise ValueError(
-            f"{field}: {chains} chain(s) x {draws} draws of even one float64 need "
-            f"{needed / 2**30:.0f} GiB; this machine has {memory / 2**30:.0f} GiB"
+            f"{field}: {what} of even one float64 need {needed / 2**30:.0f} GiB; this "
+            f"machine has {memory / 2**30:.0f} GiB"
         )
