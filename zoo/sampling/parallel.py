@@ -235,6 +235,14 @@ def _call_here(task: Task) -> Outcome:
                 previous[number] = handler
                 signal.signal(number, note)
     exit_process, os._exit = os._exit, ended_process
+    thread_hook = threading.excepthook
+
+    def quiet_exit(arguments) -> None:
+        # threading ends a thread quietly on SystemExit itself only, not a subclass.
+        if not isinstance(arguments.exc_value, _ProcessExit):
+            thread_hook(arguments)
+
+    threading.excepthook = quiet_exit
     try:
         with warnings.catch_warnings():
             # The driver's "interrupted: keeping the N draws" is about a fit whose
@@ -243,6 +251,7 @@ def _call_here(task: Task) -> Outcome:
             outcome = _call(task, here=True)
     finally:
         os._exit = exit_process
+        threading.excepthook = thread_hook
         for number, handler in previous.items():
             signal.signal(number, handler)
     if received:
@@ -260,9 +269,9 @@ def _call_here(task: Task) -> Outcome:
 class _ProcessExit(SystemExit):
     """``os._exit`` called by a sampler running in the zoo's own process.
 
-    A ``SystemExit``: raised in a thread the sampler started, it ends that thread
-    quietly, as threading treats ``sys.exit`` (a ``_ProcessExit`` once printed its
-    traceback there, and the fit went on).
+    A ``SystemExit``, which ``except Exception`` in the sampler does not catch. Raised in
+    a thread the sampler started, it ends that thread; its traceback is not printed
+    while the fit runs (:func:`_call_here`: it once was, and the fit went on).
     """
 
     def __init__(self, status):
