@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from zoo.core.arguments import as_int
 from zoo.models.gaussian_classifiers.data import Data
 from zoo.models.gaussian_classifiers.niw import class_statistics, merge_statistics
-from zoo.models.gaussian_classifiers.prior import Hyperparameters
+from zoo.models.gaussian_classifiers.prior import Hyperparameters, no_scale
 from zoo.models.labelings import MISSING, Labelings, heaviest
 from zoo.models.logspace import logsumexp
 from zoo.models.semi_supervised import (
@@ -252,10 +252,7 @@ class BayesianGaussianClassifier(ClassifierMixin, BaseEstimator):
                 )
             variances = weights @ (X - mean) ** 2 / (n - 1.0)
             if not np.all(variances > 0):
-                j = int(np.argmin(variances))
-                raise ValueError(
-                    f"psi0: cannot be derived from the data, feature {j} is constant: pass psi0"
-                )
+                raise ValueError(no_scale(X[weights > 0], int(np.argmin(variances)), "X"))
             psi0 = self._scale(variances / n_classes ** (2.0 / d))
         prior = self._prior_type(
             alpha=self.alpha, m0=m0, kappa0=self.kappa0, nu0=self.nu0, psi0=psi0

@@ -42,6 +42,7 @@ __all__ = [
     "check_class_sizes",
     "class_concentrations",
     "default_scales",
+    "no_scale",
     "prior_mean",
 ]
 
@@ -122,7 +123,7 @@ def default_scales(data: Data) -> np.ndarray:
     ValueError
         Naming ``psi0``, when there are no more points than features or a feature is
         constant (no scale to derive); naming ``x``, when its values are so large that
-        their variance overflows.
+        their variance overflows, or differ so little that it underflows to 0.
     """
     n_points, d = data.x.shape
     if n_points <= d:
@@ -138,11 +139,26 @@ def default_scales(data: Data) -> np.ndarray:
             "psi0 overflow; rescale x, or pass psi0"
         )
     if not np.all(variances > 0):
-        j = int(np.argmin(variances))
-        raise ValueError(
-            f"psi0: cannot be derived from the data, feature {j} is constant: pass psi0"
-        )
+        raise ValueError(no_scale(data.x, int(np.argmin(variances)), "x"))
     return variances / data.n_classes ** (2.0 / d)
+
+
+def no_scale(x: np.ndarray, j: int, field: str) -> str:
+    """Why feature ``j`` of ``x`` (the rows that count) gives the default ``psi0`` no scale.
+
+    A constant feature has none; one whose values differ by amounts too small to square
+    (a spread near 1e-160 or less) has a variance that underflows to 0: then the message
+    names the user's input, ``field``, and its spread, not a parameter never passed.
+    """
+    column = x[:, j]
+    spread = float(np.max(column) - np.min(column)) if column.size else 0.0
+    if spread > 0:
+        return (
+            f"{field}: the values of feature {j} differ by at most {spread:.3g}, too little "
+            "for the data-scaled prior scale psi0 (their variance underflows to 0); "
+            f"rescale {field}, or pass psi0"
+        )
+    return f"psi0: cannot be derived from the data, feature {j} is constant: pass psi0"
 
 
 def check_class_sizes(data: Data, needed: int, why: str) -> None:

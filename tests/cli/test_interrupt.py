@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+import weakref
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ import pytest
 import zoo
 from tests.support.report_problems import PROBLEM, SPEC
 from zoo import registry
-from zoo.cli import main
+from zoo.cli import _StopSignals, main
 from zoo.runs.model_run import sample_model
 from zoo.runs.saved import save_runs
 
@@ -118,6 +119,7 @@ def test_ctrl_c_sent_to_zoo_report_exits_130_and_leaves_no_report(phase, tmp_pat
 _STARTS_A_CLUSTER = """
 import sys
 import time
+import weakref
 from zoo.sampling.parallel import FitPool, Task
 print("starting", flush=True)
 try:
@@ -174,6 +176,12 @@ def test_the_signal_handlers_are_set_before_numpy_loads():
     assert "zoo.cli.program" not in loaded
 
 
+def _python_code(code: str) -> subprocess.CompletedProcess:
+    """``code`` run by a new Python with the repository on its path; its output, text."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+
+
 @pytest.mark.parametrize(("number", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_while_the_program_loads_gives_one_line(number, status):
     # The signal arrives while zoo.cli.program is imported (the parser, NumPy): a
@@ -189,11 +197,57 @@ def test_a_signal_while_the_program_loads_gives_one_line(number, status):
         "sys.argv = ['zoo', 'list']\n"
         "sys.exit(zoo.cli.main())\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    done = _python_code(code)
     assert done.returncode == status, (done.returncode, done.stderr)
     assert done.stderr == "zoo: interrupted\n", done.stderr
+
+
+@pytest.mark.parametrize(("number", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_while_the_process_exits_after_its_run_gives_one_line(number, status):
+    # Issue 32's probe: Ctrl-C at 20 s of `zoo validate beta-binomial --checks exact
+    # --workers 0` landed after the run had finished, in Python's shutdown: the process
+    # ended by the signal (status -2) with no word. The signal is sent here by an atexit
+    # handler, so it lands in the shutdown on any machine.
+    code = (
+        "import atexit, os, signal, sys, time, zoo.cli\n"
+        "def late():\n"
+        f"    signal.raise_signal({int(number)})\n"
+        "    time.sleep(0.5)\n"
+        "    print('atexit went on', file=sys.stderr)\n"
+        "atexit.register(late)\n"
+        "sys.argv = ['zoo', 'list']\n"
+        "sys.exit(zoo.cli.main())\n"
+    )
+    done = _python_code(code)
+    assert done.returncode == status, (done.returncode, done.stderr)
+    assert done.stderr == "zoo: interrupted while exiting; the run had finished\n", done.stderr
+    assert "beta-binomial" in done.stdout  # the run's own output, whole
+
+
+class _Freed:
+    """An object whose weakref callback runs Python code when it is freed."""
+
+
+def test_an_interrupt_python_drops_in_a_weakref_callback_is_raised_again_quietly(capfd):
+    # Issue 32's probe: a SIGTERM during an SBC run landed in importlib's weakref callback;
+    # Python printed "Exception ignored in ... KeyboardInterrupt" (8 lines) and dropped
+    # it. The signal lands in such a callback here on purpose.
+    def callback(_):
+        signal.raise_signal(signal.SIGTERM)
+        for _ in range(1000):  # the handler runs at one of these instructions
+            pass
+
+    stop = _StopSignals()
+    ended = None
+    with pytest.raises(KeyboardInterrupt), stop:
+        freed = _Freed()
+        keep = weakref.ref(freed, callback)
+        del freed  # the callback runs here, and the interrupt is raised inside it
+        ended = time.monotonic() + 5
+        while time.monotonic() < ended:  # dropped for good, this ran to its end
+            pass
+    assert keep() is None and ended is not None and time.monotonic() < ended
+    assert stop.received == [signal.SIGTERM]
+    err = capfd.readouterr().err
+    assert "Exception ignored" not in err and "Traceback" not in err, err
+    assert sys.unraisablehook is not stop._unraisable

@@ -70,3 +70,28 @@ def test_a_lock_left_by_a_run_that_died_is_taken_over(tmp_path):
 def test_a_lock_that_cannot_be_created_is_one_line(option, path, message, capsys):
     err = _refused(["check", option, path], capsys)
     assert err.startswith(f"zoo check: {option} {path}: ") and message in err, err
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "kind"),
+    [
+        (["validate", "beta-binomial"], "--report", "folder"),
+        (["check"], "--report", "folder"),
+        (["check"], "--out", "file"),
+    ],
+)
+def test_an_output_planted_as_a_symbolic_link_is_refused_and_the_victim_kept(
+    tmp_path, command, option, kind, capsys
+):
+    # `rep -> ~/www` planted in a shared folder: the report's index.html replaced the
+    # victim's own (written through the link, status 0).
+    victim = tmp_path / "www"
+    victim.mkdir()
+    (victim / "index.html").write_text("the victim's page")
+    planted = tmp_path / ("rep" if kind == "folder" else "run.nc")
+    planted.symlink_to(victim if kind == "folder" else victim / "index.html")
+    err = _refused([*command, option, str(planted)], capsys)
+    assert f"{planted}: is a symbolic link; give the {kind} itself" in err
+    assert [p.name for p in victim.iterdir()] == ["index.html"]
+    assert (victim / "index.html").read_text() == "the victim's page"
+    assert planted.is_symlink() and not list(tmp_path.glob("*.lock"))

@@ -38,10 +38,27 @@ VALIDATE = [
 CHECK = ["check", "beta-binomial", "gaussian-nb", "--draws", "2000", "--quiet"]
 
 
+#: Run before Python proper: SIGINT at its default, then exec Python with the arguments.
+#: A shell that ignores SIGINT (a background job without job control, ``nohup``, some CI
+#: runners) hands the ignored signal down across exec, and the zoo rightly keeps it
+#: ignored: every SIGINT here then met a run that ended normally, and the test passed
+#: having checked nothing. A terminal's foreground job, what these tests stand for, has
+#: SIGINT at its default.
+_TERMINAL = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
+
+
 def _start(command, folder: Path) -> subprocess.Popen:
+    return _python(["-m", "zoo.cli", *command], folder)
+
+
+def _python(arguments, folder: Path) -> subprocess.Popen:
+    """Python with ``arguments``, as a terminal's foreground job (SIGINT at its default)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
-        [sys.executable, "-m", "zoo.cli", *command],
+        [sys.executable, "-c", _TERMINAL, *arguments],
         cwd=folder,
         env=env,
         stdout=subprocess.PIPE,
@@ -115,10 +132,36 @@ def _assert_resumes_and_passes(folder: Path, workers: str) -> None:
 
 
 def _validate_stopped_and_resumed(folder, workers, moments):
+    stopped = []
     for number, delay, after in moments:
         status, out, err = _stop_validate(folder, workers, number, delay, after)
-        _assert_stopped(status, out, err, number, folder, json_out=True)
+        stopped.append(_assert_stopped(status, out, err, number, folder, json_out=True))
+    # A run that ended before its signal checks nothing: one of them at least must stop.
+    assert any(stopped), "no signal stopped a run: every run ended first (signal ignored?)"
     _assert_resumes_and_passes(folder, workers)
+
+
+def _check_stopped(process, number, folder, *, seconds) -> str:
+    out, err = process.communicate(timeout=300)
+    if not _assert_stopped(process.returncode, out, err, number, folder):
+        pytest.skip(
+            f"zoo check ended (status {process.returncode}) before the signal at "
+            f"{seconds} s: nothing was checked"
+        )
+    return err
+
+
+def test_a_command_here_starts_with_sigint_at_its_default_even_if_ignored_here(tmp_path):
+    # The case that made every SIGINT test pass vacuously: pytest run with SIGINT ignored.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        process = _python(
+            ["-c", "import signal; print(signal.getsignal(signal.SIGINT).__name__)"], tmp_path
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    out, err = process.communicate(timeout=60)
+    assert out.strip() == "default_int_handler", (out, err)
 
 
 def test_validate_in_this_process_stopped_twice_then_resumed_passes(tmp_path):
@@ -131,9 +174,8 @@ def test_check_stopped_by_sigterm_saves_what_it_drew_in_one_line(tmp_path):
     process = _start([*CHECK, "--jobs", "1", "--out", "run.nc"], tmp_path)
     time.sleep(25)  # start-up is 5 to 20 s on a loaded machine: usually while sampling
     _send(process, signal.SIGTERM)
-    out, err = process.communicate(timeout=300)
-    if _assert_stopped(process.returncode, out, err, signal.SIGTERM, tmp_path):
-        assert "zoo check: interrupted" in err
+    err = _check_stopped(process, signal.SIGTERM, tmp_path, seconds=25)
+    assert "zoo check: interrupted" in err
 
 
 @pytest.mark.slow  # about 20 runs of zoo validate, each 10 to 60 s
@@ -152,5 +194,4 @@ def test_check_stopped_at_many_moments_ends_in_one_line(jobs, number, delay, tmp
     process = _start([*CHECK, "--jobs", jobs, "--out", "run.nc"], tmp_path)
     time.sleep(delay)
     _send(process, number)
-    out, err = process.communicate(timeout=300)
-    _assert_stopped(process.returncode, out, err, number, tmp_path)
+    _check_stopped(process, number, tmp_path, seconds=delay)

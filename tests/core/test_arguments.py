@@ -7,7 +7,14 @@ import re
 import numpy as np
 import pytest
 
-from zoo.core.arguments import as_count_array, as_int, as_probability, as_seed
+from zoo.core.arguments import (
+    as_count_array,
+    as_finite_array,
+    as_int,
+    as_positive_array,
+    as_probability,
+    as_seed,
+)
 
 
 @pytest.mark.parametrize("value", [3, np.int64(3), np.uint8(3)])
@@ -60,3 +67,19 @@ def test_counts_are_checked_exactly_not_through_floats(value, message):
 def test_counts_up_to_2_to_the_53_are_kept_exactly():
     counts = as_count_array("counts", [0, 2**53, np.int64(7)])
     assert counts.dtype == np.int64 and counts.tolist() == [0, 2**53, 7]
+
+
+@pytest.mark.parametrize(
+    ("check", "value", "message"),
+    [
+        (as_positive_array, -1.0, "timeout: must be > 0, found -1"),
+        (as_finite_array, float("nan"), "timeout: must be finite, found nan"),
+    ],
+)
+def test_a_single_bad_number_is_named_without_an_empty_index(check, value, message):
+    # `zoo validate --timeout -1` said "found -1 at index ()".
+    with pytest.raises(ValueError) as raised:
+        check("timeout", value)
+    assert str(raised.value) == message
+    with pytest.raises(ValueError, match=r"found -1 at index \(1,\)$"):
+        as_positive_array("timeout", [1.0, -1.0])

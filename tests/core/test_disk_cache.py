@@ -158,3 +158,43 @@ def test_a_symbolic_link_planted_as_an_entry_is_neither_read_nor_written_through
         cached_arrays("thing", [__file__], (), compute)
     assert compute.calls == 2
     assert victim.read_bytes() == before and not kept.is_symlink()
+
+
+def _rewrite(kept, **arrays) -> None:
+    """Write ``arrays`` over the entry ``kept`` under its own key (its digest left out)."""
+    with np.load(kept) as stored:
+        key = stored["__zoo_cache_key__"]
+    with open(kept, "wb") as stream:
+        np.savez(stream, **arrays, __zoo_cache_key__=key)
+
+
+@pytest.mark.parametrize(
+    "arrays",
+    [{"x": np.ones(1)}, {"x": np.ones(2), "y": np.arange(3.0)}],
+    ids=["an array left out", "an array changed"],
+)
+def test_a_file_of_the_right_key_whose_arrays_were_changed_is_computed_again(folder, arrays):
+    # Its key right but an array missing, the file was returned as it was and its reader
+    # (a mixture's reference) raised KeyError.
+    compute = Counted([1.0])
+    cached_arrays("thing", [__file__], (), compute)
+    (kept,) = folder.glob("thing-*.npz")
+    _rewrite(kept, **arrays)
+    with pytest.warns(RuntimeWarning, match="not the ones written") as said:
+        again = cached_arrays("thing", [__file__], (), compute)
+    assert set(again) == {"x", "y"} and again["x"].tolist() == [1.0]
+    assert compute.calls == 2 and len(said) == 1
+    cached_arrays("thing", [__file__], (), compute)
+    assert compute.calls == 2  # replaced by a good file
+
+
+def test_a_folder_at_an_entrys_path_is_computed_around_with_one_warning(folder):
+    # os.open of a folder succeeds; reading it raised IsADirectoryError out of the cache.
+    compute = Counted([1.0])
+    cached_arrays("thing", [__file__], (), compute)
+    (kept,) = folder.glob("thing-*.npz")
+    kept.unlink()
+    kept.mkdir()
+    with pytest.warns(RuntimeWarning, match="not a regular file") as said:
+        assert cached_arrays("thing", [__file__], (), compute)["x"].tolist() == [1.0]
+    assert compute.calls == 2 and len(said) == 1 and kept.is_dir()

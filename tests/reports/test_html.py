@@ -12,6 +12,7 @@ import pytest
 
 from tests.support.report_pages import check_page
 from tests.support.text_layout import assert_texts_legible
+from zoo.reports import html as html_module
 from zoo.reports.figures import sbc_outside, select_elements
 from zoo.reports.html import Report, ReportFigure, Table, numeric_columns
 
@@ -210,3 +211,30 @@ def test_a_staging_folder_name_planted_beforehand_is_not_used(tmp_path):
     assert [p.name for p in victim.iterdir()] == ["keep.txt"]
     assert (victim / "keep.txt").read_text() == "mine" and planted.is_symlink()
     assert sorted(p.name for p in tmp_path.iterdir()) == [planted.name, "report", "victim"]
+
+
+def test_a_report_folder_that_is_a_symbolic_link_is_refused_and_its_target_kept(tmp_path):
+    # Written through, `report -> victim` had the victim's index.html replaced.
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "index.html").write_text("mine")
+    (tmp_path / "report").symlink_to(victim)
+    with pytest.raises(ValueError, match="report is a symbolic link; give the folder itself"):
+        Report("Planted").write(tmp_path / "report")
+    assert [p.name for p in victim.iterdir()] == ["index.html"]
+    assert (victim / "index.html").read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report", "victim"]
+
+
+def test_a_report_folder_swapped_for_a_link_after_its_check_gets_no_file(tmp_path):
+    # The folder is checked, then its files are moved in: a link put in its place between
+    # the two is refused when the files are moved, through a descriptor not following it.
+    victim, staging = tmp_path / "victim", tmp_path / "staging"
+    victim.mkdir()
+    staging.mkdir()
+    (victim / "index.html").write_text("mine")
+    (staging / "index.html").write_text("the report")
+    (tmp_path / "report").symlink_to(victim)
+    with pytest.raises(ValueError, match="is a symbolic link"):
+        html_module._move_into(staging, tmp_path / "report")
+    assert (victim / "index.html").read_text() == "mine"

@@ -1,6 +1,7 @@
 """Several models sampled at once (zoo.runs.model_pool): the same draws, Ctrl-C kept."""
 
 import multiprocessing
+import os
 import signal
 import time
 
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 
 from zoo.runs import model_pool
-from zoo.runs.model_pool import ModelPool
+from zoo.runs.model_pool import ModelPool, WorkerEnded
 
 MODELS = ["beta-binomial", "gaussian-nb"]
 
@@ -64,6 +65,21 @@ def test_interrupt_reaches_the_workers_and_keeps_what_they_drew(sigint):
     assert answered < model_pool._COLLECT_SECONDS
     for run in kept:
         assert run.interrupted and run.trees
+    assert not multiprocessing.active_children()
+
+
+def test_a_worker_killed_while_sampling_is_named_not_a_traceback():
+    # Issue 32's probe: `kill -9` of a `zoo check --jobs 2` worker (as the out-of-memory
+    # killer does) ended the command with 43 lines of concurrent.futures' traceback.
+    settings = dict(draws=10**5, tune=100, chains=2, engines=("gibbs",))
+    with ModelPool(MODELS, jobs=2, **settings) as pool:
+        time.sleep(8)  # the workers have started
+        workers = multiprocessing.active_children()
+        assert len(workers) == 2
+        for worker in workers:
+            os.kill(worker.pid, signal.SIGKILL)
+        with pytest.raises(WorkerEnded, match=r"^the worker process sampling beta-binomial "):
+            next(pool.runs())
     assert not multiprocessing.active_children()
 
 

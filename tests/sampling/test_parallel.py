@@ -5,6 +5,7 @@ The Dask side (a timeout, a dead worker) is tested in tests/validation/test_vali
 
 import os
 import signal
+import threading
 
 import pytest
 
@@ -55,6 +56,45 @@ def test_a_sampler_that_ends_the_process_is_an_error_not_the_end_of_the_zoo():
     assert outcome.status == "error"
     assert outcome.message == "the sampler called os._exit(0), which would end the zoo"
     assert os._exit.__module__ == "posix"  # given back
+
+
+def _ends_from_a_thread():
+    worker = threading.Thread(target=os._exit, args=(0,))
+    worker.start()
+    worker.join()
+    return "draws"
+
+
+def _ends_and_catches_it():
+    try:
+        os._exit(0)
+    except BaseException:
+        return "draws"
+
+
+@pytest.mark.parametrize("sampler", [_ends_from_a_thread, _ends_and_catches_it])
+def test_a_sampler_whose_exit_ended_a_thread_or_was_caught_is_still_an_error(sampler, monkeypatch):
+    # Issue 32's probe: os._exit(0) from a thread of the sampler printed the traceback of
+    # the exception that stood in for it, ended only that thread, and the fit returned
+    # its draws as the sampler's (the run ended with status 0).
+    printed = []
+    monkeypatch.setattr(threading, "excepthook", printed.append)  # what would be printed
+    with FitPool(workers=0) as pool:
+        (outcome,) = pool.run([Task("ends", sampler)])
+    assert outcome.status == "error" and outcome.value is None
+    assert outcome.message.startswith("the sampler called os._exit(0), which would end the zoo")
+    assert printed == [] and threading.excepthook == printed.append  # given back
+    # The twin: a thread that ends normally is not an exit.
+    with FitPool(workers=0) as pool:
+        (fine,) = pool.run([Task("fine", _ends_normally_in_a_thread)])
+    assert fine.status == "ok" and fine.value == "draws"
+
+
+def _ends_normally_in_a_thread():
+    worker = threading.Thread(target=sum, args=([],))
+    worker.start()
+    worker.join()
+    return "draws"
 
 
 def test_workers_are_bounded_with_the_rule_said():

@@ -21,7 +21,7 @@ import sys
 import threading
 
 from zoo.cli import exit_guard
-from zoo.sampling.interrupts import deferred
+from zoo.sampling.interrupts import deferred, send_again
 
 __all__ = ["main"]
 
@@ -46,6 +46,31 @@ def main(argv: list[str] | None = None) -> int:
         return status
     finally:
         exit_guard.finish(status)
+        if argv is None:
+            _stop_at_once_from_now()
+
+
+def _stop_at_once_from_now() -> None:
+    """From the run's end to the process's, a stopping signal ends it at once, in one line.
+
+    What follows the run is Python's shutdown (threads joined, ``atexit`` handlers,
+    modules freed: seconds with PyMC, Dask and numba loaded, on a busy machine). With
+    Python's own handler a Ctrl-C there was a traceback in an ``atexit`` callback, and
+    once Python had set the signals back to their defaults, the end of the process by
+    the signal (status -2, no word) after a run that had finished and written its
+    results (issue 32's probe: ``--checks exact --workers 0``, Ctrl-C at 20 s). The last
+    moments, after Python resets its handlers, remain the signal's.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def stop(number, frame) -> None:
+        os.write(2, b"zoo: interrupted while exiting; the run had finished\n")
+        os._exit(_STOPPED[number])
+
+    for number in _STOPPED:
+        if signal.getsignal(number) is not signal.SIG_IGN:
+            signal.signal(number, stop)
 
 
 def _main(argv: list[str] | None) -> int:
@@ -88,6 +113,8 @@ class _StopSignals:
     def __init__(self):
         self.received: list[int] = []
         self._previous: dict[int, object] = {}
+        self._hook = None  # Python's sys.unraisablehook while the handlers are set
+        self._dropped = False  # the first signal's KeyboardInterrupt was dropped by Python
 
     def __enter__(self) -> _StopSignals:
         if threading.current_thread() is not threading.main_thread():
@@ -98,15 +125,47 @@ class _StopSignals:
                 continue
             self._previous[number] = previous
             signal.signal(number, self._handle)
+        if self._previous:
+            self._hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
         return self
 
     def _handle(self, number, frame) -> None:
-        if not self.received and deferred(number, frame):
+        acting = not self.received or self._dropped
+        if acting and deferred(number, frame):
             return  # inside numba's conversion of arguments: sent again in a moment
+        if self._dropped:  # the first signal, sent again: raised now
+            self._dropped = False
+            raise KeyboardInterrupt
         self.received.append(number)
         if len(self.received) == 1:
             raise KeyboardInterrupt
 
+    def _unraisable(self, unraisable) -> None:
+        """A KeyboardInterrupt of :meth:`_handle` that Python dropped: sent again, quietly.
+
+        A signal landing in code whose exceptions Python cannot pass on (a weakref
+        callback, a ``__del__``, run for an object freed in the middle of an instruction)
+        had its KeyboardInterrupt printed as "Exception ignored in ..." with a traceback,
+        and dropped: a SIGTERM during an SBC run printed 8 lines (issue 32's probe), and
+        where nothing else noted the signal the run went on.
+        """
+        if self.received and _raised_here(unraisable.exc_traceback, self._handle):
+            self._dropped = True
+            send_again(self.received[0])
+            return
+        self._hook(unraisable)
+
     def __exit__(self, *exc) -> None:
         for number, previous in self._previous.items():
             signal.signal(number, previous)
+        if self._hook is not None:
+            sys.unraisablehook, self._hook = self._hook, None
+
+
+def _raised_here(trace, handler) -> bool:
+    """Whether the innermost frame of ``trace`` runs ``handler`` (a bound method)."""
+    if trace is None:
+        return False
+    while trace.tb_next is not None:
+        trace = trace.tb_next
+    return trace.tb_frame.f_code is handler.__func__.__code__

@@ -17,7 +17,7 @@ from zoo.core.arguments import (
     require_draws_fit_memory,
 )
 from zoo.registry import names
-from zoo.runs.model_pool import ModelPool
+from zoo.runs.model_pool import ModelPool, WorkerEnded
 from zoo.runs.saved import save_runs
 from zoo.sampling.parallel import default_workers
 from zoo.sampling.progress import quiet_logs
@@ -84,6 +84,9 @@ def _check(args) -> int:
             except KeyboardInterrupt:
                 runs += pool.interrupt()
                 return _interrupted(args, runs, checks, say)
+            except WorkerEnded as ended:
+                print(f"zoo check: {ended}; nothing saved", file=sys.stderr)
+                return 1
         if args.out is not None:
             _save(args, runs, checks, say)
     return finish_checks(args, checks, say)

@@ -40,6 +40,11 @@ def unusable_output(field: str, path, *, folder: bool, locked: bool = False) -> 
     must fit the folder's longest name too.
     """
     target = Path(path)
+    if target.is_symlink():
+        # Written through, a link planted in a shared folder (`rep -> ~/www`) had the
+        # report's files replace the ones where it points.
+        kind = "folder" if folder else "file"
+        return f"{field} {path}: is a symbolic link; give the {kind} itself"
     if target.exists():
         if folder and not target.is_dir():
             return f"{field} {path}: exists and is not a folder"

@@ -26,6 +26,7 @@ __all__ = [
     "check_generator",
     "require_distinct",
     "require_draws_fit_memory",
+    "require_fits_memory",
     "require_same_length",
 ]
 
@@ -40,13 +41,18 @@ def _as_array(field: str, value, *, ndim: int | None) -> np.ndarray:
     return array
 
 
+def _at(where: tuple) -> str:
+    """Where in an array a bad entry is; nothing for a single number (``--timeout -1``)."""
+    return f" at index {where}" if where else ""
+
+
 def as_finite_array(field: str, value, *, ndim: int | None = None) -> np.ndarray:
     """Return a float copy of ``value``; raise if any entry is NaN or infinite."""
     array = _as_array(field, value, ndim=ndim)
     bad = ~np.isfinite(array)
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(f"{field}: must be finite, found {array[where]} at index {where}")
+        raise ValueError(f"{field}: must be finite, found {array[where]}{_at(where)}")
     return array
 
 
@@ -77,7 +83,7 @@ def as_count_array(field: str, value, *, ndim: int | None = 1) -> np.ndarray:
         if fractional.any():
             where = tuple(int(i) for i in np.argwhere(fractional)[0])
             raise ValueError(
-                f"{field}: counts must be integers, found {array[where]:g} at index {where}"
+                f"{field}: counts must be integers, found {array[where]:g}{_at(where)}"
             )
         raw = array
     if ndim is not None and raw.ndim != ndim:
@@ -93,7 +99,7 @@ def as_count_array(field: str, value, *, ndim: int | None = 1) -> np.ndarray:
     ):
         if bad.any():
             where = tuple(int(i) for i in np.argwhere(bad)[0])
-            raise ValueError(f"{field}: {rule}, found {raw[where]} at index {where}")
+            raise ValueError(f"{field}: {rule}, found {raw[where]}{_at(where)}")
     return np.array(raw, dtype=np.int64)
 
 
@@ -102,7 +108,7 @@ def as_positive_array(field: str, value, *, ndim: int | None = None) -> np.ndarr
     array = as_finite_array(field, value, ndim=ndim)
     if (array <= 0).any():
         where = tuple(int(i) for i in np.argwhere(array <= 0)[0])
-        raise ValueError(f"{field}: must be > 0, found {array[where]:g} at index {where}")
+        raise ValueError(f"{field}: must be > 0, found {array[where]:g}{_at(where)}")
     return array
 
 
@@ -207,10 +213,15 @@ def require_draws_fit_memory(field: str, draws: int, chains: int) -> None:
     so a run refused here could never finish; checked before any sweep, so that
     ``--draws 10000000000`` is a message, not a MemoryError after the warm-up.
     """
+    require_fits_memory(field, int(draws) * int(chains), f"{chains} chain(s) x {draws} draws")
+
+
+def require_fits_memory(field: str, values: int, what: str) -> None:
+    """Raise when ``values`` float64 values (``what`` they are, said) exceed the RAM."""
     memory = _physical_memory()
-    needed = 8 * int(draws) * int(chains)
+    needed = 8 * int(values)
     if memory is not None and needed > memory:
         raise ValueError(
-            f"{field}: {chains} chain(s) x {draws} draws of even one float64 need "
-            f"{needed / 2**30:.0f} GiB; this machine has {memory / 2**30:.0f} GiB"
+            f"{field}: {what} of even one float64 need {needed / 2**30:.0f} GiB; this "
+            f"machine has {memory / 2**30:.0f} GiB"
         )

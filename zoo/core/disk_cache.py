@@ -73,11 +73,24 @@ def _update(hasher, value) -> None:
 
 
 #: The layout of a cache file; part of every key, so files of another layout are not read.
-_FORMAT = "zoo-cache/2"
+_FORMAT = "zoo-cache/3"
 
 #: The entry of a cache file holding its own key: a whole, valid file put at another
 #: entry's path (copied, renamed, planted) holds other arrays, and is not read as it.
 _KEY = "__zoo_cache_key__"
+
+#: The entry holding a digest of the other arrays (names, types, shapes, bytes): a file
+#: of the right key whose arrays were changed, added or left out after it was written
+#: is not read (one lacking "low" was returned as it was, and its reader raised KeyError).
+_DIGEST = "__zoo_cache_digest__"
+
+
+def _digest(arrays: dict[str, np.ndarray]) -> str:
+    hasher = hashlib.sha256()
+    for name in sorted(arrays):
+        hasher.update(f"name {name}".encode())
+        _update(hasher, np.asarray(arrays[name]))
+    return hasher.hexdigest()
 
 
 def _read(path: Path, key: str) -> dict[str, np.ndarray] | None:
@@ -90,10 +103,11 @@ def _read(path: Path, key: str) -> dict[str, np.ndarray] | None:
             _unusable(path, "a symbolic link")
         # Otherwise absent, or the folder unusable: computed, as without a cache.
         return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen, which refuses a folder
+        os.close(fd)
+        _unusable(path, "not a regular file")
+        return None
     with os.fdopen(fd, "rb") as stream:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            _unusable(path, "not a regular file")
-            return None
         try:
             with np.load(stream, allow_pickle=False) as stored:
                 arrays = {name: stored[name] for name in stored.files}
@@ -102,6 +116,9 @@ def _read(path: Path, key: str) -> dict[str, np.ndarray] | None:
             return None
     if str(arrays.pop(_KEY, "")) != key:
         _unusable(path, "it holds another entry's arrays")
+        return None
+    if str(arrays.pop(_DIGEST, "")) != _digest(arrays):
+        _unusable(path, "its arrays are not the ones written (their digest differs)")
         return None
     return arrays
 
@@ -153,7 +170,7 @@ def cached_arrays(
         return arrays
     try:
         with os.fdopen(handle, "wb") as stream:
-            np.savez(stream, **arrays, **{_KEY: np.array(key)})
+            np.savez(stream, **arrays, **{_KEY: np.array(key), _DIGEST: np.array(_digest(arrays))})
         os.replace(temporary, path)
     except OSError:
         Path(temporary).unlink(missing_ok=True)

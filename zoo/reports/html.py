@@ -21,9 +21,12 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import errno
 import html
 import io
+import os
 import re
 import shutil
 import tempfile
@@ -304,6 +307,8 @@ class Report:
             The path of ``index.html``.
         """
         directory = Path(directory)
+        if directory.is_symlink():
+            raise ValueError(f"directory: {directory} is a symbolic link; give the folder itself")
         if directory.exists() and not directory.is_dir():
             raise ValueError(f"directory: {directory} exists and is not a directory")
         directory.parent.mkdir(parents=True, exist_ok=True)
@@ -319,11 +324,9 @@ class Report:
                     (staging / image.filename).write_bytes(image.png)
             (staging / "index.html").write_text(self.html(), encoding="utf-8")
             if not directory.exists():
-                staging.rename(directory)
+                staging.rename(directory)  # fails if a link was planted there meanwhile
                 return directory / "index.html"
-            (directory / "index.html").unlink(missing_ok=True)
-            for path in sorted(staging.iterdir(), key=lambda p: p.name == "index.html"):
-                path.replace(directory / path.name)
+            _move_into(staging, directory)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return directory / "index.html"
@@ -503,3 +506,27 @@ figcaption{color:#555;font-size:.9em}
 details summary{cursor:pointer;margin:.5em 0}
 ul.toc.many{columns:2}
 """
+
+
+def _move_into(staging: Path, directory: Path) -> None:
+    """Move the files of ``staging`` into the existing folder ``directory``, index.html last.
+
+    Through a descriptor of the folder opened without following a link: a folder
+    swapped for a symbolic link after it was checked (someone else's folder, a planted
+    ``rep -> ~/www``) is refused instead of receiving the files.
+    """
+    try:
+        folder = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise ValueError(
+                f"directory: {directory} is a symbolic link; give the folder itself"
+            ) from None
+        raise
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink("index.html", dir_fd=folder)
+        for path in sorted(staging.iterdir(), key=lambda p: p.name == "index.html"):
+            os.replace(path, path.name, dst_dir_fd=folder)
+    finally:
+        os.close(folder)

@@ -37,7 +37,7 @@ from zoo.sampling.interrupts import deferred
 from zoo.sampling.progress import quiet_logs
 from zoo.sampling.worker_process import leave_terminal_group
 
-__all__ = ["ModelPool"]
+__all__ = ["ModelPool", "WorkerEnded"]
 
 #: Seconds given to interrupted workers to send back what they drew.
 _COLLECT_SECONDS = 60.0
@@ -159,7 +159,10 @@ class ModelPool:
                 )
             else:
                 started = time.perf_counter()
-                run = self._futures[self._handed].result()
+                try:
+                    run = self._futures[self._handed].result()
+                except BrokenProcessPool:
+                    raise WorkerEnded(name, self.names[self._handed + 1 :]) from None
                 self._say(f"{name}: sampled (waited {time.perf_counter() - started:.0f} s)")
             self._handed += 1
             yield run
@@ -256,3 +259,19 @@ def _sample_quietly(model, settings: dict) -> ModelRun | None:
         # drawn. Raised, it would reach the pool as this task's exception and then the
         # zoo from the future, as if the zoo's own process had been interrupted again.
         return None
+
+
+class WorkerEnded(RuntimeError):
+    """A worker process ended while it sampled a model (killed, or crashed in compiled code).
+
+    The process pool breaks with it: the models after it have no run either. Raised on,
+    ``concurrent.futures`` printed some 40 lines of traceback for a ``kill -9`` of a
+    worker (issue 32's probe), or the out-of-memory killer's.
+    """
+
+    def __init__(self, model: str, after: Sequence[str]):
+        unrun = f"; not sampled either: {', '.join(after)}" if after else ""
+        super().__init__(
+            f"the worker process sampling {model} ended abruptly (killed by a signal, such "
+            f"as the out-of-memory killer's, or a crash in compiled code){unrun}"
+        )

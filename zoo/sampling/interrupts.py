@@ -39,7 +39,7 @@ import signal
 import threading
 from importlib.util import find_spec
 
-__all__ = ["deferred", "raising_is_unsafe"]
+__all__ = ["deferred", "raising_is_unsafe", "send_again"]
 
 
 def _folder(path: str) -> str:
@@ -76,13 +76,22 @@ def deferred(number: int, frame) -> bool:
         return False
     _deferring = True
     try:
-        main = threading.main_thread().ident
-        timer = threading.Timer(_AGAIN_SECONDS, signal.pthread_kill, (main, number))
-        timer.daemon = True
-        timer.start()
+        send_again(number)
     finally:
         _deferring = False
     return True
+
+
+def send_again(number: int) -> None:
+    """Send signal ``number`` to the main thread again in a moment (:data:`_AGAIN_SECONDS`).
+
+    For a signal that could not be acted on where it landed: by then the interrupted
+    code has returned to ordinary Python.
+    """
+    main = threading.main_thread().ident
+    timer = threading.Timer(_AGAIN_SECONDS, signal.pthread_kill, (main, number))
+    timer.daemon = True
+    timer.start()
 
 
 def raising_is_unsafe(frame) -> bool:

@@ -220,10 +220,12 @@ def _call_here(task: Task) -> Outcome:
         previous[number](number, frame)
 
     here = os.getpid()
+    exits: list = []  # the statuses the sampler's os._exit calls were given, any thread
 
     def ended_process(status=0):
         if os.getpid() != here:  # a forked child (PyMC's chains) ends as it should
             exit_process(status)
+        exits.append(status)
         raise _ProcessExit(status)
 
     if threading.current_thread() is threading.main_thread():
@@ -233,6 +235,14 @@ def _call_here(task: Task) -> Outcome:
                 previous[number] = handler
                 signal.signal(number, note)
     exit_process, os._exit = os._exit, ended_process
+    thread_hook = threading.excepthook
+
+    def quiet_exit(arguments) -> None:
+        # threading ends a thread quietly on SystemExit itself only, not a subclass.
+        if not isinstance(arguments.exc_value, _ProcessExit):
+            thread_hook(arguments)
+
+    threading.excepthook = quiet_exit
     try:
         with warnings.catch_warnings():
             # The driver's "interrupted: keeping the N draws" is about a fit whose
@@ -241,17 +251,28 @@ def _call_here(task: Task) -> Outcome:
             outcome = _call(task, here=True)
     finally:
         os._exit = exit_process
+        threading.excepthook = thread_hook
         for number, handler in previous.items():
             signal.signal(number, handler)
     if received:
         # The fit swallowed what the handler raised: raise it again.
         previous[received[0]](received[0], None)
         raise KeyboardInterrupt
+    if exits and outcome.status == "ok":
+        # Called from a thread of the sampler's (or caught by it), the exit ended its
+        # thread only, and the fit went on to return draws: still the sampler's error.
+        message = f"{_ProcessExit(exits[0])} (from a thread of the sampler, or caught by it)"
+        outcome = dataclasses.replace(outcome, status="error", value=None, message=message)
     return outcome
 
 
-class _ProcessExit(Exception):
-    """``os._exit`` called by a sampler running in the zoo's own process."""
+class _ProcessExit(SystemExit):
+    """``os._exit`` called by a sampler running in the zoo's own process.
+
+    A ``SystemExit``, which ``except Exception`` in the sampler does not catch. Raised in
+    a thread the sampler started, it ends that thread; its traceback is not printed
+    while the fit runs (:func:`_call_here`: it once was, and the fit went on).
+    """
 
     def __init__(self, status):
         super().__init__(f"the sampler called os._exit({status!r}), which would end the zoo")

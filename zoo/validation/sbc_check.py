@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from zoo.core.arguments import as_int
+from zoo.core.arguments import as_int, require_fits_memory
 from zoo.diagnostics.findings import COULD_NOT_JUDGE, Finding
 from zoo.diagnostics.sbc import PURPOSE, sbc_result, simulation_ranks
 from zoo.sampling.parallel import FitPool, Task
@@ -221,6 +221,17 @@ def _every_fit_failed(plan: Plan, prior) -> str:
     )
 
 
+def _rule(budget, field) -> None:
+    """One scalar's draws of a fit, and one rank of every simulation, fit in RAM.
+
+    ``--simulations 1000000000000`` started its fits (a run that could never end, and
+    whose ranks alone could never be held); refused now, as ``--draws`` is.
+    """
+    draws_fit_memory(budget, field)
+    simulations = budget["simulations"]
+    require_fits_memory(field("simulations"), simulations, f"{simulations} simulations' ranks")
+
+
 def _preflight(plan: Plan) -> None:
     if plan.store is not None:
         open_store(plan)  # a store it cannot use is refused before any fit
@@ -239,6 +250,6 @@ SBC = Check(
         Setting("chains", 2, "chains of each fit"),
     ),
     simulates=True,
-    rule=draws_fit_memory,
+    rule=_rule,
     preflight=_preflight,
 )

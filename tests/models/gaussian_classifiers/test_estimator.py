@@ -171,6 +171,25 @@ def test_an_enumeration_that_cannot_finish_is_refused_at_fit(wine, estimator):
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS)
+def test_x_whose_default_psi0_underflows_is_named_at_fit_not_called_constant(wine, estimator):
+    # X scaled by 1e-300: its variances underflow to 0, and the fit said "psi0: ...
+    # feature 0 is constant", of a feature that is not, about a parameter never passed.
+    x, y = wine
+    with pytest.raises(
+        ValueError, match=r"^X: the values of feature 0 differ by at most .*e-300, too little"
+    ):
+        estimator().fit(x * 1e-300, y)
+    # The twin: a feature that is constant is still called so.
+    constant = x.copy()
+    constant[:, 1] = 3.0
+    with pytest.raises(ValueError, match=r"^psi0: .* feature 1 is constant: pass psi0"):
+        estimator().fit(constant, y)
+    # A small but representable scale fits to the same predictive (the scaled prior).
+    small = estimator().fit(x * 1e-150, y).predict_proba(x * 1e-150)
+    np.testing.assert_allclose(small, estimator().fit(x, y).predict_proba(x), atol=1e-8)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS)
 def test_x_whose_default_psi0_overflows_is_named_at_fit(wine, estimator):
     x, y = wine
     fitted = estimator()

@@ -98,3 +98,15 @@ def test_x_too_large_for_the_data_scaled_psi0_is_named(prior):
         prior.resolve(Data(X * 1e300, Y))
     # A scale that stays finite resolves (the twin).
     assert np.all(np.isfinite(prior.resolve(Data(X * 1e100, Y)).psi0))
+
+
+@pytest.mark.parametrize("prior", [PerClassPrior(), DiagonalPrior()])
+def test_x_too_small_for_the_data_scaled_psi0_is_named_not_called_constant(prior):
+    """Variances underflowing to 0: the error names x and its spread, not a constant feature."""
+    with pytest.raises(ValueError, match=r"^x: the values of feature \d differ by at most"):
+        prior.resolve(Data(X * 1e-300, Y))
+    constant = X.copy()
+    constant[:, 0] = 1.0
+    with pytest.raises(ValueError, match=r"^psi0: .* feature 0 is constant"):
+        prior.resolve(Data(constant, Y))
+    assert np.all(np.isfinite(prior.resolve(Data(X * 1e-100, Y)).psi0))
