@@ -6,7 +6,7 @@ from tests.support import pymc_models
 from zoo.core.defaults import BUDGET_PRESETS
 from zoo.testing import assert_valid
 from zoo.testing.assertion import _budgets
-from zoo.testing.sequential import BUDGETS, GROWTH
+from zoo.testing.sequential import BUDGETS, FIRST, GROWTH, RATE, stages
 from zoo.validation import CHECKS
 from zoo.validation.plan import resolve_budgets
 from zoo.validation.results import ValidationResult
@@ -84,10 +84,16 @@ def test_bad_arguments_are_refused_before_any_fit(options, message):
         assert_valid(pymc_models.beta_binomial, pymc_models.right, **options)
 
 
-def test_the_first_stage_runs_zoo_validates_preset_and_later_ones_grow_it():
+def test_the_first_stage_spends_three_quarters_of_the_preset_and_later_ones_grow_it():
     assert BUDGETS is BUDGET_PRESETS
+    first = stages(RATE, "default", 0)[0].scale
+    assert first == FIRST < 1  # less than the fixed battery at the preset spends
     for preset in BUDGETS:
         assert _budgets(preset, 1.0) == resolve_budgets(CHECKS, None, preset)
+        fixed, staged = resolve_budgets(CHECKS, None, preset), _budgets(preset, first)
+        assert staged["exact"]["draws"] == round(fixed["exact"]["draws"] * FIRST)
+        assert staged["sbc"]["simulations"] == round(fixed["sbc"]["simulations"] * FIRST)
+        assert staged["geweke"]["iterations"] == round(fixed["geweke"]["iterations"] * FIRST)
     grown = _budgets("quick", GROWTH)
     quick = resolve_budgets(CHECKS, None, "quick")
     assert grown["sbc"]["simulations"] == quick["sbc"]["simulations"] * GROWTH
