@@ -99,3 +99,28 @@ def test_the_first_stage_spends_three_quarters_of_the_preset_and_later_ones_grow
     assert grown["sbc"]["simulations"] == quick["sbc"]["simulations"] * GROWTH
     assert grown["sbc"]["draws"] == quick["sbc"]["draws"]  # thinned to its ESS: not grown
     assert grown["exact"]["chains"] == quick["exact"]["chains"]
+
+
+@pytest.mark.pymc
+def test_a_run_of_several_stages_is_the_same_run_again_from_the_same_seed():
+    # A right sampler that mixes slowly: the first stage's fits cannot judge it even at
+    # their most draws (curable), so it goes on to the second stage.
+    def run():
+        records = []
+        assert_valid(
+            pymc_models.beta_binomial,
+            pymc_models.sticky,
+            seed=5,
+            checks=("exact",),
+            budget="quick",
+            on_record=records.append,
+        )
+        (record,) = records
+        return record
+
+    first, second = run(), run()
+    assert len(first.stages) > 1
+    assert (first.verdict, first.draws) == (second.verdict, second.draws)
+    for (stage, result), (again, repeated) in zip(first.stages, second.stages, strict=True):
+        assert stage == again
+        assert [c.summary for c in result.checks] == [c.summary for c in repeated.checks]
