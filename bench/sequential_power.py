@@ -233,9 +233,9 @@ def summary(records: list[dict], *, hosts: bool = True, modes=None) -> str:
     For each: fails out of seeds with the Clopper-Pearson 95% interval, passes,
     inconclusive runs, the stages run (median and most), the check(s) that failed, the
     median CPU seconds; then the fixed 1% battery's fails and median CPU seconds (from
-    the runs paired with these where every one was, marked so; else from the baseline
-    records); and, with ``hosts``, the processors the runs were taken on. ``modes``:
-    only the rows of these modes (default all).
+    the fixed runs paired with these, marked so, where some were; else from the
+    baseline records); and, with ``hosts``, the processors the runs were taken on.
+    ``modes``: only the rows of these modes (default all).
     """
     cells = defaultdict(list)
     for record in records:
@@ -253,12 +253,13 @@ def summary(records: list[dict], *, hosts: bool = True, modes=None) -> str:
         passes = sum(r["verdict"] == "pass" for r in group)
         unjudged = sum(r["verdict"] == "inconclusive" for r in group)
         stages = [r["stages"] for r in group]
-        # paired: the fixed battery run beside each of these runs, on its seed
-        paired = all("fixed" in r for r in group)
-        fixed = [r["fixed"] for r in group] if paired else baseline.get((model, sampler), [])
+        # paired: the fixed battery run beside these runs, each on its run's seed
+        fixed = [r["fixed"] for r in group if "fixed" in r]
+        paired = bool(fixed)
+        fixed = fixed or baseline.get((model, sampler), [])
         fixed_cells = (
             f"{_interval(fixed)} | {statistics.median(r['cpu_seconds'] for r in fixed):.1f}"
-            + (" (paired)" if paired else "")
+            + (f" (paired, {len(fixed)})" if paired else "")
             if fixed
             else "- | -"
         )
