@@ -6,10 +6,10 @@ import or ``conftest.py`` entry::
     def test_my_sampler(zoo_validate):
         zoo_validate("my_package.model:build", sampler=my_sampler)
 
-Options: ``--zoo-budget quick|default|thorough`` (the first stage's budget),
-``--zoo-rate RATE`` (each validation's false-alarm rate, default 1e-4) and
-``--zoo-report DIR`` (the HTML report of every validation that did not pass, in
-``DIR/<test id>/``). At the end of the session pytest's summary has one line per
+Options: ``--zoo-budget quick|default|thorough`` (the budget preset; the first stage
+spends three quarters of it), ``--zoo-rate RATE`` (each validation's false-alarm rate,
+default 1e-4) and ``--zoo-report DIR`` (the HTML report of every validation that did
+not pass, in ``DIR/<test id>/``). At the end of the session pytest's summary has one line per
 validation: its verdict, checks, stages, draws per chain and seconds. Fits run in the
 test's own process (no Dask cluster per test, pytest-xdist friendly); each line travels
 with its test's report (``user_properties``), so under pytest-xdist the controller's
