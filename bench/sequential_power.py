@@ -9,12 +9,22 @@ invariance). Each record holds the verdict, the stages run, each check's verdict
 the stage that decided it, the exact check's draws per chain summed over the stages,
 the wall and CPU seconds, and the host and commit. ``--baseline`` records the same for
 the fixed-budget battery at its default 1% (``zoo.validate``), the cost the sequential
-design must not exceed for a correct sampler (docs/testing.md).
+design must not exceed for a correct sampler (docs/testing.md). ``--paired`` runs that
+fixed battery on the same seed in the same process right beside each correct sampler's
+sequential run (the one before the other in turn, seed by seed, so neither always pays
+for a warm-up), and keeps its verdict and cost in the sequential run's record (``fixed``):
+the two costs are then taken under the same load.
+
+A record's mode names the design: ``sequential-RATE-BUDGET`` for the first design (every
+stage at 4**k times the preset, clear pass at 0.05), ``sequential-RATE-BUDGET-first
+F-clear C`` for a first stage at F times the preset and a clear pass at C
+(``zoo.testing.sequential.FIRST``, ``CLEAR``).
 
     python -m bench.sequential_power --models beta-binomial --seeds 20
     python -m bench.sequential_power --models beta-binomial --seeds 20 --baseline
     python -m bench.sequential_power --models gda --samplers correct --seeds 5
     python -m bench.sequential_power --examples dirichlet-multinomial --seeds 10
+    python -m bench.sequential_power --models naive-bayes gda --samplers correct --paired
     python -m bench.sequential_power --summary
 
 Records are appended to ``bench/results/sequential_power/records.jsonl`` as they arrive,
@@ -71,41 +81,76 @@ def _candidates(models, examples):
     return cells
 
 
-def one_run(arguments: dict, seed: int, *, baseline: bool, budget: str, rate: float) -> dict:
-    """One validation of one candidate: verdict, stages, checks, draws and cost."""
+def _fixed_run(arguments: dict, seed: int) -> dict:
+    """The fixed-budget battery at its default 1%: verdict, checks, draws and cost."""
     import zoo
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = zoo.validate(**arguments, seed=seed, workers=0)
+    return {
+        "verdict": result.verdict,
+        "stages": 1,
+        "checks": {check.name: check.verdict for check in result.checks},
+        "draws_per_chain": result.settings["budgets"].get("exact", {}).get("draws", 0),
+        "seconds": time.perf_counter() - wall,
+        "cpu_seconds": time.process_time() - cpu,
+    }
+
+
+def _sequential_run(arguments: dict, seed: int, *, budget: str, rate: float) -> dict:
+    """``assert_valid`` at ``rate``: verdict, stages, checks, draws and cost."""
     from zoo.testing import assert_valid
 
     wall, cpu = time.perf_counter(), time.process_time()
     records = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        if baseline:
-            result = zoo.validate(**arguments, seed=seed, workers=0)
-            stages = 1
-            draws = result.settings["budgets"].get("exact", {}).get("draws", 0)
-        else:
-            try:
-                assert_valid(
-                    **arguments,
-                    seed=seed,
-                    rate=rate,
-                    budget=budget,
-                    allow_inconclusive=True,
-                    on_record=records.append,
-                )
-            except AssertionError:
-                pass
-            result = records[0].result
-            stages, draws = len(records[0].stages), records[0].draws
+    try:
+        assert_valid(
+            **arguments,
+            seed=seed,
+            rate=rate,
+            budget=budget,
+            allow_inconclusive=True,
+            on_record=records.append,
+        )
+    except AssertionError:
+        pass
+    result = records[0].result
     return {
         "verdict": result.verdict,
-        "stages": stages,
+        "stages": len(records[0].stages),
         "checks": {check.name: check.verdict for check in result.checks},
-        "draws_per_chain": draws,
+        "draws_per_chain": records[0].draws,
         "seconds": time.perf_counter() - wall,
         "cpu_seconds": time.process_time() - cpu,
     }
+
+
+def one_run(
+    arguments: dict, seed: int, *, baseline: bool, budget: str, rate: float, paired=False
+) -> dict:
+    """One validation of one candidate: verdict, stages, checks, draws and cost.
+
+    With ``paired``, the fixed battery on the same seed too, before the sequential run
+    on odd seeds and after it on even ones, its outcome under ``fixed``.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if baseline:
+            return _fixed_run(arguments, seed)
+        fixed = _fixed_run(arguments, seed) if paired and seed % 2 else None
+        outcome = _sequential_run(arguments, seed, budget=budget, rate=rate)
+        if paired and fixed is None:
+            fixed = _fixed_run(arguments, seed)
+    return outcome if fixed is None else {**outcome, "fixed": fixed}
+
+
+def mode_name(*, baseline: bool, rate: float, budget: str) -> str:
+    """The records' name of a design: the fixed battery, or the sequential one now."""
+    if baseline:
+        return "fixed-1%"
+    from zoo.testing.sequential import CLEAR, FIRST
+
+    return f"sequential-{rate:g}-{budget}-first{FIRST:g}-clear{CLEAR:g}"
 
 
 def run(
@@ -119,9 +164,13 @@ def run(
     only=None,
     examples=(),
     first_seed: int = 0,
+    paired: bool = False,
 ) -> None:
-    """Run every (model, sampler) once per seed, seed-major, skipping what is done."""
-    mode = "fixed-1%" if baseline else f"sequential-{rate:g}-{budget}"
+    """Run every (model, sampler) once per seed, seed-major, skipping what is done.
+
+    ``paired``: each correct sampler's sequential run with the fixed battery beside it.
+    """
+    mode = mode_name(baseline=baseline, rate=rate, budget=budget)
     done = _done(path)
     cells = _candidates(models, examples)
     if only is not None:
@@ -130,12 +179,23 @@ def run(
         for name, sampler, arguments in cells:
             if (mode, name, sampler, seed) in done:
                 continue
-            outcome = one_run(arguments, seed, baseline=baseline, budget=budget, rate=rate)
+            outcome = one_run(
+                arguments,
+                seed,
+                baseline=baseline,
+                budget=budget,
+                rate=rate,
+                paired=paired and sampler == "correct",
+            )
             record = {"mode": mode, "model": name, "sampler": sampler, "seed": seed, **outcome}
             bench_records.append_to(path, record)
+            fixed = outcome.get("fixed")
+            beside = (
+                f"; fixed 1% {fixed['verdict']}, {fixed['cpu_seconds']:.1f} CPU s" if fixed else ""
+            )
             print(
                 f"{mode} {name} {sampler} seed {seed}: {outcome['verdict']} in "
-                f"{outcome['stages']} stage(s), {outcome['cpu_seconds']:.1f} CPU s",
+                f"{outcome['stages']} stage(s), {outcome['cpu_seconds']:.1f} CPU s{beside}",
                 flush=True,
             )
 
@@ -167,13 +227,15 @@ def _caught_by(records: list[dict]) -> str:
     return ", ".join(cells) or "-"
 
 
-def summary(records: list[dict], *, hosts: bool = True) -> str:
+def summary(records: list[dict], *, hosts: bool = True, modes=None) -> str:
     """Per model and sampler: the sequential design beside the fixed-budget battery.
 
     For each: fails out of seeds with the Clopper-Pearson 95% interval, passes,
     inconclusive runs, the stages run (median and most), the check(s) that failed, the
-    median CPU seconds; then the fixed 1% battery's fails and median CPU seconds; and,
-    with ``hosts``, the processors the runs were taken on.
+    median CPU seconds; then the fixed 1% battery's fails and median CPU seconds (from
+    the fixed runs paired with these, marked so, where some were; else from the
+    baseline records); and, with ``hosts``, the processors the runs were taken on.
+    ``modes``: only the rows of these modes (default all).
     """
     cells = defaultdict(list)
     for record in records:
@@ -186,18 +248,22 @@ def summary(records: list[dict], *, hosts: bool = True) -> str:
         "|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if hosts else ""),
     ]
     for (mode, model, sampler), group in sorted(cells.items()):
-        if mode == "fixed-1%":
+        if mode == "fixed-1%" or (modes is not None and mode not in modes):
             continue
         passes = sum(r["verdict"] == "pass" for r in group)
         unjudged = sum(r["verdict"] == "inconclusive" for r in group)
         stages = [r["stages"] for r in group]
-        fixed = baseline.get((model, sampler), [])
+        # paired: the fixed battery run beside these runs, each on its run's seed
+        fixed = [r["fixed"] for r in group if "fixed" in r]
+        paired = bool(fixed)
+        fixed = fixed or baseline.get((model, sampler), [])
         fixed_cells = (
             f"{_interval(fixed)} | {statistics.median(r['cpu_seconds'] for r in fixed):.1f}"
+            + (f" (paired, {len(fixed)})" if paired else "")
             if fixed
             else "- | -"
         )
-        where = ", ".join(sorted({_cpu(r) for r in group + fixed}))
+        where = ", ".join(sorted({_cpu(r) for r in group + ([] if paired else fixed)}))
         rows.append(
             f"| {mode} | {model} | {sampler} | {_interval(group)} | {passes} | {unjudged} | "
             f"{statistics.median(stages):g} ({max(stages)}) | {_caught_by(group)} | "
@@ -219,6 +285,9 @@ def main(argv=None) -> int:
     parser.add_argument("--budget", default="default")
     parser.add_argument("--rate", type=float, default=1e-4)
     parser.add_argument("--baseline", action="store_true")
+    parser.add_argument(
+        "--paired", action="store_true", help="the fixed battery beside each correct run"
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--summary", action="store_true")
     parser.add_argument("--samplers", nargs="+", help="only these (correct, fault names)")
@@ -239,6 +308,7 @@ def main(argv=None) -> int:
         only=args.samplers,
         examples=args.examples,
         first_seed=args.first_seed,
+        paired=args.paired,
     )
     return 0
 

@@ -43,6 +43,19 @@ def right(data, *, draws, chains, seed):
     return {"theta": rng.beta(A + y, B + n - y, size=(chains, draws, y.size))}
 
 
+def sticky(data, *, draws, chains, seed):
+    """A right but slowly mixing chain: each draw keeps the last with probability 0.9,
+    else is a fresh exact draw (an independence sampler's kernel, which leaves the
+    posterior invariant): about 1 effective draw in 19, so a short fit cannot judge."""
+    fresh = right(data, draws=draws, chains=chains, seed=seed)["theta"]
+    rng = np.random.default_rng([seed, 1])
+    keep = rng.uniform(size=(chains, draws)) < 0.9
+    keep[:, 0] = False
+    # each draw takes the fresh draw of the last step that did not keep
+    last = np.maximum.accumulate(np.where(keep, 0, np.arange(draws)), axis=1)
+    return {"theta": np.take_along_axis(fresh, last[..., None], axis=1)}
+
+
 def right_noting_its_process(data, *, draws, chains, seed):
     """``right``, appending the id of the process it runs in to $ZOO_TEST_PIDS."""
     with open(os.environ["ZOO_TEST_PIDS"], "a") as pids:

@@ -6,7 +6,7 @@ from tests.support import pymc_models
 from zoo.core.defaults import BUDGET_PRESETS
 from zoo.testing import assert_valid
 from zoo.testing.assertion import _budgets
-from zoo.testing.sequential import BUDGETS, GROWTH
+from zoo.testing.sequential import BUDGETS, FIRST, GROWTH, RATE, stages
 from zoo.validation import CHECKS
 from zoo.validation.plan import resolve_budgets
 from zoo.validation.results import ValidationResult
@@ -84,12 +84,43 @@ def test_bad_arguments_are_refused_before_any_fit(options, message):
         assert_valid(pymc_models.beta_binomial, pymc_models.right, **options)
 
 
-def test_the_first_stage_runs_zoo_validates_preset_and_later_ones_grow_it():
+def test_the_first_stage_spends_three_quarters_of_the_preset_and_later_ones_grow_it():
     assert BUDGETS is BUDGET_PRESETS
+    first = stages(RATE, "default", 0)[0].scale
+    assert first == FIRST < 1  # less than the fixed battery at the preset spends
     for preset in BUDGETS:
         assert _budgets(preset, 1.0) == resolve_budgets(CHECKS, None, preset)
+        fixed, staged = resolve_budgets(CHECKS, None, preset), _budgets(preset, first)
+        assert staged["exact"]["draws"] == round(fixed["exact"]["draws"] * FIRST)
+        assert staged["sbc"]["simulations"] == round(fixed["sbc"]["simulations"] * FIRST)
+        assert staged["geweke"]["iterations"] == round(fixed["geweke"]["iterations"] * FIRST)
     grown = _budgets("quick", GROWTH)
     quick = resolve_budgets(CHECKS, None, "quick")
     assert grown["sbc"]["simulations"] == quick["sbc"]["simulations"] * GROWTH
     assert grown["sbc"]["draws"] == quick["sbc"]["draws"]  # thinned to its ESS: not grown
     assert grown["exact"]["chains"] == quick["exact"]["chains"]
+
+
+@pytest.mark.pymc
+def test_a_run_of_several_stages_is_the_same_run_again_from_the_same_seed():
+    # A right sampler that mixes slowly: the first stage's fits cannot judge it even at
+    # their most draws (curable), so it goes on to the second stage.
+    def run():
+        records = []
+        assert_valid(
+            pymc_models.beta_binomial,
+            pymc_models.sticky,
+            seed=5,
+            checks=("exact",),
+            budget="quick",
+            on_record=records.append,
+        )
+        (record,) = records
+        return record
+
+    first, second = run(), run()
+    assert len(first.stages) > 1
+    assert (first.verdict, first.draws) == (second.verdict, second.draws)
+    for (stage, result), (again, repeated) in zip(first.stages, second.stages, strict=True):
+        assert stage == again
+        assert [c.summary for c in result.checks] == [c.summary for c in repeated.checks]

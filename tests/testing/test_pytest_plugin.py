@@ -2,8 +2,9 @@
 
 The page's complete test file is run by a pytest of its own (a subprocess, so the
 plugin is found as an installed user would find it: the ``pytest11`` entry point, no
-import): the right sampler's test passes, the planted bug's test passes because the
-assertion caught it, and the summary has one line per validation.
+import), under pytest-xdist as a CI job would run it: the right sampler's test passes,
+the planted bug's test passes because the assertion caught it, no test starts a Dask
+cluster, and the controller's summary has one line per validation of every worker.
 """
 
 import re
@@ -20,21 +21,44 @@ def _test_file() -> str:
     return re.search(r"```python\n(.*?)```", PAGE.read_text(), re.DOTALL).group(1)
 
 
+#: Each test of the page's file, after it ran: no Dask cluster was started in the
+#: worker. The zoo imports ``distributed`` only to start or join one (FitPool), and
+#: nothing else in a validation imports it.
+NO_CLUSTER = """
+import sys
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def no_dask_cluster():
+    yield
+    assert "distributed" not in sys.modules, "a Dask cluster was started in this worker"
+"""
+
+
 @pytest.mark.pymc
 def test_the_page_s_test_file_passes_and_reports_each_validation(pytester):
     pytester.makepyfile(test_my_sampler=_test_file())
+    pytester.makeconftest(NO_CLUSTER)
     report = pytester.path / "reports"
     run = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "--zoo-budget", "quick", "--zoo-report", str(report)
+        "-p",
+        "no:cacheprovider",
+        "-n",
+        "2",
+        "--zoo-budget",
+        "quick",
+        "--zoo-report",
+        str(report),
     )
     run.assert_outcomes(passed=2)
-    run.stdout.fnmatch_lines(
-        [
-            "*bayes-zoo validations*",
-            "PASS model: test_my_sampler:sampler [[]exact,sbc[]] 1 stage(s)*::test_my_sampler)",
-            "FAIL model: test_my_sampler:sampler_without_exposure [[]exact[]] 1 stage(s)*",
-        ]
-    )
+    # the workers finish in either order: each line is looked for under the heading
+    for line in (
+        "PASS model: test_my_sampler:sampler [[]exact,sbc[]] 1 stage(s)*::test_my_sampler)",
+        "FAIL model: test_my_sampler:sampler_without_exposure [[]exact[]] 1 stage(s)*",
+    ):
+        run.stdout.fnmatch_lines(["*bayes-zoo validations*", line])
     # The failing validation's report, beside pytest's output, and only that one.
     written = sorted(p.parent.name for p in report.glob("*/index.html"))
     assert written == ["test_my_sampler.py_test_the_planted_bug_is_caught"]

@@ -133,8 +133,8 @@ def assert_valid(
 
     The battery of :func:`zoo.validate` runs in stages of growing budget at a small
     family-wise false-alarm rate, stopping as soon as a stage decides
-    (:mod:`zoo.testing.sequential`): a correct sampler usually pays for one stage, a
-    subtle bug gets the budget it needs.
+    (:mod:`zoo.testing.sequential`): a correct sampler usually pays for one stage, three
+    quarters of the fixed battery's budget; a subtle bug gets the budget it needs.
 
     Parameters
     ----------
@@ -145,10 +145,10 @@ def assert_valid(
         The false-alarm rate of this assertion on a correct sampler, over all its stages
         (default 1e-4).
     budget : {"quick", "default", "thorough"}
-        The first stage's budget: ``zoo validate``'s preset of that name
-        (:data:`zoo.core.defaults.BUDGET_PRESETS`: a quarter of, equal to, or four times
-        the battery's defaults in exact-check draws, SBC simulations, Geweke steps);
-        later stages grow it fourfold.
+        ``zoo validate``'s preset of that name (:data:`zoo.core.defaults.BUDGET_PRESETS`:
+        a quarter of, equal to, or four times the battery's defaults in exact-check
+        draws, SBC simulations, Geweke steps): the first stage spends three quarters of
+        it (:data:`zoo.testing.sequential.FIRST`), later stages grow it fourfold.
     seed : int
         The root of every stage's seed: the same seed gives the same stages, draws and
         verdict on any machine.

@@ -6,12 +6,14 @@ import or ``conftest.py`` entry::
     def test_my_sampler(zoo_validate):
         zoo_validate("my_package.model:build", sampler=my_sampler)
 
-Options: ``--zoo-budget quick|default|thorough`` (the first stage's budget),
-``--zoo-rate RATE`` (each validation's false-alarm rate, default 1e-4) and
-``--zoo-report DIR`` (the HTML report of every validation that did not pass, in
-``DIR/<test id>/``). At the end of the session pytest's summary has one line per
+Options: ``--zoo-budget quick|default|thorough`` (the budget preset; the first stage
+spends three quarters of it), ``--zoo-rate RATE`` (each validation's false-alarm rate,
+default 1e-4) and ``--zoo-report DIR`` (the HTML report of every validation that did
+not pass, in ``DIR/<test id>/``). At the end of the session pytest's summary has one line per
 validation: its verdict, checks, stages, draws per chain and seconds. Fits run in the
-test's own process (no Dask cluster per test, pytest-xdist friendly).
+test's own process (no Dask cluster per test, pytest-xdist friendly); each line travels
+with its test's report (``user_properties``), so under pytest-xdist the controller's
+summary has the lines of every worker's validations.
 """
 
 from __future__ import annotations
@@ -23,7 +25,26 @@ import pytest
 
 from zoo.testing.sequential import BUDGETS, RATE
 
-_RECORDS = pytest.StashKey[list]()
+#: The name under which a test's report carries each of its validations' summary line.
+PROPERTY = "zoo_validation"
+
+
+class _Summary:
+    """The summary lines of the session's validations, read from the tests' reports.
+
+    A report is made where its test ran, in this process or a pytest-xdist worker, and
+    reaches the controller with its ``user_properties``; the teardown report has every
+    line the test's setup, call and teardown added.
+    """
+
+    def __init__(self):
+        self.lines: list[tuple[str, str]] = []
+
+    def pytest_runtest_logreport(self, report):
+        """Keep the lines of one test's validations."""
+        if report.when == "teardown":
+            found = [value for name, value in report.user_properties if name == PROPERTY]
+            self.lines.extend((report.nodeid, line) for line in found)
 
 
 def pytest_addoption(parser):
@@ -33,7 +54,8 @@ def pytest_addoption(parser):
         "--zoo-budget",
         choices=tuple(BUDGETS),
         default="default",
-        help="first stage's budget of zoo_validate (default: %(default)s)",
+        help="budget preset of zoo_validate; its first stage spends three quarters of it "
+        "(default: %(default)s)",
     )
     group.addoption(
         "--zoo-rate",
@@ -54,7 +76,7 @@ def pytest_configure(config):
     rate = config.getoption("--zoo-rate")
     if not 0.0 < rate < 1.0:
         raise pytest.UsageError(f"--zoo-rate: must be a probability in (0, 1), got {rate}")
-    config.stash[_RECORDS] = []
+    config.pluginmanager.register(_Summary(), "zoo-validations-summary")
 
 
 @pytest.fixture
@@ -72,12 +94,11 @@ def zoo_validate(request):
     from zoo.testing.assertion import assert_valid
 
     config = request.config
-    records = config.stash[_RECORDS]
     report_root = config.getoption("--zoo-report")
     node = request.node.nodeid
 
     def record(sequential):
-        records.append((node, sequential))
+        request.node.user_properties.append((PROPERTY, sequential.line()))
         if report_root is not None and sequential.verdict != "pass":
             folder = Path(report_root) / re.sub(r"[^\w.-]+", "_", node)
             validation_report(sequential.result).write(folder)
@@ -92,9 +113,9 @@ def zoo_validate(request):
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """One line per validation of the session."""
-    records = config.stash.get(_RECORDS, [])
-    if not records:
+    summary = config.pluginmanager.get_plugin("zoo-validations-summary")
+    if summary is None or not summary.lines:
         return
     terminalreporter.section("bayes-zoo validations")
-    for node, sequential in records:
-        terminalreporter.write_line(f"{sequential.line()}  ({node})")
+    for node, line in summary.lines:
+        terminalreporter.write_line(f"{line}  ({node})")
