@@ -19,7 +19,7 @@ from zoo.core.arguments import (
 from zoo.registry import names
 from zoo.runs.model_pool import ModelPool, WorkerEnded
 from zoo.runs.saved import save_runs
-from zoo.sampling.parallel import default_workers
+from zoo.sampling.parallel import as_workers, default_workers
 from zoo.sampling.progress import quiet_logs
 
 __all__ = ["run"]
@@ -39,8 +39,7 @@ def run(args) -> int:
         as_int("--chains", args.chains, minimum=1)
         require_draws_fit_memory("--draws", args.draws, args.chains)
         as_int("--tune", args.tune, minimum=0)
-        if args.jobs is not None:
-            as_int("--jobs", args.jobs, minimum=1)
+        as_workers("--jobs", args.jobs, minimum=1)
         as_seed("--seed", args.seed)
         as_probability("--alpha", args.alpha)
         require_distinct("MODEL", args.models)

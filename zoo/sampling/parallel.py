@@ -291,14 +291,19 @@ def default_workers() -> int:
 WORKERS_PER_CORE = 4
 
 
-def as_workers(field: str, value) -> int | None:
-    """``value`` as a number of local workers: None, or an integer from 0 to 4 per core."""
-    value = as_int(field, value, minimum=0, allow_none=True)
+def as_workers(field: str, value, *, minimum: int = 0) -> int | None:
+    """``value`` as a number of local worker processes: None, or ``minimum`` to 4 per core.
+
+    ``zoo validate --workers`` takes 0 (the fits in this process); ``zoo check --jobs``
+    takes ``minimum=1``.
+    """
+    value = as_int(field, value, minimum=minimum, allow_none=True)
     most = WORKERS_PER_CORE * default_workers()
     if value is not None and value > most:
+        in_process = "; 0 runs the fits in this process" if minimum == 0 else ""
         raise ValueError(
             f"{field}: must be at most {most} ({WORKERS_PER_CORE} per core this process may "
-            f"use; 0 runs the fits in this process), got {value}"
+            f"use{in_process}), got {value}"
         )
     return value
 
