@@ -23,7 +23,8 @@ with ArviZ's bulk ESS as a gate: a batch must span at least ten autocorrelation 
 the row is not judged. A Welch t test per function, Holm over functions at ``alpha``.
 
 The chains' length adapts (:func:`next_length`): from ``iterations`` it doubles, the
-chains run again from their start with the same draws, until every test function's ESS
+chains continuing from where they stopped (the values of chains run from their start
+to the new length, bit for bit), until every test function's ESS
 clears the gate or ``max_iterations`` is reached. Whether to go on looks at the chains'
 autocorrelation (ESS), never at the difference between the simulators, as in the
 fixed-width stopping rules of MCMC output analysis (Glynn & Whitt 1992, "The asymptotic
@@ -51,6 +52,7 @@ built from latents, so a user's kernel under this test takes the model's state t
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Sequence
 from functools import partial
@@ -81,6 +83,7 @@ from zoo.diagnostics.sbc import redrawn
 __all__ = [
     "EARLY_SHARE",
     "PURPOSE",
+    "ChainEnd",
     "Side",
     "chain_side",
     "geweke",
@@ -100,17 +103,34 @@ __all__ = [
 PURPOSE = "geweke-chains"
 
 
+class ChainEnd(NamedTuple):
+    """Where a successive-conditional chain stopped, to continue it (:func:`chain_side`).
+
+    ``steps`` it has run; the latents and the data its next step starts from (the data
+    already redrawn given the last draw); its generator, in the state the next step
+    draws from. The kernel's state is rebuilt from the latents and data at every step,
+    so these are the whole of what the next step depends on.
+    """
+
+    steps: int
+    latents: object
+    data: object
+    rng: np.random.Generator
+
+
 class Side(NamedTuple):
     """What one simulator drew: the scalars' names, their values, and the redraws.
 
     ``redraws`` counts data sets drawn again because they were outside the data's
     support or type (:func:`zoo.diagnostics.sbc.redrawn`); a pair ``(names, values)``
-    is a side with none.
+    is a side with none. A chain's side carries its ``end`` (:class:`ChainEnd`), from
+    which a longer chain continues; the marginal side has none.
     """
 
     names: list
     values: np.ndarray
     redraws: int = 0
+    end: ChainEnd | None = None
 
 
 def kernel_checks_of(model: Model):
@@ -269,24 +289,62 @@ def marginal_side(model: Model, *, draws: int, seed: int, setup=None):
     return Side(list(functions.names), values, redraws)
 
 
-def chain_side(model: Model, kernel=None, *, chain: int, iterations: int, seed: int, setup=None):
+def chain_side(
+    model: Model,
+    kernel=None,
+    *,
+    chain: int,
+    iterations: int,
+    seed: int,
+    setup=None,
+    after: Side | None = None,
+):
     """One successive-conditional chain of the kernel under test, ``iterations`` long.
 
     From item ``chain + 1`` of the ``geweke-chains`` stream of ``seed``: chains and the
     marginal side are independent of one another, so they may run in any order or
     process with the same values, and a longer chain of the same seed begins with the
     values of a shorter one. Returns a :class:`Side`: the names of the scalars the
-    test functions are built from, their values, shape (iterations, scalars), and the
-    data sets redrawn outside their support or type (the chain's start included).
+    test functions are built from, their values, shape (iterations, scalars), the
+    data sets redrawn outside their support or type (the chain's start included), and
+    where the chain stopped.
+
+    ``after``, this chain's side at a shorter length (what this function returned for
+    the same model, kernel, chain, seed and setup), is continued from where it
+    stopped rather than run again from the start: the side returned is the same, bit
+    for bit, as the longer chain run from its start (the steps depend on nothing but
+    the latents, data and generator its end holds), at the cost of the new steps only.
     """
     kernel = model.kernel if kernel is None else kernel
     chain = as_int("chain", chain, minimum=0)
     iterations = as_int("iterations", iterations, minimum=2)
     checks, prior, _, rng, first, functions = _start(model, seed, chain + 1, setup)
     _, data, latents, redraws = first
-    state = checks.state(latents, data, prior)
+    done = 0
+    if after is not None:
+        after = Side(*after)
+        if after.end is None or list(after.names) != list(functions.names):
+            raise ValueError("after: must be a side chain_side returned for this model")
+        if after.end.steps > iterations:
+            raise ValueError(
+                f"after: its chain ran {after.end.steps} steps, more than iterations = "
+                f"{iterations}"
+            )
+        # A copy: a kernel may change its state, hence the latents, in place, and
+        # the side given stays as it was, to be continued again.
+        end = copy.deepcopy(after.end)
+        done, latents, data, rng, redraws = (
+            end.steps,
+            end.latents,
+            end.data,
+            end.rng,
+            after.redraws,
+        )
     values = np.empty((iterations, len(functions)))
-    for t in range(iterations):
+    if after is not None:
+        values[:done] = after.values
+    state = checks.state(latents, data, prior)
+    for t in range(done, iterations):
         state = kernel.step(state, data, prior, rng)
         params = kernel.draw(state, data, prior, rng)
         latents = checks.read(state, data)
@@ -296,7 +354,7 @@ def chain_side(model: Model, kernel=None, *, chain: int, iterations: int, seed: 
         )
         redraws += again
         state = checks.state(latents, data, prior)
-    return Side(list(functions.names), values, redraws)
+    return Side(list(functions.names), values, redraws, ChainEnd(iterations, latents, data, rng))
 
 
 def geweke_result(
@@ -500,12 +558,15 @@ def geweke(
     marginal = marginal_side(model, draws=draws, seed=seed, setup=setup)
     first = iterations
     lengths = []
+    sides = [None] * chains
     while True:
-        # A longer chain of the same seed repeats the shorter one's steps first, so a
-        # stage reruns its chains from the start rather than carrying their state.
+        # A longer chain of the same seed begins with the shorter one's steps: each
+        # stage continues its chains from where the last stopped.
         sides = [
-            chain_side(model, kernel, chain=c, iterations=iterations, seed=seed, setup=setup)
-            for c in range(chains)
+            chain_side(
+                model, kernel, chain=c, iterations=iterations, seed=seed, setup=setup, after=side
+            )
+            for c, side in enumerate(sides)
         ]
         result, following = look(
             marginal,

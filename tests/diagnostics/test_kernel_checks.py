@@ -8,11 +8,13 @@ commands.
 """
 
 import dataclasses
+import pickle
 
 import numpy as np
 import pytest
 
 import zoo
+from tests.support import pymc_models
 from zoo.core.contract import OutsideSupport
 from zoo.diagnostics.findings import COULD_NOT_JUDGE
 from zoo.diagnostics.geweke import (
@@ -27,6 +29,7 @@ from zoo.diagnostics.geweke import (
 from zoo.diagnostics.invariance import invariance, invariance_replicates, invariance_result
 from zoo.diagnostics.kernel_result import welch_test
 from zoo.diagnostics.moments import MomentFunctions
+from zoo.specification.adapter import specified_model
 
 MODELS = ["beta-binomial", "naive-bayes", "gda", "qda", "gaussian-nb", "lda"]
 # Per model, a fault the invariance check catches in one sweep (bench/README.md lists
@@ -220,9 +223,66 @@ def test_geweke_sides_run_apart_give_the_values_of_one_run():
     assert apart.verdict == whole.verdict
 
 
+@pytest.mark.parametrize("name", ["beta-binomial", "lda"])
+def test_a_continued_chain_has_the_values_of_the_chain_run_from_its_start(name):
+    """Geweke's stages continue their chains: the same values, bit for bit, steps run once."""
+    spec = zoo.get(name)
+    whole = chain_side(spec, chain=1, iterations=120, seed=3)
+    short = chain_side(spec, chain=1, iterations=50, seed=3)
+    longer = chain_side(spec, chain=1, iterations=120, seed=3, after=short)
+    np.testing.assert_array_equal(longer.values, whole.values)
+    assert longer.redraws == whole.redraws
+    assert longer.end.steps == 120
+    # The side continued is left as it was: continuing it again gives the same values.
+    again = chain_side(spec, chain=1, iterations=120, seed=3, after=short)
+    np.testing.assert_array_equal(again.values, whole.values)
+    # The twin: continued from another seed's chain, the values are not those.
+    other = chain_side(spec, chain=1, iterations=50, seed=4)
+    moved = chain_side(spec, chain=1, iterations=120, seed=3, after=other)
+    assert not np.array_equal(moved.values[50:], whole.values[50:])
+
+
+def test_a_pymc_models_chain_continues_in_another_process_with_the_same_values():
+    """Pickled as the battery ships it to a worker: the end's data, latents and generator."""
+    spec = specified_model(pymc_models.beta_binomial(), kernel=pymc_models.KERNEL)
+    whole = chain_side(spec, chain=0, iterations=60, seed=7)
+    short = pickle.loads(pickle.dumps(chain_side(spec, chain=0, iterations=25, seed=7)))
+    longer = chain_side(spec, chain=0, iterations=60, seed=7, after=short)
+    np.testing.assert_array_equal(longer.values, whole.values)
+
+
+def test_a_chain_is_continued_only_from_a_shorter_chain_of_its_model():
+    spec = zoo.get("beta-binomial")
+    side = chain_side(spec, chain=0, iterations=40, seed=1)
+    with pytest.raises(ValueError, match="after: its chain ran 40 steps, more than iterations"):
+        chain_side(spec, chain=0, iterations=20, seed=1, after=side)
+    with pytest.raises(ValueError, match="after: must be a side chain_side returned"):
+        chain_side(spec, chain=0, iterations=80, seed=1, after=side[:2])
+    with pytest.raises(ValueError, match="after: must be a side chain_side returned"):
+        chain_side(zoo.get("naive-bayes"), chain=0, iterations=80, seed=1, after=side)
+
+
+def test_geweke_runs_each_step_of_a_growing_chain_once():
+    """Chains that double from 200 to 800 cost 800 steps each, not 200 + 400 + 800."""
+    spec = zoo.get("beta-binomial")
+    steps = []
+
+    def step(state, data, prior, rng):
+        steps.append(1)
+        return spec.kernel.step(state, data, prior, rng)
+
+    counted = spec.kernel._replace(step=step)
+    result = geweke(
+        spec, counted, seed=2, draws=2000, pilot=500, chains=2, iterations=200, max_iterations=800
+    )
+    stopped = result.table.attrs["draws"]
+    assert stopped > 200, "the chains must have grown for this test to say anything"
+    assert len(steps) == 2 * stopped
+
+
 def test_geweke_result_refuses_sides_of_other_test_functions():
     spec = zoo.get("beta-binomial")
-    labels, values, _ = marginal_side(spec, draws=50, seed=1)
+    labels, values = marginal_side(spec, draws=50, seed=1)[:2]
     chain = chain_side(spec, chain=0, iterations=40, seed=1)
     with pytest.raises(ValueError, match="chains: need at least one chain"):
         geweke_result((labels, values), [], pilot=20)

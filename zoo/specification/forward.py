@@ -150,7 +150,7 @@ class Specification:
     def redraw(self, params: Mapping[str, np.ndarray], rng: np.random.Generator) -> dict:
         """Observed variables drawn from ``p(data | params)``, the design unchanged."""
         function = self._function("redraw")
-        inputs = [self._cast(name, params[name]) for name in self.parts.free]
+        inputs = self._inputs(self.parts.free, params)
         with self._lock:
             _reseed(self._rngs("redraw"), rng)
             drawn = function(*inputs)
@@ -161,8 +161,8 @@ class Specification:
     def log_likelihood(self, observed: Mapping[str, np.ndarray], params) -> float:
         """``log p(observed | params)``: the sum of the observed variables' log densities."""
         function = self._function("log_likelihood")
-        inputs = [self._cast(name, params[name]) for name in self.parts.free]
-        inputs += [self._cast(name, observed[name]) for name in self.parts.observed]
+        inputs = self._inputs(self.parts.free, params)
+        inputs += self._inputs(self.parts.observed, observed)
         with self._lock:
             return float(function(*inputs))
 
@@ -195,9 +195,25 @@ class Specification:
         )
 
     # -- compiled functions -------------------------------------------------------------
-    def _cast(self, name, value) -> np.ndarray:
-        dtype = self.model[name].type.dtype
-        return np.asarray(value, dtype=dtype)
+    def _inputs(self, names, values: Mapping) -> list[np.ndarray]:
+        """``values`` of ``names`` as a compiled function takes them, checked here.
+
+        Each an array of its variable's dtype and number of dimensions. The functions
+        trust their inputs (PyTensor's ``trust_input``): its own check of every input
+        costs more than a small model's draw, and Geweke's chains call them at every
+        step; the check that matters, the rank, is made here, naming the variable.
+        """
+        arrays = []
+        for name in names:
+            kind = self.model[name].type
+            value = np.asarray(values[name], dtype=kind.dtype)
+            if value.ndim != kind.ndim:
+                raise ValueError(
+                    f"{name}: expected an array of {kind.ndim} dimension(s) (the model's "
+                    f"{name}), got shape {value.shape}"
+                )
+            arrays.append(value)
+        return arrays
 
     def _function(self, kind: str):
         with self._lock:
@@ -206,7 +222,10 @@ class Specification:
                 # same draws on a cold and a warm cache, and one compiled form of each
                 # op, not two.
                 with ieee_arithmetic():
-                    self._compiled[kind] = getattr(self, f"_compile_{kind}")()
+                    function = getattr(self, f"_compile_{kind}")()
+                # Inputs are checked by _inputs; simulate has none.
+                function.trust_input = True
+                self._compiled[kind] = function
             return self._compiled[kind]
 
     def _variables(self) -> list:
@@ -245,6 +264,7 @@ class Specification:
 
     def _compile_redraw(self):
         # deferred: PyMC and PyTensor are imported only when a specification is used
+        import pytensor
         from pymc.pytensorf import compile as compile_pymc
         from pytensor.graph.replace import clone_replace
 
@@ -252,9 +272,17 @@ class Specification:
         observed = [self.model[name] for name in self.parts.observed]
         inputs = [rv.type() for rv in free]
         outputs = clone_replace(observed, replace=dict(zip(free, inputs, strict=True)))
-        # A free variable the data do not depend on directly (a hyperparameter) is
-        # still an input: every call passes all of them.
-        return compile_pymc(inputs, outputs, random_seed=0, on_unused_input="ignore")
+        # Without PyTensor's on-disk Numba cache: its cached form wraps the compiled
+        # graph in a function of *args, whose call Numba types in Python, argument by
+        # argument (measured: 120 of the 150 microseconds a call of eight schools'
+        # redraw takes); the function itself, compiled here with its arguments named,
+        # is typed in C. Geweke's chains call it once a step, up to hundreds of
+        # thousands of times a run, for a compilation of about a second per process.
+        # The same Numba code either way: the same draws, bit for bit (tested).
+        with pytensor.config.change_flags(numba__cache=False):
+            # A free variable the data do not depend on directly (a hyperparameter) is
+            # still an input: every call passes all of them.
+            return compile_pymc(inputs, outputs, random_seed=0, on_unused_input="ignore")
 
     def _compile_log_likelihood(self):
         # deferred: PyMC and PyTensor are imported only when a specification is used

@@ -6,8 +6,9 @@ double, to at most 80,000, while a test function's ESS is below the gate), strea
 ``geweke-chains``. Each chain and the marginal side are tasks of their own (they draw
 from separate stream items), so the values are those of
 :func:`~zoo.diagnostics.geweke.geweke` run in one process, and two workers share the
-check (it was the longest of ``zoo validate``). A stage reruns only its chains: the
-marginal side is drawn once.
+check (it was the longest of ``zoo validate``). A stage runs only its chains, each
+continued from where the last stage stopped it (:func:`~zoo.diagnostics.geweke.chain_side`
+with ``after``): the marginal side is drawn once, and no step is run twice.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from zoo.validation.plan import Setting
 __all__ = ["GEWEKE"]
 
 
-def _chain(tested, seed: int, setup, chain: int, iterations: int):
+def _chain(tested, seed: int, setup, chain: int, iterations: int, after=None):
     return chain_side(
         tested.model,
         tested.kernel_under_test,
@@ -37,6 +38,7 @@ def _chain(tested, seed: int, setup, chain: int, iterations: int):
         iterations=iterations,
         seed=seed,
         setup=setup,
+        after=after,
     )
 
 
@@ -49,12 +51,25 @@ def _length(plan) -> int:
     return plan.budget.get("length", plan.budget["iterations"])
 
 
-def _pieces(plan) -> list:
+def _chain_key(chain: int, iterations: int) -> str:
+    return f"chain {chain} x {iterations}"
+
+
+def _pieces(plan, earlier) -> list:
     iterations = _length(plan)
+    before = [n for n in stage_lengths(plan.budget["iterations"], iterations) if n < iterations]
     # The chains first: each is longer than the marginal side, so two workers finish
     # together (chain, chain; chain, chain; marginal) rather than one waiting. Their
-    # keys carry the length, so that a later stage runs them again, not the marginal.
-    chains = [(f"chain {c} x {iterations}", _chain, (c, iterations)) for c in range(CHAINS)]
+    # keys carry the length, so that a later stage runs them, not the marginal; each
+    # continues its chain from where the last stage stopped it.
+    chains = [
+        (
+            _chain_key(c, iterations),
+            _chain,
+            (c, iterations, earlier.get(_chain_key(c, before[-1])) if before else None),
+        )
+        for c in range(CHAINS)
+    ]
     return [*chains, ("marginal", _marginal, ())]
 
 

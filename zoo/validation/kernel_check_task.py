@@ -160,8 +160,10 @@ def kernel_check(
     again : callable, optional
         ``again(plan, result) -> Plan or None``: for a check run in stages (Geweke's
         chains doubling), the plan of the next stage, or None when ``result`` is the
-        answer. ``combine`` then receives ``plan=`` too. A piece whose key a stage
-        repeats is not run again.
+        answer. ``combine`` then receives ``plan=`` too, and ``pieces`` the values of
+        every piece finished at earlier stages, by key (``pieces(plan, earlier)``), so
+        that a piece may continue one of them (a chain from where it stopped). A piece
+        whose key a stage repeats is not run again.
     """
 
     def run(plan: Plan, pool: FitPool, alpha: float) -> CheckOutcome:
@@ -170,10 +172,13 @@ def kernel_check(
         setup = check_setup(plan.tested, prior)
         tested = naming_errors(plan.tested)
         done = {}
+        # The values of the pieces finished so far, by the key ``pieces`` gave them.
+        earlier = {}
         while True:
+            listed = pieces(plan) if again is None else pieces(plan, dict(earlier))
             tasks = [
                 Task(f"{name} {key}", function, (tested, plan.seed, setup, *args))
-                for key, function, args in pieces(plan)
+                for key, function, args in listed
             ]
             # The pool yields outcomes as they complete: put them back in task order.
             missing = [task for task in tasks if task.key not in done]
@@ -183,6 +188,7 @@ def kernel_check(
                 if outcome.status != "ok":
                     return _failed(name, outcome, alpha, started)
             values = [outcome.value for outcome in outcomes]
+            earlier.update((key, value) for (key, _, _), value in zip(listed, values, strict=True))
             seconds = time.perf_counter() - started
             if again is None:
                 result = combine(values, alpha=alpha, seconds=seconds)
