@@ -231,16 +231,20 @@ def _peer_over(peer: dict, zoo: dict) -> str:
     return "none reached 95%"
 
 
+def _time_to_quality_runs(whens) -> list[dict]:
+    """The time-to-quality records taken at ``whens``, by corpus size, then K."""
+    return sorted(
+        (r for r in records.read("lda_time_to_quality") if r["when"] in whens),
+        key=lambda r: (r["corpus"]["n_tokens"], r["topics"]),
+    )
+
+
 def _lda_time_to_quality_targets() -> str:
     """docs/performance.md: CPU seconds to 95% and 99%, and tomotopy / zoo against target.
 
     The ratio is at 99% when both got there, else at 95% (the issue's rule), else none.
     """
-    runs = records.read("lda_time_to_quality")
-    chosen = sorted(
-        (r for r in runs if r["when"] in TIME_TO_QUALITY_TARGET_RUNS),
-        key=lambda r: (r["corpus"]["n_tokens"], r["topics"]),
-    )
+    chosen = _time_to_quality_runs(TIME_TO_QUALITY_TARGET_RUNS)
     lines = [
         "| corpus | K | CPU s per contender | zoo to 95% | to 99% | tomotopy to 95% "
         "| to 99% | lda to 95% | to 99% | tomotopy / zoo | target |",
@@ -280,11 +284,7 @@ def _lda_time_to_quality_picks() -> str:
     states the rule of its own commit). The ratio is tomotopy's CPU seconds over the
     pick's at 99% when both got there, else at 95% (the issue's rule), else none.
     """
-    runs = records.read("lda_time_to_quality")
-    chosen = sorted(
-        (r for r in runs if r["when"] in TIME_TO_QUALITY_PICK_RUNS),
-        key=lambda r: (r["corpus"]["n_tokens"], r["topics"]),
-    )
+    chosen = _time_to_quality_runs(TIME_TO_QUALITY_PICK_RUNS)
     lines = [
         "| corpus | K | CPU s per contender | the zoo's pick | Gibbs to 95% | to 99% "
         "| MH to 95% | to 99% | tomotopy to 95% | to 99% | tomotopy / pick | target |",
