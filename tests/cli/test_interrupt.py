@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import zoo
+from tests.support.foreground import python_command
 from tests.support.report_problems import PROBLEM, SPEC
 from zoo import registry
 from zoo.cli import _StopSignals, main
@@ -91,7 +92,7 @@ def test_ctrl_c_sent_to_zoo_report_exits_130_and_leaves_no_report(phase, tmp_pat
     terminal, child_end = pty.openpty()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "zoo.cli", "report", str(path), "--report", str(html)],
+        python_command("-m", "zoo.cli", "report", str(path), "--report", str(html)),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=child_end,
@@ -138,7 +139,7 @@ def test_ctrl_c_while_the_workers_start_gives_one_line():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for delay in (0.3, 0.8, 1.3, 1.8, 2.5, 3.5):
         process = subprocess.Popen(
-            [sys.executable, "-c", _STARTS_A_CLUSTER],
+            python_command("-c", _STARTS_A_CLUSTER),
             start_new_session=True,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -177,9 +178,10 @@ def test_the_signal_handlers_are_set_before_numpy_loads():
 
 
 def _python_code(code: str) -> subprocess.CompletedProcess:
-    """``code`` run by a new Python with the repository on its path; its output, text."""
+    """``code`` run by a new Python with the repository on its path, SIGINT at its default
+    (:mod:`tests.support.foreground`); its output, text."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    return subprocess.run(python_command("-c", code), capture_output=True, text=True, env=env)
 
 
 @pytest.mark.parametrize(("number", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])

@@ -17,11 +17,12 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.support.foreground import python_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,27 +39,16 @@ VALIDATE = [
 CHECK = ["check", "beta-binomial", "gaussian-nb", "--draws", "2000", "--quiet"]
 
 
-#: Run before Python proper: SIGINT at its default, then exec Python with the arguments.
-#: A shell that ignores SIGINT (a background job without job control, ``nohup``, some CI
-#: runners) hands the ignored signal down across exec, and the zoo rightly keeps it
-#: ignored: every SIGINT here then met a run that ended normally, and the test passed
-#: having checked nothing. A terminal's foreground job, what these tests stand for, has
-#: SIGINT at its default.
-_TERMINAL = (
-    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
-    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
-)
-
-
 def _start(command, folder: Path) -> subprocess.Popen:
     return _python(["-m", "zoo.cli", *command], folder)
 
 
 def _python(arguments, folder: Path) -> subprocess.Popen:
-    """Python with ``arguments``, as a terminal's foreground job (SIGINT at its default)."""
+    """Python with ``arguments``, as a terminal's foreground job (SIGINT at its default:
+    :mod:`tests.support.foreground`), in a process group of its own."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
-        [sys.executable, "-c", _TERMINAL, *arguments],
+        python_command(*arguments),
         cwd=folder,
         env=env,
         stdout=subprocess.PIPE,
