@@ -179,8 +179,11 @@ def test_the_signal_handlers_are_set_before_numpy_loads():
 
 def _python_code(code: str) -> subprocess.CompletedProcess:
     """``code`` run by a new Python with the repository on its path, SIGINT at its default
-    (:mod:`tests.support.foreground`); its output, text."""
+    (:mod:`tests.support.foreground`) and its output buffered as a user's is (without
+    ``PYTHONUNBUFFERED``, which would hide output lost at an abrupt end); its output, text.
+    """
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("PYTHONUNBUFFERED", None)
     return subprocess.run(python_command("-c", code), capture_output=True, text=True, env=env)
 
 

@@ -63,6 +63,14 @@ def _stop_at_once_from_now() -> None:
     """
     if threading.current_thread() is not threading.main_thread():
         return
+    # The handler ends the process without Python's final flush: what the run printed
+    # must be out first (a table piped to a file is block-buffered), or a signal in the
+    # shutdown would cut the output of a run that had finished.
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # the reader is gone, or the stream closed
+            pass
 
     def stop(number, frame) -> None:
         os.write(2, b"zoo: interrupted while exiting; the run had finished\n")
