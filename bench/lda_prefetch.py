@@ -66,18 +66,34 @@ def paired_speeds(zoo: Zoo, kernels: dict, rounds: int, change: str) -> dict:
     return speeds
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def paired_study(description: str, *, burn: int, rounds: int):
+    """The command line of a paired-sweep study, and a burnt-in sampler per K.
+
+    Parses ``--corpus``, ``--topics``, ``--burn`` (default ``burn``) and ``--rounds``
+    (default ``rounds``), prints the study's header and returns ``(args, started)``,
+    ``started`` yielding ``(K, Zoo)`` after ``--burn`` sweeps from seed 0.
+    """
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--corpus", choices=("reuters", "zipf"), default="zipf")
     parser.add_argument("--topics", type=int, nargs="+", default=[20, 100])
-    parser.add_argument("--burn", type=int, default=30)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--burn", type=int, default=burn)
+    parser.add_argument("--rounds", type=int, default=rounds)
     args = parser.parse_args()
     corpus = zipf_corpus() if args.corpus == "zipf" else reuters()
     print(f"# {args.corpus}, CPU {cpu_name()}, burn {args.burn}, rounds {args.rounds}")
-    for n_topics in args.topics:
-        zoo = Zoo(corpus, n_topics, 0)
-        zoo.run(args.burn)
+
+    def started():
+        for n_topics in args.topics:
+            zoo = Zoo(corpus, n_topics, 0)
+            zoo.run(args.burn)
+            yield n_topics, zoo
+
+    return args, started()
+
+
+def main() -> None:
+    args, started = paired_study(__doc__.splitlines()[0], burn=30, rounds=5)
+    for n_topics, zoo in started:
         table_bytes = zoo.state.word_topic.nbytes + zoo.hyper[1].nbytes
         table_bytes += sum(a.nbytes for a in zoo.aux)
         speeds = paired_speeds(zoo, KERNELS, args.rounds, "prefetching")

@@ -20,14 +20,11 @@ round's rate) through ``bench.records`` (host, commit, date and command inside e
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 
 from bench import records
-from bench.host import cpu_name
-from bench.lda_contenders import Zoo, reuters, zipf_corpus
-from bench.lda_prefetch import paired_speeds
+from bench.lda_contenders import Zoo
+from bench.lda_prefetch import paired_speeds, paired_study
 from zoo.models.lda import sweeps
 
 KERNELS = {
@@ -45,17 +42,8 @@ def row_walk_share(zoo: Zoo) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", choices=("reuters", "zipf"), default="zipf")
-    parser.add_argument("--topics", type=int, nargs="+", default=[20, 100])
-    parser.add_argument("--burn", type=int, default=10)
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
-    corpus = zipf_corpus() if args.corpus == "zipf" else reuters()
-    print(f"# {args.corpus}, CPU {cpu_name()}, burn {args.burn}, rounds {args.rounds}")
-    for n_topics in args.topics:
-        zoo = Zoo(corpus, n_topics, 0)
-        zoo.run(args.burn)
+    args, started = paired_study(__doc__.splitlines()[0], burn=10, rounds=3)
+    for n_topics, zoo in started:
         share = row_walk_share(zoo)
         speeds = paired_speeds(zoo, KERNELS, args.rounds, "the row walk")
         lists, rows = (float(np.median(speeds[r])) for r in (False, True))
