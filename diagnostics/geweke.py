@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import NamedTuple
 
@@ -82,6 +82,7 @@ from zoo.diagnostics.sbc import redrawn
 
 __all__ = [
     "EARLY_SHARE",
+    "FUTILITY_MARGIN",
     "PURPOSE",
     "ChainEnd",
     "Side",
@@ -89,6 +90,7 @@ __all__ = [
     "geweke",
     "geweke_result",
     "kernel_checks_of",
+    "length_to_clear",
     "look",
     "look_alpha",
     "marginal_side",
@@ -96,7 +98,15 @@ __all__ = [
     "next_length",
     "stage_lengths",
     "tested_latents",
+    "within_reach",
 ]
+
+#: The futility rule's margin (:func:`within_reach`): the chains go on only while the
+#: length that would clear the slowest test function, projected from its ESS in
+#: proportion to the length, is at most this many times ``max_iterations``. A margin,
+#: not 1, because a slow function's ESS from short chains is a noisy underestimate
+#: (docs/design.md, "Geweke's test: its test functions and its length").
+FUTILITY_MARGIN = 4.0
 
 #: The stream of :mod:`zoo.core.streams` Geweke's test draws from: the marginal side
 #: from item 0, successive-conditional chain ``c`` from item ``c + 1``.
@@ -415,7 +425,7 @@ def geweke_result(
     functions = TestFunctions(names, marginal_values[:pilot])
     compared = functions(marginal_values[pilot:])
     chain_functions = np.stack([functions(values) for values in chain_values])
-    rows, gate_message, ess_min = _compare(compared, chain_functions, batches)
+    rows, gate_message, ess_min, slowest = _compare(compared, chain_functions, batches)
     labels = functions.labels()
     rows["function"] = labels
     rows["part"] = ["joint"] * len(labels)
@@ -432,27 +442,34 @@ def geweke_result(
             f"; {redraws} data set(s) redrawn outside their support or type, both sides "
             f"conditioned alike ({marginal.redraws} for the marginal draws: {share:.1%})"
         )
+    sizes = {
+        "chains": chain_count,
+        "draws": iterations,
+        "ess_min": ess_min,
+        "max_iterations": maximum,
+        "slowest_ess": slowest,
+    }
     cure = ""
     if gate_message:
-        needed = _length_to_clear(rows, chain_count, iterations, ess_min)
+        needed = length_to_clear(sizes)
         longer = f"about {needed}" if needed is not None else f"more than {maximum}"
         cure = (
-            f"longer Geweke chains: {longer} steps per chain (max_iterations; they "
-            f"stopped at {iterations})"
+            f"longer Geweke chains: {longer} steps per chain (max_iterations, "
+            f"--geweke-max-iterations; they stopped at {iterations} of at most {maximum})"
         )
         gate_message = f"{gate_message}; stopped at {iterations} of at most {maximum}"
+        if iterations < maximum and not within_reach(sizes, maximum):
+            gate_message += (
+                f", the gate out of reach (the slowest function needs {longer} steps, "
+                f"over {FUTILITY_MARGIN:g} x the maximum)"
+            )
     return KernelCheckResult.build(
         "geweke",
         rows,
         alpha=alpha,
         settings=settings,
         gate_message=gate_message,
-        sizes={
-            "chains": chain_count,
-            "draws": iterations,
-            "ess_min": ess_min,
-            "max_iterations": maximum,
-        },
+        sizes=sizes,
         cure=cure,
     )
 
@@ -486,12 +503,16 @@ def look(marginal, chains, *, alpha: float, first: int, max_iterations: int, **o
 def next_length(result: KernelCheckResult, iterations: int, max_iterations: int) -> int | None:
     """The chains' next length, or None when they stop at ``iterations``.
 
-    They stop when every test function cleared its ESS gate, or at ``max_iterations``;
+    They stop when every test function cleared its ESS gate, at ``max_iterations``, or
+    when the gate is out of reach (:func:`within_reach`: the futility rule, so that a
+    chain far too slow for the maximum does not run to it only to be unjudged there);
     otherwise they double, to at most ``max_iterations``. The rows' p-values play no
     part here: the caller judges ``result`` at the rate of its look (the module's
     docstring gives the rule and its sources).
     """
     if bool(np.all(result.table.gates_passed.values)) or iterations >= max_iterations:
+        return None
+    if not within_reach(result.table.attrs, max_iterations):
         return None
     return min(2 * iterations, max_iterations)
 
@@ -585,35 +606,52 @@ def geweke(
         iterations = following
 
 
-def _length_to_clear(rows, chains: int, iterations: int, ess_min: float) -> int | None:
-    """Steps per chain at which every row's ESS would clear ``ess_min``, at this mixing."""
-    needed = []
-    for ess, gated in zip(rows["ess_bulk"], rows["gates_passed"], strict=True):
-        if gated:
-            continue
-        if not np.isfinite(ess) or ess <= 0:
-            return None
-        needed.append(
-            draws_to_clear(
-                1.0,
-                float(ess),
-                float(ess),
-                chains=chains,
-                draws=iterations,
-                rhat_max=np.inf,
-                ess_min=ess_min,
-            )
-        )
-    if not needed or any(n is None for n in needed):
+def length_to_clear(attrs: Mapping) -> int | None:
+    """Steps per chain at which the slowest test function would clear the ESS gate.
+
+    ``attrs`` are a result's ``table.attrs`` (``chains``, ``draws``, ``ess_min`` and
+    ``slowest_ess``, the smallest ESS of the rows below the gate that the chain moved).
+    At the mixing measured (ESS in proportion to the length,
+    :func:`zoo.diagnostics.findings.draws_to_clear`). None when no row that moved is
+    below the gate: every row cleared, or those below it are constant on the chain
+    side (stuck: no rate to project from).
+    """
+    slowest = float(attrs.get("slowest_ess", np.inf))
+    if not np.isfinite(slowest) or slowest <= 0:
         return None
-    return max(needed)
+    return draws_to_clear(
+        1.0,
+        slowest,
+        slowest,
+        chains=int(attrs["chains"]),
+        draws=int(attrs["draws"]),
+        rhat_max=np.inf,
+        ess_min=float(attrs["ess_min"]),
+    )
+
+
+def within_reach(attrs: Mapping, max_iterations: int) -> bool:
+    """Whether chains of ``max_iterations`` steps may clear the gate: the futility rule.
+
+    ``attrs`` are a result's ``table.attrs``. True when the length that would clear the
+    slowest test function that moved, at the mixing measured (:func:`length_to_clear`),
+    is at most :data:`FUTILITY_MARGIN` times ``max_iterations``, and when only stuck
+    functions are below the gate (a rare event the chains have not crossed yet: no
+    rate says they cannot); False otherwise. Only the chains' ESS decides, never the
+    differences under test.
+    """
+    if not np.isfinite(float(attrs.get("slowest_ess", np.inf))):
+        return True
+    needed = length_to_clear(attrs)
+    return needed is not None and needed <= FUTILITY_MARGIN * max_iterations
 
 
 def _compare(marginal: np.ndarray, chain_values: np.ndarray, batches: int):
     """Welch t tests of marginal means against batch-means chain means, with gates.
 
-    Returns the rows, the gate's message (empty when every row passed it) and the ESS
-    the gate asks for.
+    Returns the rows, the gate's message (empty when every row passed it), the ESS the
+    gate asks for and the smallest ESS of the rows below it that the chain moved (inf
+    when none is).
     """
     # deferred: arviz_stats takes about 0.5 s to import; `zoo list` needs none of it
     import arviz_stats as azs
@@ -621,7 +659,8 @@ def _compare(marginal: np.ndarray, chain_values: np.ndarray, batches: int):
     n_draws = marginal.shape[0]
     chains, iterations, n_functions = chain_values.shape
     expected = marginal.mean(axis=0)
-    se_marginal = marginal.std(axis=0, ddof=1) / np.sqrt(n_draws)
+    sd_marginal = marginal.std(axis=0, ddof=1)
+    se_marginal = sd_marginal / np.sqrt(n_draws)
 
     length = iterations // batches
     kept = chain_values[:, iterations - length * batches :]
@@ -630,9 +669,6 @@ def _compare(marginal: np.ndarray, chain_values: np.ndarray, batches: int):
     observed = batch_means.mean(axis=0)
     se_chain = batch_means.std(axis=0, ddof=1) / np.sqrt(chains * batches)
 
-    t, df, p = welch_test(
-        observed - expected, se_chain, chains * batches - 1, se_marginal, n_draws - 1
-    )
     # Constant on both sides: nothing to compare, and nothing mixes. Constant on the
     # chain side only is a chain stuck where the marginal side varies (an indicator
     # never crossed in 4 x 2,500 steps): its MCSE is 0 and its t infinite, so it must
@@ -648,12 +684,38 @@ def _compare(marginal: np.ndarray, chain_values: np.ndarray, batches: int):
     ess = np.where(chain_constant & ~constant, 0.0, ess)
     need = 10.0 * chains * batches
     gates = constant | (np.nan_to_num(ess, nan=0.0) >= need)
+    slowest = np.inf
     message = ""
     if not gates.all():
+        # A function the chain never moved (stuck) has no mixing time to lend: the
+        # slowest that moved sets the bound (a wrong kernel that pushes a scalar past a
+        # cut leaves that indicator constant, and must still fail on the others), and
+        # the length the chains would need (length_to_clear).
+        moved = ~gates & ~chain_constant
+        slowest = float(np.min(np.nan_to_num(ess[moved], nan=0.0))) if moved.any() else np.inf
+        # Batch means are right when a batch spans the chain's mixing time, a property
+        # of the chain, which its slowest function bounds from below; a fast function's
+        # own ESS says little when a slow component modulates its steps. On eight
+        # schools (non-centred, 4 x 2,500 steps, seed 0) tau's rows had ESS 5 to 7 and
+        # eta's 500 to 1,900; in one chain tau stayed near 470 throughout, eta moved
+        # about 0.1 a step (1 in the others) and never crossed its 90% cut, so that
+        # chain's 20 batch means of the indicator were all 1, the standard error too
+        # small, and a correct kernel failed (adjusted p 2.5e-6). So while a row is
+        # below the gate, every row's standard error is at least what it would be if it
+        # mixed as slowly as the slowest: its sd under the joint (the marginal side's)
+        # over the square root of that ESS. No function of a chain mixes more slowly
+        # than the chain, so this bounds the error from above; a grossly wrong kernel
+        # still fails on its rows that cleared the gate.
+        floor = sd_marginal / np.sqrt(slowest) if slowest > 0 else np.full(n_functions, np.inf)
+        se_chain = np.maximum(se_chain, floor)
         message = (
             f"{int((~gates).sum())} test functions mix too slowly for batch means "
-            f"(ArviZ bulk ESS < {need:g})"
+            f"(ArviZ bulk ESS < {need:g}; the others judged with errors as if they mixed "
+            f"as slowly as the slowest that moved, ESS {slowest:.0f})"
         )
+    t, df, p = welch_test(
+        observed - expected, se_chain, chains * batches - 1, se_marginal, n_draws - 1
+    )
     rows = {
         "expected": expected,
         "expected_se": se_marginal,
@@ -666,4 +728,4 @@ def _compare(marginal: np.ndarray, chain_values: np.ndarray, batches: int):
         "rhat": rhat,
         "gates_passed": gates,
     }
-    return rows, message, need
+    return rows, message, need, slowest

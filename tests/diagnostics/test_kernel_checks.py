@@ -14,22 +14,28 @@ import numpy as np
 import pytest
 
 import zoo
+from examples import eight_schools
 from tests.support import pymc_models
 from zoo.core.contract import OutsideSupport
 from zoo.diagnostics.findings import COULD_NOT_JUDGE
 from zoo.diagnostics.geweke import (
     EARLY_SHARE,
+    FUTILITY_MARGIN,
     chain_side,
     geweke,
     geweke_result,
+    length_to_clear,
+    look,
     look_alpha,
     marginal_side,
+    next_length,
     stage_lengths,
+    within_reach,
 )
 from zoo.diagnostics.invariance import invariance, invariance_replicates, invariance_result
 from zoo.diagnostics.kernel_result import welch_test
 from zoo.diagnostics.moments import MomentFunctions
-from zoo.specification.adapter import specified_model
+from zoo.specification.adapter import data_only_kernel, specified_model
 
 MODELS = ["beta-binomial", "naive-bayes", "gda", "qda", "gaussian-nb", "lda"]
 # Per model, a fault the invariance check catches in one sweep (bench/README.md lists
@@ -263,7 +269,10 @@ def test_a_chain_is_continued_only_from_a_shorter_chain_of_its_model():
 
 
 def test_geweke_runs_each_step_of_a_growing_chain_once():
-    """Chains that double from 200 to 800 cost 800 steps each, not 200 + 400 + 800."""
+    """Chains that double from 200 cost their last length each, not 200 + 400 + ...
+
+    A maximum of 1,600 keeps the gate within reach of the first look (about 3,500
+    steps needed there, at most FUTILITY_MARGIN x 1,600), so the chains grow."""
     spec = zoo.get("beta-binomial")
     steps = []
 
@@ -273,7 +282,7 @@ def test_geweke_runs_each_step_of_a_growing_chain_once():
 
     counted = spec.kernel._replace(step=step)
     result = geweke(
-        spec, counted, seed=2, draws=2000, pilot=500, chains=2, iterations=200, max_iterations=800
+        spec, counted, seed=2, draws=2000, pilot=500, chains=2, iterations=200, max_iterations=1600
     )
     stopped = result.table.attrs["draws"]
     assert stopped > 200, "the chains must have grown for this test to say anything"
@@ -331,10 +340,10 @@ def test_geweke_chains_double_until_every_gate_clears_then_judge():
         f"stages {', '.join(str(n) for n in stage_lengths(400, stopped))};"
         in (grown.table.attrs["settings"])
     )
-    # The twin: a wrong kernel under the same rule fails.
+    # The twin: a wrong kernel under the same rule fails, its chains grown too.
     wrong = geweke(
         spec,
-        spec.faults["jacobian-omitted"],
+        spec.faults["slice-level-uniform"],
         seed=2,
         draws=2000,
         pilot=500,
@@ -342,6 +351,7 @@ def test_geweke_chains_double_until_every_gate_clears_then_judge():
         max_iterations=25600,
     )
     assert wrong.verdict == "fail", str(wrong)
+    assert wrong.table.attrs["draws"] > 400
 
 
 def test_the_looks_spend_alpha_so_that_their_union_is_at_most_alpha():
@@ -432,3 +442,87 @@ def test_the_twin_a_chain_that_does_not_condition_fails():
     options = {"draws": 2000, "pilot": 500, "chains": 2, "iterations": 2000, "seed": 3}
     result = geweke(_conditioned(False), setup=OUTSIDE_SETUP, **options)
     assert result.verdict == "fail", str(result)
+
+
+# Geweke's gate and its futility rule on sides built by hand: two scalars, ``fast``
+# independent N(0, 1) draws and ``slow`` an AR(1) with N(0, 1) margins, whose chains'
+# ESS is about chains x steps x (1 - rho) / (1 + rho). The gate asks for
+# 10 x 4 chains x 20 batches = 800. Each assertion holds by a factor of 4 or more.
+def _sides(rho: float, *, steps: int = 2000, shift: float = 0.0, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    names = ["fast", "slow"]
+    marginal = (names, rng.standard_normal((3000, 2)))
+    chains = []
+    for _ in range(4):
+        values = np.empty((steps, 2))
+        values[:, 0] = rng.standard_normal(steps) + shift
+        slow = rng.standard_normal()
+        noise = rng.standard_normal(steps) * np.sqrt(1.0 - rho**2)
+        for t in range(steps):
+            slow = rho * slow + noise[t]
+            values[t, 1] = slow
+        chains.append((names, values))
+    return marginal, chains
+
+
+def test_geweke_stops_when_the_gate_is_out_of_reach_of_the_maximum():
+    """The futility rule: ESS near 4 at 2,000 steps needs about 400,000 per chain, over
+    FUTILITY_MARGIN x 8,000; the chains stop here and could not judge, saying so."""
+    marginal, chains = _sides(rho=0.999)
+    result, following = look(
+        marginal, chains, alpha=0.01, first=2000, max_iterations=8000, pilot=1000
+    )
+    assert following is None
+    assert next_length(result, 2000, 8000) is None
+    assert result.verdict == COULD_NOT_JUDGE
+    needed = length_to_clear(result.table.attrs)
+    assert needed > 4 * FUTILITY_MARGIN * 8000
+    assert "out of reach" in result.table.attrs["gate_message"]
+    assert f"about {needed} steps per chain" in result.table.attrs["cure"]
+    assert "--geweke-max-iterations" in result.table.attrs["cure"]
+
+
+def test_the_twin_geweke_goes_on_when_the_maximum_can_clear_the_gate():
+    """ESS near 200 at 2,000 steps needs about 8,000: within reach, the chains double."""
+    marginal, chains = _sides(rho=0.9)
+    result, following = look(
+        marginal, chains, alpha=0.01, first=2000, max_iterations=8000, pilot=1000
+    )
+    assert following == 4000
+    assert length_to_clear(result.table.attrs) < 8000
+    assert within_reach(result.table.attrs, 8000)
+    assert "out of reach" not in result.table.attrs["gate_message"]
+
+
+def test_a_slow_function_bounds_the_error_of_every_row_of_the_chain():
+    """While ``slow`` is below the gate, ``fast``'s standard error is at least its sd
+    over the square root of ``slow``'s ESS (about 4): a shift of 0.2 sd, t near 8 by
+    batch means, is not a failure there; with ``slow`` mixing it is (the twin), and a
+    gross shift of 5 sd fails beside the slow function too."""
+    marginal, chains = _sides(rho=0.999, shift=0.2)
+    bounded = geweke_result(marginal, chains, pilot=1000)
+    t = bounded.table
+    assert bounded.verdict == COULD_NOT_JUDGE
+    fast = t.function.values == "normal score fast"
+    assert t.gates_passed.values[fast].all()
+    assert t.se.values[fast] >= 1.0 / np.sqrt(t.attrs["slowest_ess"]) - 0.05
+    assert abs(t.t.values[fast]) < 1.5
+    marginal, chains = _sides(rho=0.0, shift=0.2)
+    assert geweke_result(marginal, chains, pilot=1000).verdict == "fail"
+    marginal, chains = _sides(rho=0.999, shift=5.0)
+    gross = geweke_result(marginal, chains, pilot=1000)
+    assert gross.verdict == "fail"
+    assert "normal score fast" in " ".join(gross.failing())
+
+
+def test_a_correct_kernel_with_a_slow_component_is_not_failed():
+    """Eight schools, non-centred, its correct kernel, the call that failed at the first
+    look (``eta``'s rows at adjusted p down to 2.5e-6, ``tau``'s ESS 5 to 7): ``tau``'s
+    ESS now bounds every row's error, and the gate is out of reach of 20,000 steps, so
+    the chains stop at the first length and could not judge."""
+    model = specified_model(eight_schools.noncentred_model, kernel=eight_schools.noncentred_kernel)
+    kernel = data_only_kernel(eight_schools.noncentred_kernel)
+    result = geweke(model, kernel, iterations=2500, max_iterations=20000, seed=0, alpha=0.01)
+    assert result.verdict == COULD_NOT_JUDGE, str(result)
+    assert result.table.attrs["draws"] == 2500
+    assert "out of reach" in result.table.attrs["gate_message"]
