@@ -8,7 +8,7 @@ from zoo.validation.battery import CHECKS
 
 def test_the_budget_has_a_first_length_and_a_maximum():
     (check,) = [c for c in CHECKS if c.name == "geweke"]
-    assert check.defaults() == {"iterations": 10000, "max_iterations": 80000}
+    assert check.defaults() == {"iterations": 10000, "max_iterations": 20000}
     assert check.option(check.budget[1]) == "geweke-max-iterations"
 
 

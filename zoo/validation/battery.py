@@ -394,9 +394,10 @@ def validate(
         (``Check.budget``; ``zoo validate --help`` lists them): today ``exact`` and
         ``nuts``: ``draws``, ``chains`` per fit (1000, 4); ``sbc``: ``simulations``
         (100), ``draws`` (200), ``chains`` (2) per fit; ``geweke``: ``iterations``
-        (10,000 steps per chain at the first stage) and ``max_iterations`` (80,000: the
-        chains double up to it while a test function is not judged for want of ESS;
-        raise it when the finding says more would do).
+        (10,000 steps per chain at the first stage) and ``max_iterations`` (20,000: the
+        chains double up to it while a test function is not judged for want of ESS and
+        the length that would judge it is within reach; raise it when the finding says
+        more would do).
     budget : {"quick", "default", "thorough"}
         A budget preset (:data:`zoo.core.defaults.BUDGET_PRESETS`, ``--budget``): check
         settings applied where ``budgets`` does not set them. ``quick`` spends a

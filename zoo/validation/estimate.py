@@ -13,8 +13,8 @@ plan line says so.
 
 Geweke's chains grow in stages until its ESS gate clears, up to ``max_iterations``
 steps per chain; on slowly mixing successive-conditional chains they reach it (the
-examples' known-noise regression at the default preset: 80,000 steps, three quarters of
-the run), so the first stage alone undershot such a run up to eightfold. A check whose
+examples' known-noise regression at the default preset, when it was 80,000 steps:
+three quarters of the run), so the first stage alone undershot such a run. A check whose
 budget has ``max_iterations`` is given both figures: the first stage, and all stages
 (:func:`most_check_seconds`); the line's total says both when they differ.
 

@@ -2,7 +2,8 @@
 
 :mod:`zoo.diagnostics.geweke` at its default budget (5,000 independent joint draws, the
 first 1,000 of which fix the test functions, against 4 chains of 10,000 steps that
-double, to at most 80,000, while a test function's ESS is below the gate), streams
+double, to at most 20,000, while a test function's ESS is below the gate and the
+gate is within reach), streams
 ``geweke-chains``. Each chain and the marginal side are tasks of their own (they draw
 from separate stream items), so the values are those of
 :func:`~zoo.diagnostics.geweke.geweke` run in one process, and two workers share the
