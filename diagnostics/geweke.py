@@ -20,12 +20,17 @@ under both. The marginal side's standard error is the iid one; the chain side's 
 from batch means (``batches`` per chain, pooled over chains), as Geweke prescribes,
 with ArviZ's bulk ESS as a gate: a batch must span at least ten autocorrelation times
 (``ESS >= 10 x chains x batches``), or the batch-means standard error is too small and
-the row is not judged. A Welch t test per function, Holm over functions at ``alpha``.
+the row is not judged. While any row is below the gate, every row's chain-side error
+is at least its sd under the joint over the square root of the slowest moving row's
+ESS (:func:`_compare`: the mixing time is the chain's, and a slow component can make a
+fast function's batch means too steady). A Welch t test per function, Holm over
+functions at ``alpha``.
 
 The chains' length adapts (:func:`next_length`): from ``iterations`` it doubles, the
 chains continuing from where they stopped (the values of chains run from their start
 to the new length, bit for bit), until every test function's ESS
-clears the gate or ``max_iterations`` is reached. Whether to go on looks at the chains'
+clears the gate, ``max_iterations`` is reached, or the gate is out of reach of it
+(:func:`within_reach`, the futility rule). Whether to go on looks at the chains'
 autocorrelation (ESS), never at the difference between the simulators, as in the
 fixed-width stopping rules of MCMC output analysis (Glynn & Whitt 1992, "The asymptotic
 validity of sequential stopping rules for stochastic simulations", Ann. Appl. Probab.
