@@ -33,6 +33,7 @@ from bench import (
     geweke_calibration,
     interrupt_hammer,
     label_symmetry,
+    lda_kernel_paired,
     posterior_sbc_power,
     records,
     sbc_false_alarms,
@@ -454,6 +455,11 @@ TABLES = (
         "lda-threaded",
         "bench/results/lda_threaded/table.md",
         lambda: lda_threaded_table(records.read("lda_threaded")),
+    ),
+    Table(
+        "lda-kernel-paired",
+        "bench/results/lda_kernel_paired/table.md",
+        lambda: lda_kernel_paired.summary(records.read("lda_kernel_paired")),
     ),
     Table(
         "lda-time-to-quality",
