@@ -66,18 +66,21 @@ def paired_speeds(zoo: Zoo, kernels: dict, rounds: int, change: str) -> dict:
     return speeds
 
 
-def paired_study(description: str, *, burn: int, rounds: int):
+def paired_study(description: str, *, burn: int, rounds: int, options=None):
     """The command line of a paired-sweep study, and a burnt-in sampler per K.
 
     Parses ``--corpus``, ``--topics``, ``--burn`` (default ``burn``) and ``--rounds``
-    (default ``rounds``), prints the study's header and returns ``(args, started)``,
-    ``started`` yielding ``(K, Zoo)`` after ``--burn`` sweeps from seed 0.
+    (default ``rounds``), and whatever ``options(parser)`` adds; prints the study's
+    header and returns ``(args, started)``, ``started`` yielding ``(K, Zoo)`` after
+    ``--burn`` sweeps from seed 0.
     """
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--corpus", choices=("reuters", "zipf"), default="zipf")
     parser.add_argument("--topics", type=int, nargs="+", default=[20, 100])
     parser.add_argument("--burn", type=int, default=burn)
     parser.add_argument("--rounds", type=int, default=rounds)
+    if options is not None:
+        options(parser)
     args = parser.parse_args()
     corpus = zipf_corpus() if args.corpus == "zipf" else reuters()
     print(f"# {args.corpus}, CPU {cpu_name()}, burn {args.burn}, rounds {args.rounds}")

@@ -4,7 +4,7 @@ The sparse sweep walks the whole row of counts of a word that holds most topics 
 than its list of nonzero topics (``zoo.models.lda.sweeps``, "Row walk"); the same
 products, summed in blocks of topics rather than in one running sum, so the draws are
 the same except where a uniform falls within rounding of a boundary.
-``sweeps._sparse_kernel(fault, prefetch=True, row_walk=False)`` is the kernel that walks
+``sweeps._sparse_kernel(fault, True, sweeps.ROW_WALK_NEVER)`` is the kernel that walks
 every list. This runs ``--burn`` sweeps from random topics, then times one sweep from
 copies of that state with each kernel (``--rounds`` times, alternating, the same
 generator seed for both), stops unless both leave the same state bit for bit (a
@@ -28,7 +28,11 @@ from bench.lda_prefetch import paired_speeds, paired_study
 from zoo.models.lda import sweeps
 
 KERNELS = {
-    row_walk: sweeps._sparse_kernel(int(sweeps.Fault.NONE), True, row_walk)
+    row_walk: sweeps._sparse_kernel(
+        int(sweeps.Fault.NONE),
+        True,
+        sweeps.ROW_WALK_EIGHTHS if row_walk else sweeps.ROW_WALK_NEVER,
+    )
     for row_walk in (False, True)
 }
 
@@ -37,7 +41,7 @@ def row_walk_share(zoo: Zoo) -> float:
     """The share of tokens whose word holds enough topics to be walked by row."""
     n_topics = zoo.state.topic_total.shape[0]
     nnz = np.count_nonzero(zoo.state.word_topic, axis=1)
-    by_row = nnz * sweeps.ROW_WALK_BELOW >= n_topics * (sweeps.ROW_WALK_BELOW - 1)
+    by_row = sweeps.walks_row(nnz, n_topics, sweeps.ROW_WALK_EIGHTHS)
     return float(by_row[zoo.corpus.token_word].mean())
 
 
@@ -53,7 +57,7 @@ def main() -> None:
                 "corpus": args.corpus,
                 "topics": n_topics,
                 "burn": args.burn,
-                "row_walk_below": sweeps.ROW_WALK_BELOW,
+                "row_walk_eighths": sweeps.ROW_WALK_EIGHTHS,
                 "tokens_walked_by_row": share,
                 "mtokens_per_cpu_second": {"lists": speeds[False], "row_walk": speeds[True]},
             },

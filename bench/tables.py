@@ -33,6 +33,7 @@ from bench import (
     geweke_calibration,
     interrupt_hammer,
     label_symmetry,
+    lda_kernel_paired,
     posterior_sbc_power,
     records,
     sbc_false_alarms,
@@ -265,7 +266,8 @@ def _lda_time_to_quality_targets() -> str:
 
 #: docs/performance.md's targets table after the kernel rule by corpus size and the row
 #: walk's blocked sum (``when`` of each record): the zoo's Gibbs and Metropolis-Hastings
-#: sweeps against tomotopy (1 worker), one run each.
+#: sweeps against tomotopy (1 worker), one run each; the last ones after the row walk's
+#: branch-free pick and its threshold of a quarter of the topics.
 TIME_TO_QUALITY_PICK_RUNS = (
     "2026-11-26T12:21:36+00:00",
     "2026-11-26T12:28:52+00:00",
@@ -274,6 +276,9 @@ TIME_TO_QUALITY_PICK_RUNS = (
     "2026-11-26T12:32:47+00:00",
     "2026-11-26T12:36:40+00:00",
     "2026-11-26T12:45:48+00:00",
+    "2026-11-26T15:30:59+00:00",
+    "2026-11-26T15:39:18+00:00",
+    "2026-11-26T15:46:31+00:00",
 )
 
 
@@ -454,6 +459,11 @@ TABLES = (
         "lda-threaded",
         "bench/results/lda_threaded/table.md",
         lambda: lda_threaded_table(records.read("lda_threaded")),
+    ),
+    Table(
+        "lda-kernel-paired",
+        "bench/results/lda_kernel_paired/table.md",
+        lambda: lda_kernel_paired.summary(records.read("lda_kernel_paired")),
     ),
     Table(
         "lda-time-to-quality",

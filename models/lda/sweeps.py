@@ -93,8 +93,8 @@ On a large corpus the frequent words hold most of the K topics (on the synthetic
 corpus below, after 10 sweeps, 58% of tokens belong to a word holding all 20 topics at
 K = 20, 42% to one holding all 100 at K = 100), and for them the list buys nothing:
 the walk reads a topic id, then the coefficient and the count at that id. So a word
-whose list holds at least 3/4 of the topics (:data:`ROW_WALK_BELOW`) is walked over its
-whole contiguous row, ``k = 0 .. K-1``, instead: the K products ``coef_k n_kw`` in a loop
+whose list holds at least a quarter of the topics (:data:`ROW_WALK_EIGHTHS`) is walked
+over its whole contiguous row, ``k = 0 .. K-1``, instead: the K products ``coef_k n_kw`` in a loop
 of their own (which the compiler vectorises), the token's own topic then taken out
 (``coef_k_old (n_k_old,w - 1)``), and ``q`` summed per block of :data:`Q_BLOCK` topics
 and then across the blocks. A single running sum over K terms is a chain of K dependent
@@ -107,14 +107,31 @@ the block's last partial sum the block's last topic with weight is taken. On the
 7.98 million tokens per CPU second, median of 5 paired sweeps after 6) and left it level
 at K = 20 (20.2 against 20.3) and on Reuters, where no word holds 3/4 of the topics.
 
+Within the block the topic is found without a branch: the partial sums from the sum
+before the block are formed in topic order as before, and the drawn topic is the block's
+first plus the count of partial sums at or below ``u`` (the sums never decrease, so those
+are a prefix, and the first sum above ``u`` belongs to a topic with weight); when all
+eight are at or below ``u`` (rounding), the last topic with weight. These are the
+topics the loop that stopped at the first sum above ``u`` drew, bit for bit, without its
+unpredictable exit. With the walk that cheap, a word is walked by row from a quarter of
+the topics rather than three quarters (chosen from paired sweeps of thresholds 1/8, 1/4,
+1/2 and every word, on the Zipf corpus and on Reuters, where a quarter was level at
+K = 20 and 100 and 0.95x at 1,000). Against the kernel before both changes, on the
+Zipf corpus after 10 sweeps: 20.8 against 18.4 million tokens per CPU second at K = 20
+(1.13x), 10.4 against 9.2 at K = 100 (1.12x), the same states bit for bit
+(``bench/lda_kernel_paired.py``, records in ``bench/results/lda_kernel_paired/``).
+For K up to :data:`Q_BLOCK` one block holds the whole row, summed in topic order as the
+list is (a zero adds nothing), so there the row walk draws what the list walk draws,
+bit for bit.
+
 The row walk and the list walk draw from the same conditional; they add the same
 products in another grouping, so their sums may differ in the last bit, and a draw only
 where the uniform falls within that rounding of a boundary between two topics (no
 token's draw differed in those 5 sweeps of 10 million tokens, nor in the test that
 compares the two walks). The same holds against the single running sum the row walk
 used before this blocked sum: the same seed gives the same draws except at such a
-boundary. ``_sparse_kernel(..., row_walk=False)`` walks every list, for
-the test and the benchmark that compare them (``bench/lda_row_walk.py``, records in
+boundary. ``_sparse_kernel(..., row_walk_eighths=ROW_WALK_NEVER)`` walks every list,
+for the test and the benchmark that compare them (``bench/lda_row_walk.py``, records in
 ``bench/results/lda_row_walk/``).
 
 Random numbers: one fresh uniform per token from the caller's ``numpy.random.Generator``,
@@ -142,7 +159,8 @@ from zoo.models.lda.uniforms import uniform, uniform_source
 
 __all__ = [
     "Q_BLOCK",
-    "ROW_WALK_BELOW",
+    "ROW_WALK_EIGHTHS",
+    "ROW_WALK_NEVER",
     "SPARSE_FROM_TOPICS",
     "Fault",
     "WordLists",
@@ -151,6 +169,7 @@ __all__ = [
     "check_word_lists",
     "document_span",
     "sweep",
+    "walks_row",
 ]
 
 #: Smallest K at which :func:`sweep` uses the sparse buckets rather than the dense loop
@@ -158,9 +177,22 @@ __all__ = [
 SPARSE_FROM_TOPICS = 4
 
 #: The sparse sweep walks a word's whole row of counts, not its topic list, when the
-#: word holds at least ``1 - 1 / ROW_WALK_BELOW`` of the K topics (module docstring,
-#: "Row walk"): 3/4 with 4.
-ROW_WALK_BELOW = 4
+#: word holds at least ``ROW_WALK_EIGHTHS / 8`` of the K topics (module docstring,
+#: "Row walk"; 6, three quarters, before the branch-free pick made the row cheaper).
+ROW_WALK_EIGHTHS = 2
+
+#: A threshold no word reaches (it would hold more than K topics): every word's list is
+#: walked (``_sparse_kernel(..., row_walk_eighths=ROW_WALK_NEVER)``).
+ROW_WALK_NEVER = 9
+
+
+@numba.njit(cache=True, inline="always")
+def walks_row(n_word_topics, n_topics, row_walk_eighths):
+    """Whether a word holding ``n_word_topics`` of K topics is walked over its whole row.
+
+    Elementwise for an array of counts (the benchmark's and the tests' share of tokens).
+    """
+    return 8 * n_word_topics >= row_walk_eighths * n_topics
 
 
 class Fault(IntEnum):
@@ -324,7 +356,8 @@ Q_BLOCK = 8
 
 @numba.njit(cache=True, inline="always")
 def _sparse_range(
-    corpus, state, hyper, lists, token_lo, token_hi, sweeps, rng, fault, prefetch, row_walk
+    corpus, state, hyper, lists, token_lo, token_hi, sweeps, rng, fault, prefetch,
+    row_walk_eighths,
 ):  # fmt: skip
     """SparseLDA sweeps over tokens [token_lo, token_hi), in place (module docstring)."""
     token_word, doc_start = corpus
@@ -409,9 +442,7 @@ def _sparse_range(
                 n_word_topics = word_nnz[w]
                 # A word holding most topics is walked over its whole row (module
                 # docstring, "Row walk"): the same weights, without the list.
-                whole_row = row_walk and n_word_topics * ROW_WALK_BELOW >= n_topics * (
-                    ROW_WALK_BELOW - 1
-                )
+                whole_row = walks_row(n_word_topics, n_topics, row_walk_eighths)
                 q = 0.0
                 if whole_row:
                     # The products first (a loop the compiler turns into vector
@@ -439,20 +470,22 @@ def _sparse_range(
                 beta_w = beta[w]
                 u = uniform(rng) * (q + beta_w * (doc_draw + smooth_draw))
                 if u < q and whole_row:
-                    # The first block whose sum takes the cumulative above u, then its
-                    # topics in order from the sum before it; rounding may leave u just
-                    # past the block's last partial sum: then its last topic with weight
-                    # (there is one: the block's sum is positive).
+                    # The first block whose sum takes the cumulative above u, then the
+                    # first of its topics whose partial sum from the sum before it is
+                    # above u: the count of partial sums at or below u, with no branch
+                    # (module docstring, "Row walk"). Rounding may leave u just past the
+                    # block's last partial sum: then its last topic with weight (there
+                    # is one: the block's sum is positive).
                     b = _first_above(q_cumulative, n_blocks, u)
                     acc = q_cumulative[b - 1] if b > 0 else 0.0
-                    new_k = -1
-                    for kk in range(b * Q_BLOCK, (b + 1) * Q_BLOCK):
-                        weight = q_weight[kk]
-                        if weight > 0.0:
-                            new_k = kk
-                            acc += weight
-                            if acc > u:
-                                break
+                    below = 0
+                    last = -1
+                    for j in range(Q_BLOCK):
+                        weight = q_weight[b * Q_BLOCK + j]
+                        acc += weight
+                        below += acc <= u
+                        last = b * Q_BLOCK + j if weight > 0.0 else last
+                    new_k = b * Q_BLOCK + below if below < Q_BLOCK else last
                 elif u < q:
                     slot = _first_above(q_cumulative, n_slots, u)
                     new_k = np.int64(word_list[start + slot])
@@ -632,21 +665,23 @@ def _held_out_range(corpus, state, alpha, phi, token_lo, token_hi, sweeps, rng):
                 topic[i] = k
 
 
-def _sparse_kernel(fault: int, prefetch: bool, row_walk: bool = True):
-    """The sparse kernel with ``fault``, ``prefetch`` and ``row_walk`` fixed at compile time.
+def _sparse_kernel(fault: int, prefetch: bool, row_walk_eighths: int = ROW_WALK_EIGHTHS):
+    """The sparse kernel with ``fault``, ``prefetch`` and its row walk's threshold fixed.
 
     As for :func:`_dense_kernel`. ``prefetch=False`` leaves out the hints (module
-    docstring, "Prefetching") and ``row_walk=False`` walks every word's list, however
-    many topics it holds (module docstring, "Row walk"): the same draws either way but
-    where a uniform falls within rounding of a boundary, for the benchmarks that time
-    them and the tests that compare them.
+    docstring, "Prefetching"); ``row_walk_eighths`` is the share of the K topics, in
+    eighths, from which a word is walked over its whole row (:data:`ROW_WALK_EIGHTHS`;
+    :data:`ROW_WALK_NEVER` walks every word's list, however many topics it holds; module
+    docstring, "Row walk"): the same draws at any threshold but where a uniform falls
+    within rounding of a boundary, for the benchmarks that time them and the tests that
+    compare them.
     """
 
     @numba.njit(cache=True)
     def sparse(corpus, state, hyper, lists, token_lo, token_hi, sweeps, rng):
         _sparse_range(
             corpus, state, hyper, lists, token_lo, token_hi, sweeps, rng, fault, prefetch,
-            row_walk,
+            row_walk_eighths,
         )  # fmt: skip
 
     return sparse

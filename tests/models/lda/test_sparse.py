@@ -301,10 +301,10 @@ def test_prefetching_the_words_ahead_changes_no_draw():
 
 
 def holds_most_topics(chain, word):
-    """Whether the sparse sweep walks ``word``'s whole row (``sweeps.ROW_WALK_BELOW``)."""
+    """Whether the sparse sweep walks ``word``'s whole row (``sweeps.ROW_WALK_EIGHTHS``)."""
     n_topics = chain.topic_total.shape[0]
     held = np.count_nonzero(chain.word_topic[word])
-    return held * sweeps.ROW_WALK_BELOW >= n_topics * (sweeps.ROW_WALK_BELOW - 1)
+    return sweeps.walks_row(held, n_topics, sweeps.ROW_WALK_EIGHTHS)
 
 
 def test_walking_whole_rows_draws_what_the_lists_draw():
@@ -317,9 +317,11 @@ def test_walking_whole_rows_draws_what_the_lists_draw():
     # mid-corpus.
     rng = np.random.default_rng(13)
     token_word, doc_start = make_corpus(rng, 40, 60, 50, empty=[3])
-    lists_kernel = sweeps._sparse_kernel(int(Fault.NONE), prefetch=True, row_walk=False)
-    rows = Chain(token_word, doc_start, 12, 60, 0.1, 0.01, seed=4)
-    lists = Chain(token_word, doc_start, 12, 60, 0.1, 0.01, seed=4)
+    lists_kernel = sweeps._sparse_kernel(
+        int(Fault.NONE), prefetch=True, row_walk_eighths=sweeps.ROW_WALK_NEVER
+    )
+    rows = Chain(token_word, doc_start, 40, 60, 0.1, 0.01, seed=4)
+    lists = Chain(token_word, doc_start, 40, 60, 0.1, 0.01, seed=4)
     rng_rows, rng_lists = np.random.default_rng(6), np.random.default_rng(6)
     ranges = [(0, token_word.shape[0])] * 6 + [(5, token_word.shape[0] // 2)]
     for lo, hi in ranges:
