@@ -24,7 +24,8 @@ import zoo
 from tests.support.foreground import python_command
 from tests.support.report_problems import PROBLEM, SPEC
 from zoo import registry
-from zoo.cli import _StopSignals, main
+from zoo.cli import main
+from zoo.cli.stop_signals import StopSignals
 from zoo.runs.model_run import sample_model
 from zoo.runs.saved import save_runs
 
@@ -242,7 +243,7 @@ def test_an_interrupt_python_drops_in_a_weakref_callback_is_raised_again_quietly
         for _ in range(1000):  # the handler runs at one of these instructions
             pass
 
-    stop = _StopSignals()
+    stop = StopSignals()
     ended = None
     with pytest.raises(KeyboardInterrupt), stop:
         freed = _Freed()

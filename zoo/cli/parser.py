@@ -309,8 +309,16 @@ def _add_validate(commands, table) -> None:
         type=int,
         default=None,
         help="local Dask worker processes the fits run in, at most 4 per core (default: one "
-        "per core); 0 runs them in this process, one after the other: the only way the "
-        "sampler runs in the zoo's own process (for debugging; no timeout)",
+        "per core); 0 runs them one after the other in the process that runs your code "
+        "(see --in-process; no timeout)",
+    )
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="run your code (--model, --reference, --sampler, --kernel) in the zoo's own "
+        "process, as a debugger (pdb, breakpoint()) needs it, with --workers 0 your sampler "
+        "too (default: in a child process the zoo supervises, so that nothing your code "
+        "does can end the run without a word, change its exit status or write into --json)",
     )
     parser.add_argument(
         "--scheduler",
