@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import argparse
 
+from zoo.core.arguments import SEED_RULE, as_seed
 from zoo.core.defaults import ALPHA, BUDGET_PRESETS, CHAINS, DRAWS, ENGINES, FIT_TIMEOUT, TUNE
 from zoo.registry import names
 
-__all__ = ["budget_options", "build_parser", "empty_value", "option_dest", "validate_table"]
+__all__ = [
+    "budget_options",
+    "build_parser",
+    "empty_value",
+    "option_dest",
+    "seed_option",
+    "validate_table",
+]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -72,7 +80,7 @@ def build_parser(table=None) -> argparse.ArgumentParser:
     check.add_argument(
         "--chains", type=int, default=CHAINS, help=f"chains per engine (default {CHAINS})"
     )
-    check.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
+    check.add_argument("--seed", type=seed_option, default=0, help=_SEED_HELP)
     check.add_argument(
         "--alpha",
         type=float,
@@ -118,6 +126,33 @@ def build_parser(table=None) -> argparse.ArgumentParser:
     report.set_defaults(title=None)
     _add_validate(commands, table)
     return parser
+
+
+#: ``--seed``'s help, for every command that takes one.
+_SEED_HELP = f"root seed, {SEED_RULE} in decimal digits (default 0)"
+
+
+def seed_option(text: str) -> int:
+    """``--seed``'s value: decimal digits naming an integer :func:`as_seed` takes.
+
+    ``int()`` alone took ``1_000``, digits of other scripts and any size (``10**23`` ran
+    a whole ``zoo check --out`` and then failed to save it); ``1e23`` or ``0x10`` were
+    refused only as "invalid int value", without the rule.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        With the rule; argparse names the option (``argument --seed: must be ...``).
+    """
+    digits = text.strip()
+    try:
+        if not (digits.isascii() and digits.isdigit()):
+            raise ValueError(text)
+        return as_seed("--seed", int(digits))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be {SEED_RULE}, in decimal digits, got {text!r}"
+        ) from None
 
 
 def option_dest(option: str) -> str:
@@ -297,7 +332,7 @@ def _add_validate(commands, table) -> None:
         _add_budget_options(parser, checks)
 
     parser.completion = from_the_table
-    parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
+    parser.add_argument("--seed", type=seed_option, default=0, help=_SEED_HELP)
     parser.add_argument(
         "--alpha",
         type=float,
