@@ -246,7 +246,10 @@ def _run_child(
     try:
         os.setpgid(0, 0)
         _die_with(zoo)
+        # Not the terminal's foreground group: writing to the terminal must not stop it
+        # (SIGTTOU), and reading it (input(), pdb: --in-process) fails instead of stopping.
         signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+        signal.signal(signal.SIGTTIN, signal.SIG_IGN)
         # The zoo's process says how this one ended, in one line; a crash's traceback
         # is --in-process's to show.
         faulthandler.disable()
