@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from zoo.cli import exit_guard
@@ -73,7 +74,13 @@ def run(argv: list[str] | None) -> int:
     # (zoo.cli.user_process), unless asked to run it here; a call of zoo.cli.main from
     # Python runs it in the caller's own process.
     args.user_code = any(getattr(args, name, None) for name in _USER_CODE)
-    args.supervised = program and args.user_code and not getattr(args, "in_process", False)
+    # (Where there is no fork, as on Windows, the code runs here, under the exit guard.)
+    args.supervised = (
+        program
+        and args.user_code
+        and not getattr(args, "in_process", False)
+        and hasattr(os, "fork")
+    )
     if program and args.user_code and not args.supervised:
         # Before the user's module is imported: from now on an exit it causes (the C
         # library's exit, os._exit) says so and never ends the run with status 0.
