@@ -93,29 +93,32 @@ def supervised(command: str, work: Callable[[], object]) -> object:
         if child:
             _signal_child(child[0], number)
 
-    # Blocked from before the fork until both sides have their handlers: a signal in
-    # between is delivered then, not lost or taken by the wrong handler.
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _PASSED_ON)
     previous = {number: signal.getsignal(number) for number in _PASSED_ON}
+    # The zoo's handlers pass the signals on from before the fork: one that comes before
+    # the child's number is known is noted and sent once it is. In the child (whose only
+    # thread is the one that forked) they stay blocked until it has its own handlers.
+    for number in _PASSED_ON:
+        if previous[number] is not signal.SIG_IGN:
+            signal.signal(number, pass_on)
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _PASSED_ON)
     try:
-        with warnings.catch_warnings():
-            # Python warns that a process with threads may deadlock a forked child. The
-            # zoo's other threads at this point (the --json forwarder, BLAS's pool) hold
-            # no lock the child takes: the child writes to descriptors, not through them.
-            warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
-        if pid == 0:  # the child: never returns
-            os.close(read_end)
-            _run_child(command, work, write_end, blocked, zoo)
-        os.close(write_end)
-        child.append(pid)
-        _own_group(pid)
-        for number in _PASSED_ON:
-            if previous[number] is not signal.SIG_IGN:
-                signal.signal(number, pass_on)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-    try:
+        try:
+            with warnings.catch_warnings():
+                # Python warns that a process with threads may deadlock a forked child.
+                # The zoo's other threads here (the --json forwarder, BLAS's pool) hold
+                # no lock the child takes: it writes to descriptors, not through them.
+                warnings.simplefilter("ignore", DeprecationWarning)
+                pid = os.fork()
+            if pid == 0:  # the child: never returns
+                os.close(read_end)
+                _run_child(command, work, write_end, blocked, zoo)
+            os.close(write_end)
+            child.append(pid)
+            _own_group(pid)
+            for number in list(received):  # those that came before its number was known
+                _signal_child(pid, number)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         data, status = _collect(read_end, pid)
     finally:
         for number, handler in previous.items():
