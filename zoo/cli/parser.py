@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from zoo.core.arguments import SEED_RULE, as_seed
 from zoo.core.defaults import ALPHA, BUDGET_PRESETS, CHAINS, DRAWS, ENGINES, FIT_TIMEOUT, TUNE
 from zoo.registry import names
 
 __all__ = [
+    "SEED_MAX",
     "budget_options",
     "build_parser",
     "empty_value",
@@ -128,16 +128,24 @@ def build_parser(table=None) -> argparse.ArgumentParser:
     return parser
 
 
+#: The largest ``--seed``. A run keeps its seed with its draws (``zoo check --out``), and
+#: NetCDF's and Zarr's attributes hold at most 64-bit integers: ``--seed 10**23`` was
+#: taken, and could not be saved. (A seed of the Python API may be larger: a fresh
+#: seed's 128-bit entropy is recorded as text, ``zoo.sample(seed=None)``.)
+SEED_MAX = 2**63 - 1
+
+#: What ``--seed`` must be, as its help and its refusal say it.
+_SEED_RULE = "an integer >= 0 and at most 2**63 - 1, in decimal digits"
+
 #: ``--seed``'s help, for every command that takes one.
-_SEED_HELP = f"root seed, {SEED_RULE} in decimal digits (default 0)"
+_SEED_HELP = f"root seed, {_SEED_RULE} (default 0)"
 
 
 def seed_option(text: str) -> int:
-    """``--seed``'s value: decimal digits naming an integer :func:`as_seed` takes.
+    """``--seed``'s value: decimal digits naming an integer from 0 to :data:`SEED_MAX`.
 
-    ``int()`` alone took ``1_000``, digits of other scripts and any size (``10**23`` ran
-    a whole ``zoo check --out`` and then failed to save it); ``1e23`` or ``0x10`` were
-    refused only as "invalid int value", without the rule.
+    ``int()`` alone took ``1_000``, digits of other scripts and any size; ``1e23`` or
+    ``0x10`` were refused only as "invalid int value", without the rule.
 
     Raises
     ------
@@ -145,14 +153,9 @@ def seed_option(text: str) -> int:
         With the rule; argparse names the option (``argument --seed: must be ...``).
     """
     digits = text.strip()
-    try:
-        if not (digits.isascii() and digits.isdigit()):
-            raise ValueError(text)
-        return as_seed("--seed", int(digits))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"must be {SEED_RULE}, in decimal digits, got {text!r}"
-        ) from None
+    if digits.isascii() and digits.isdigit() and int(digits) <= SEED_MAX:
+        return int(digits)
+    raise argparse.ArgumentTypeError(f"must be {_SEED_RULE}, got {text!r}")
 
 
 def option_dest(option: str) -> str:

@@ -156,33 +156,9 @@ def as_probability(field: str, value) -> float:
     return float(value)
 
 
-#: The largest root seed. A run keeps its seed with its draws (``zoo check --out``), and
-#: NetCDF's and Zarr's attributes hold at most 64-bit integers: ``--seed 10**23`` ran the
-#: whole run, then failed to save it.
-SEED_MAX = 2**63 - 1
-
-#: What a seed must be, as the refusals say it.
-SEED_RULE = "an integer >= 0 and at most 2**63 - 1"
-
-
 def as_seed(field: str, value, *, allow_none: bool = False):
-    """Return ``value`` as a seed: an integer from 0 to :data:`SEED_MAX`, or None.
-
-    None (where ``allow_none``) asks for fresh entropy.
-
-    Raises
-    ------
-    ValueError
-        Naming ``field`` and the rule, for a bool, a float (even a whole one), a string,
-        a negative integer or one above :data:`SEED_MAX`.
-    """
-    if value is None and allow_none:
-        return None
-    integral = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    if not integral or not 0 <= value <= SEED_MAX:
-        rule = SEED_RULE + (", or None" if allow_none else "")
-        raise ValueError(f"{field}: must be {rule}, got {value!r}")
-    return int(value)
+    """Return ``value`` as a seed: an integer >= 0 (or None where fresh entropy is wanted)."""
+    return as_int(field, value, minimum=0, allow_none=allow_none)
 
 
 def check_generator(field: str, value) -> np.random.Generator:
