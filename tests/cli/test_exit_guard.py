@@ -1,7 +1,9 @@
 """A run ended by code in the zoo's own process never exits 0 without a word (issue 32).
 
 A sampler calling the C library's ``exit(0)`` under ``--workers 0`` ended ``zoo validate``
-with status 0 and no output. Each case runs in a subprocess, since it ends the process.
+with status 0 and no output. The user's code runs in the zoo's process only when asked
+(``--in-process``; by default in a supervised child, tests/cli/test_user_process.py).
+Each case runs in a subprocess, since it ends the process.
 """
 
 import os
@@ -15,51 +17,13 @@ from zoo.cli.exit_guard import UNFINISHED
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: A user's module whose sampler ends the process the way ``EXIT`` (an argument) says,
-#: and whose other samplers are right, or wrong.
-EXITING = """
-import atexit
-import ctypes
-import os
-import sys
-
-from tests.support.user_samplers import beta_binomial_conjugate, beta_binomial_swapped
-
-HOW = os.environ["EXIT"]
-libc = ctypes.CDLL(None)
-
-if HOW == "c-exit-at-import":
-    libc.exit(0)
-if HOW == "c-exit-after-the-run":
-    atexit.register(libc.exit, 0)
-
-
-def sampler(data, prior, *, draws, chains, seed):
-    if HOW == "c-exit":
-        libc.exit(0)
-    if HOW == "posix-exit":
-        import posix
-
-        posix._exit(0)
-    return beta_binomial_conjugate(data, prior, draws=draws, chains=chains, seed=seed)
-
-
-def wrong(data, prior, *, draws, chains, seed):
-    return beta_binomial_swapped(data, prior, draws=draws, chains=chains, seed=seed)
-"""
-
 
 def _validate(tmp_path, how, sampler="sampler"):
-    (tmp_path / "exiting.py").write_text(EXITING)
-    env = {
-        **os.environ,
-        "EXIT": how,
-        "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]),
-    }
+    env = {**os.environ, "HOW": how, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
         [sys.executable, "-m", "zoo.cli", "validate", "beta-binomial", "--sampler",
-         f"exiting:{sampler}", "--problems", "informative-fixed", "--checks", "exact",
-         "--quiet", "--workers", "0"],
+         f"tests.support.misbehaving:{sampler}", "--problems", "informative-fixed",
+         "--checks", "exact", "--quiet", "--workers", "0", "--in-process"],
         capture_output=True, text=True, env=env, cwd=tmp_path, check=False, timeout=600,
     )  # fmt: skip
 

@@ -24,7 +24,8 @@ import zoo
 from tests.support.foreground import python_command
 from tests.support.report_problems import PROBLEM, SPEC
 from zoo import registry
-from zoo.cli import _StopSignals, main
+from zoo.cli import main
+from zoo.cli.stop_signals import StopSignals
 from zoo.runs.model_run import sample_model
 from zoo.runs.saved import save_runs
 
@@ -242,7 +243,7 @@ def test_an_interrupt_python_drops_in_a_weakref_callback_is_raised_again_quietly
         for _ in range(1000):  # the handler runs at one of these instructions
             pass
 
-    stop = _StopSignals()
+    stop = StopSignals()
     ended = None
     with pytest.raises(KeyboardInterrupt), stop:
         freed = _Freed()
@@ -256,3 +257,44 @@ def test_an_interrupt_python_drops_in_a_weakref_callback_is_raised_again_quietly
     err = capfd.readouterr().err
     assert "Exception ignored" not in err and "Traceback" not in err, err
     assert sys.unraisablehook is not stop._unraisable
+
+
+#: A script whose object, freed as Python tears its modules down (after it has set the
+#: signals back to their defaults), sends SIGTERM to its own process; END says how the
+#: script ends: by zoo.cli.program, or by ``sys.exit(zoo.cli.main())``.
+_TORN_DOWN = (
+    "import os, signal, sys, zoo.cli\n"
+    "class Late:\n"
+    "    def __del__(self):\n"
+    "        os.kill(os.getpid(), signal.SIGTERM)\n"
+    "late = Late()\n"
+    "sys.argv = ['zoo', 'list']\n"
+    "if os.environ['END'] == 'main':\n"
+    "    sys.exit(zoo.cli.main())\n"
+    "zoo.cli.program()\n"
+)
+
+
+@pytest.mark.parametrize("end", ["program", "main"])
+def test_the_program_ends_before_python_resets_the_signal_handlers(end, monkeypatch):
+    # Issue 32: a signal after Python had reset its handlers, in the teardown of modules,
+    # ended the process by the signal with no line. zoo.cli.program ends the process
+    # once the exit handlers have run: no teardown, nothing for a signal to land in. The
+    # twin (`main`) shows the window: killed by SIGTERM after a run that had finished.
+    monkeypatch.setenv("END", end)
+    done = _python_code(_TORN_DOWN)
+    assert "beta-binomial" in done.stdout  # the run's own output, whole, either way
+    if end == "program":
+        assert (done.returncode, done.stderr) == (0, "")
+    else:
+        assert done.returncode == -signal.SIGTERM, (done.returncode, done.stderr)
+
+
+def test_the_handlers_are_armed_before_ctypes_or_the_program_load():
+    # The start that remains the signal's: Python's own, and the imports before
+    # main() arms the handlers; ctypes (the exit guard's, ~6 ms) is not among them.
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, zoo.cli; print(' '.join(sorted(sys.modules)))"],
+        capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    ).stdout.split()  # fmt: skip
+    assert "ctypes" not in loaded and "zoo.cli.exit_guard" not in loaded

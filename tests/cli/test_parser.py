@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from zoo.cli import main
-from zoo.cli.parser import budget_options, build_parser
+from zoo.cli.parser import budget_options, build_parser, seed_option
 from zoo.cli.validate_command import budgets_from_options
 from zoo.core.defaults import BUDGET_PRESETS
 from zoo.validation import CHECKS
@@ -118,3 +118,12 @@ def test_a_bad_budget_exits_2_naming_the_option(option, value, message, capsys):
     err = capsys.readouterr().err
     assert err.strip() == f"zoo validate: {message}" or err.startswith(f"zoo validate: {message}")
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("text", "seed"), [("0", 0), ("42", 42), (" 7 ", 7), ("9223372036854775807", 2**63 - 1)]
+)
+def test_seed_option_takes_decimal_digits_up_to_the_largest_seed(text, seed):
+    # The refusals (1e23, 0x10, 1_000, 2**63, ...) are rows of docs/bad-inputs.md.
+    assert seed_option(text) == seed
+    assert build_parser().parse_args(["check", "--seed", text]).seed == seed

@@ -35,6 +35,11 @@ VALIDATE = [
     "--sbc-draws", "1500", "--quiet", "--json",
 ]  # fmt: skip
 
+#: The same run of the user's code (a sampler of theirs, here the zoo's Gibbs kernel behind
+#: the sampler protocol): it runs in a child process that the zoo supervises
+#: (zoo.cli.user_process), which must stop, store and say as the zoo's own run does.
+USERS = [*VALIDATE, "--sampler", "tests.support.user_samplers:zoo_gibbs"]
+
 #: Two models, so that an interrupt can land between them as well as inside one.
 CHECK = ["check", "beta-binomial", "gaussian-nb", "--draws", "2000", "--quiet"]
 
@@ -74,14 +79,16 @@ def _records(store: Path) -> list[dict]:
     return [json.loads(line) for line in store.read_text().splitlines()[1:]]
 
 
-def _stop_validate(folder: Path, workers: str, number: int, delay: float, after: int):
+def _stop_validate(
+    folder: Path, workers: str, number: int, delay: float, after: int, validate=VALIDATE
+):
     """Run ``zoo validate`` until ``after`` records are stored, wait ``delay`` s, signal.
 
     Not before the store exists: in the second or two Python takes to import NumPy before
     ``zoo.cli.main`` runs, a signal meets Python's own handlers (a traceback for SIGINT).
     """
     store = folder / "sbc.jsonl"
-    command = [*VALIDATE, "--workers", workers, "--store", str(store), "--report", "rep"]
+    command = [*validate, "--workers", workers, "--store", str(store), "--report", "rep"]
     process = _start(command, folder)
     deadline = time.monotonic() + 600
     # The store exists once the command has started (its imports done): from then on.
@@ -108,27 +115,27 @@ def _assert_stopped(status, out, err, number, folder, *, json_out=False):
     return True
 
 
-def _assert_resumes_and_passes(folder: Path, workers: str) -> None:
+def _assert_resumes_and_passes(folder: Path, workers: str, validate=VALIDATE) -> None:
     store = folder / "sbc.jsonl"
     records = _records(store)
     # Every stored record is a finished fit: an interrupted one is not stored at all.
     assert all(r["status"] == "ok" for r in records), [r for r in records if r["status"] != "ok"]
     assert len({r["key"] for r in records}) == len(records)
-    process = _start([*VALIDATE, "--workers", workers, "--store", str(store)], folder)
+    process = _start([*validate, "--workers", workers, "--store", str(store)], folder)
     out, err = process.communicate(timeout=600)
     assert process.returncode == 0, err
     assert json.loads(out)["verdict"] == "pass"
     assert len(_records(store)) == 20
 
 
-def _validate_stopped_and_resumed(folder, workers, moments):
+def _validate_stopped_and_resumed(folder, workers, moments, validate=VALIDATE):
     stopped = []
     for number, delay, after in moments:
-        status, out, err = _stop_validate(folder, workers, number, delay, after)
+        status, out, err = _stop_validate(folder, workers, number, delay, after, validate)
         stopped.append(_assert_stopped(status, out, err, number, folder, json_out=True))
     # A run that ended before its signal checks nothing: one of them at least must stop.
     assert any(stopped), "no signal stopped a run: every run ended first (signal ignored?)"
-    _assert_resumes_and_passes(folder, workers)
+    _assert_resumes_and_passes(folder, workers, validate)
 
 
 def _check_stopped(process, number, folder, *, seconds) -> str:
@@ -160,6 +167,13 @@ def test_validate_in_this_process_stopped_twice_then_resumed_passes(tmp_path):
     _validate_stopped_and_resumed(tmp_path, "0", moments)
 
 
+def test_validate_of_the_users_code_stopped_twice_then_resumed_passes(tmp_path):
+    # The child running the user's code is in a process group of its own: the zoo
+    # passes each signal on, and it stops, stores and says as the zoo's own run does.
+    moments = [(signal.SIGINT, 0.2, 1), (signal.SIGTERM, 0.5, 3)]
+    _validate_stopped_and_resumed(tmp_path, "0", moments, USERS)
+
+
 def test_check_stopped_by_sigterm_saves_what_it_drew_in_one_line(tmp_path):
     process = _start([*CHECK, "--jobs", "1", "--out", "run.nc"], tmp_path)
     time.sleep(25)  # start-up is 5 to 20 s on a loaded machine: usually while sampling
@@ -168,12 +182,13 @@ def test_check_stopped_by_sigterm_saves_what_it_drew_in_one_line(tmp_path):
     assert "zoo check: interrupted" in err
 
 
-@pytest.mark.slow  # about 20 runs of zoo validate, each 10 to 60 s
+@pytest.mark.slow  # about 40 runs of zoo validate, each 10 to 60 s
 @pytest.mark.parametrize("workers", ["0", "2"])
 @pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_validate_stopped_at_many_moments_resumes_and_passes(workers, number, tmp_path):
+@pytest.mark.parametrize("validate", [VALIDATE, USERS], ids=["zoo", "users-code"])
+def test_validate_stopped_at_many_moments_resumes_and_passes(workers, number, validate, tmp_path):
     moments = [(number, delay, after) for after, delay in ((0, 0.0), (0, 3.0), (1, 0.0), (2, 0.3))]
-    _validate_stopped_and_resumed(tmp_path, workers, moments)
+    _validate_stopped_and_resumed(tmp_path, workers, moments, validate)
 
 
 @pytest.mark.slow  # 12 runs of zoo check, each 10 to 60 s

@@ -5,7 +5,10 @@ The Dask side (a timeout, a dead worker) is tested in tests/validation/test_vali
 
 import os
 import signal
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -139,3 +142,50 @@ def test_the_local_cluster_runs_without_the_dashboards_background_work():
     assert outcome.value == _QUIET_CLUSTER
     # The caller's own settings are left as they were.
     assert {name: dask.config.get(name) for name in _QUIET_CLUSTER} == before
+
+
+#: A local cluster's run in a temporary folder ($TMPDIR) where another user planted
+#: Dask's fixed scratch name as a link to a folder of the victim's; Ctrl-C (a real
+#: SIGINT) once a fit has told where its worker's folder is.
+_SCRATCH = """
+import os, signal, sys
+from zoo.sampling.parallel import FitPool, Task
+
+
+def where():
+    from distributed import get_worker
+
+    return get_worker().local_directory
+
+
+if __name__ == "__main__":
+    try:
+        with FitPool(workers=1) as pool:
+            [outcome] = pool.run([Task("w", where, ())])
+            folder = outcome.value.split(os.sep + "dask-scratch-space")[0]
+            print(outcome.value, oct(os.stat(folder).st_mode & 0o777), flush=True)
+            signal.raise_signal(signal.SIGINT)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+"""
+
+
+def test_the_clusters_scratch_folder_is_private_unplantable_and_gone_after_ctrl_c(tmp_path):
+    temporary, victim = tmp_path / "tmp", tmp_path / "victim"
+    temporary.mkdir()
+    victim.mkdir()
+    (temporary / "dask-scratch-space").symlink_to(victim)  # planted by someone else
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "TMPDIR": str(temporary), "PYTHONPATH": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-c", _SCRATCH], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    worker_folder, mode, said = done.stdout.split()
+    # A folder of the run's own, named unpredictably, that nobody else may enter
+    assert Path(worker_folder).parent.parent.parent == temporary
+    assert Path(worker_folder).parent.parent.name.startswith("zoo-dask-")
+    assert mode == "0o700" and said == "interrupted"
+    assert list(victim.iterdir()) == []  # the planted link was not followed
+    # removed with the cluster, Ctrl-C or not; only the planted link is left
+    assert sorted(p.name for p in temporary.iterdir()) == ["dask-scratch-space"]

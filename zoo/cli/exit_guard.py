@@ -1,11 +1,12 @@
 """A run that code in the zoo's own process ends never exits 0 without a word.
 
-``zoo validate`` imports the user's modules in its own process, and with ``--workers 0``
-runs their sampler there. Python-level exits are caught where they happen
-(``sys.exit`` is an exception; ``os._exit`` is replaced while a fit runs,
-:mod:`zoo.sampling.parallel`), but the C library's ``exit`` (``ctypes.CDLL(None).exit(0)``,
-or compiled code calling it) ends the process with the status it was given: a run that
-had not finished ended with status 0 and no output.
+``zoo validate --in-process`` imports the user's modules in the zoo's own process, and
+with ``--workers 0`` runs their sampler there (without it they run in a supervised
+child, :mod:`zoo.cli.user_process`, and none of this is needed). Python-level exits are
+caught where they happen (``sys.exit`` is an exception; ``os._exit`` is replaced while a
+fit runs, :mod:`zoo.sampling.parallel`), but the C library's ``exit``
+(``ctypes.CDLL(None).exit(0)``, or compiled code calling it) ends the process with the
+status it was given: a run that had not finished ended with status 0 and no output.
 
 :func:`arm`, called before the user's first module is imported, registers a handler
 with the C library (``on_exit``, which passes the status ``exit`` was given): while the

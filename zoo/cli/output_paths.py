@@ -27,7 +27,7 @@ try:
 except ImportError:  # not POSIX: paths are checked, not claimed
     fcntl = None
 
-__all__ = ["claimed_outputs", "outputs_usable", "unusable_output"]
+__all__ = ["claimed_outputs", "close_claims_in_child", "outputs_usable", "unusable_output"]
 
 #: The options whose path one run writes as a whole (``--store`` is shared).
 _CLAIMED = ("out", "report")
@@ -186,6 +186,7 @@ class _PathLock:
                 os.ftruncate(fd, 0)
                 os.write(fd, f"pid {os.getpid()}".encode())
                 self._fd = fd
+                _held.add(fd)
                 return None
             os.close(fd)
 
@@ -196,8 +197,30 @@ class _PathLock:
         with contextlib.suppress(OSError):
             if os.stat(self.path, follow_symlinks=False).st_ino == os.fstat(self._fd).st_ino:
                 os.unlink(self.path)
+        _held.discard(self._fd)
         os.close(self._fd)  # closing the descriptor releases the flock
         self._fd = None
+
+
+#: Descriptors of the lock files this process holds.
+_held: set[int] = set()
+
+
+def close_claims_in_child() -> None:
+    """In a forked child: close its copies of the lock files' descriptors.
+
+    The claims stay the zoo's process's: a ``flock`` belongs to the open file the two
+    processes share, and lasts until every descriptor of it is closed, so a child that
+    kept its copies (or a process it started without closing them) would hold the
+    output after the zoo released it. Closed, never unlocked: unlocking would release
+    the zoo's claim too.
+    """
+    for fd in _held:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _held.clear()
 
 
 class _Unusable(Exception):

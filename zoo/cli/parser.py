@@ -7,7 +7,15 @@ import argparse
 from zoo.core.defaults import ALPHA, BUDGET_PRESETS, CHAINS, DRAWS, ENGINES, FIT_TIMEOUT, TUNE
 from zoo.registry import names
 
-__all__ = ["budget_options", "build_parser", "empty_value", "option_dest", "validate_table"]
+__all__ = [
+    "SEED_MAX",
+    "budget_options",
+    "build_parser",
+    "empty_value",
+    "option_dest",
+    "seed_option",
+    "validate_table",
+]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -72,7 +80,7 @@ def build_parser(table=None) -> argparse.ArgumentParser:
     check.add_argument(
         "--chains", type=int, default=CHAINS, help=f"chains per engine (default {CHAINS})"
     )
-    check.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
+    check.add_argument("--seed", type=seed_option, default=0, help=_SEED_HELP)
     check.add_argument(
         "--alpha",
         type=float,
@@ -118,6 +126,36 @@ def build_parser(table=None) -> argparse.ArgumentParser:
     report.set_defaults(title=None)
     _add_validate(commands, table)
     return parser
+
+
+#: The largest ``--seed``. A run keeps its seed with its draws (``zoo check --out``), and
+#: NetCDF's and Zarr's attributes hold at most 64-bit integers: ``--seed 10**23`` was
+#: taken, and could not be saved. (A seed of the Python API may be larger: a fresh
+#: seed's 128-bit entropy is recorded as text, ``zoo.sample(seed=None)``.)
+SEED_MAX = 2**63 - 1
+
+#: What ``--seed`` must be, as its help and its refusal say it.
+_SEED_RULE = "an integer >= 0 and at most 2**63 - 1, in decimal digits"
+
+#: ``--seed``'s help, for every command that takes one.
+_SEED_HELP = f"root seed, {_SEED_RULE} (default 0)"
+
+
+def seed_option(text: str) -> int:
+    """``--seed``'s value: decimal digits naming an integer from 0 to :data:`SEED_MAX`.
+
+    ``int()`` alone took ``1_000``, digits of other scripts and any size; ``1e23`` or
+    ``0x10`` were refused only as "invalid int value", without the rule.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        With the rule; argparse names the option (``argument --seed: must be ...``).
+    """
+    digits = text.strip()
+    if digits.isascii() and digits.isdigit() and int(digits) <= SEED_MAX:
+        return int(digits)
+    raise argparse.ArgumentTypeError(f"must be {_SEED_RULE}, got {text!r}")
 
 
 def option_dest(option: str) -> str:
@@ -297,7 +335,7 @@ def _add_validate(commands, table) -> None:
         _add_budget_options(parser, checks)
 
     parser.completion = from_the_table
-    parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
+    parser.add_argument("--seed", type=seed_option, default=0, help=_SEED_HELP)
     parser.add_argument(
         "--alpha",
         type=float,
@@ -309,8 +347,16 @@ def _add_validate(commands, table) -> None:
         type=int,
         default=None,
         help="local Dask worker processes the fits run in, at most 4 per core (default: one "
-        "per core); 0 runs them in this process, one after the other: the only way the "
-        "sampler runs in the zoo's own process (for debugging; no timeout)",
+        "per core); 0 runs them one after the other in the process that runs your code "
+        "(see --in-process; no timeout)",
+    )
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="run your code (--model, --reference, --sampler, --kernel) in the zoo's own "
+        "process, as a debugger (pdb, breakpoint()) needs it, with --workers 0 your sampler "
+        "too (default: in a child process the zoo supervises, so that nothing your code "
+        "does can end the run without a word, change its exit status or write into --json)",
     )
     parser.add_argument(
         "--scheduler",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from zoo.cli import exit_guard
@@ -17,7 +18,7 @@ from zoo.registry import get, names
 
 __all__ = ["run"]
 
-#: Options of ``zoo validate`` naming the user's code, which it imports in its own process.
+#: Options of ``zoo validate`` naming the user's code.
 _USER_CODE = ("pymc_model", "reference", "sampler", "kernel")
 
 #: The module that runs each sub-command (its ``run(args)`` returns the exit status).
@@ -69,7 +70,18 @@ def run(argv: list[str] | None) -> int:
                     print(f"{'':16s}   fault: {fault}")
         return 0
     args.command_line = " ".join(["zoo", *argv])
-    if program and any(getattr(args, name, None) for name in _USER_CODE):
+    # The zoo program runs the user's code in a child process it supervises
+    # (zoo.cli.user_process), unless asked to run it here; a call of zoo.cli.main from
+    # Python runs it in the caller's own process.
+    args.user_code = any(getattr(args, name, None) for name in _USER_CODE)
+    # (Where there is no fork, as on Windows, the code runs here, under the exit guard.)
+    args.supervised = (
+        program
+        and args.user_code
+        and not getattr(args, "in_process", False)
+        and hasattr(os, "fork")
+    )
+    if program and args.user_code and not args.supervised:
         # Before the user's module is imported: from now on an exit it causes (the C
         # library's exit, os._exit) says so and never ends the run with status 0.
         exit_guard.arm(f"zoo {args.command}")

@@ -21,7 +21,7 @@ import sys
 import threading
 from collections.abc import Iterator
 
-__all__ = ["CAP", "emit", "json_stdout"]
+__all__ = ["CAP", "close_saved_in_child", "emit", "json_stdout"]
 
 #: Bytes of the user's output passed on to standard error; the rest is counted, not shown.
 CAP = 64 * 1024
@@ -120,6 +120,22 @@ def json_stdout(active: bool = True, *, program: bool = False) -> Iterator[None]
                 f"(more than {CAP // 1024} KiB)",
                 file=sys.stderr,
             )
+
+
+def close_saved_in_child() -> None:
+    """In a forked child: close its copy of the real standard output.
+
+    What the child writes goes to file descriptor 1, the forwarding pipe; with the
+    saved descriptor closed, nothing it runs can reach the real standard output, which
+    holds the JSON :func:`emit` writes in the zoo's process.
+    """
+    for _, saved in _saved:
+        if saved is not None:
+            try:
+                os.close(saved)
+            except OSError:
+                pass
+    _saved.clear()
 
 
 def emit(text: str) -> None:

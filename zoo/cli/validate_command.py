@@ -17,6 +17,7 @@ from rich.table import Table
 from zoo.cli.output_paths import claimed_outputs
 from zoo.cli.parser import budget_options, option_dest
 from zoo.cli.stdout_guard import emit
+from zoo.cli.user_process import supervised
 from zoo.core.defaults import FIT_TIMEOUT
 from zoo.core.loading import load_object
 from zoo.registry import get, names
@@ -97,6 +98,11 @@ def _validate(args: argparse.Namespace, refuse) -> int:
         return refuse("--reference: only with --model (a zoo model has its exact posterior)")
     if args.exchangeable and args.pymc_model is None:
         return refuse("--exchangeable: only with --model (a zoo model states its own symmetry)")
+    if args.in_process and not args.user_code:
+        return refuse(
+            "--in-process: only with your own code (--model, --reference, --sampler or "
+            "--kernel); the zoo's own always runs in its process"
+        )
 
     err = Console(stderr=True)
     interactive = err.is_terminal and not args.quiet
@@ -125,36 +131,39 @@ def _validate(args: argparse.Namespace, refuse) -> int:
                 flush=True,
             )
 
+    options = {}
+    try:
+        options["budgets"] = budgets_from_options(args)
+    except ValueError as error:
+        return refuse(str(error))
+    options["budget"] = args.budget
+    if args.exchangeable:
+        none = args.exchangeable == ["none"]
+        options["exchangeable"] = False if none else list(args.exchangeable)
+    if args.fault:
+        options["fault"] = args.fault
+    elif args.engine:
+        options["engine"] = args.engine
+    if args.problems:
+        options["problems"] = [p.strip() for p in args.problems.split(",") if p.strip()]
+    if args.sbc_prior:
+        options["sbc_prior"] = args.sbc_prior
+    if args.checks:
+        options["checks"] = tuple(c.strip() for c in args.checks.split(",") if c.strip())
+
     def battery():
         """Load the user's objects and run the battery: a result, or an exit status."""
-        options = {}
         try:
             if args.reference:
                 options["reference"] = load_object(args.reference, field="--reference")
-            if args.exchangeable:
-                none = args.exchangeable == ["none"]
-                options["exchangeable"] = False if none else list(args.exchangeable)
             if args.sampler:
                 options["sampler"] = load_object(args.sampler, field="--sampler")
                 options["label"] = args.sampler
             elif args.kernel:
                 options["kernel"] = load_object(args.kernel, field="--kernel")
                 options["label"] = args.kernel
-            elif args.fault:
-                options["fault"] = args.fault
-            elif args.engine:
-                options["engine"] = args.engine
-            options["budgets"] = budgets_from_options(args)
-            options["budget"] = args.budget
         except ValueError as error:
             return refuse(str(error))
-        if args.problems:
-            options["problems"] = [p.strip() for p in args.problems.split(",") if p.strip()]
-        if args.sbc_prior:
-            options["sbc_prior"] = args.sbc_prior
-        if args.checks:
-            options["checks"] = tuple(c.strip() for c in args.checks.split(",") if c.strip())
-
         try:
             result = validate(
                 get(args.model) if args.model is not None else args.pymc_model,
@@ -182,9 +191,10 @@ def _validate(args: argparse.Namespace, refuse) -> int:
             progress.stop()
         return result
 
-    # A user's module may print when it is imported or run: not into the JSON
-    # (zoo.cli.main guards standard output for --json).
-    result = battery()
+    # The user's code runs in a child process the zoo supervises (zoo.cli.user_process),
+    # unless --in-process; a module that prints when it is imported or run does not
+    # print into the JSON either way (zoo.cli.main guards standard output for --json).
+    result = supervised("zoo validate", battery) if args.supervised else battery()
     if isinstance(result, int):
         return result
     if args.json:

@@ -33,7 +33,6 @@ first lands in ``ctypes.cast``: 3 crashes in 3).
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import threading
@@ -46,8 +45,10 @@ def _folder(path: str) -> str:
     return os.path.dirname(os.path.abspath(path)) + os.sep
 
 
-#: Folders whose code must not be interrupted by an exception: numba's, and ctypes'.
-_UNSAFE = (_folder(ctypes.__file__), *(_folder(s.origin) for s in [find_spec("numba")] if s))
+#: Folders whose code must not be interrupted by an exception: numba's, and ctypes'. Found
+#: without importing either: this module is loaded before the zoo's signal handlers are
+#: set (zoo.cli), where every millisecond is one in which a signal ends the process.
+_UNSAFE = tuple(_folder(s.origin) for s in map(find_spec, ("ctypes", "numba")) if s)
 
 #: The standard library's folder: its code runs on behalf of its caller (a weakref look-up
 #: made by numba's conversion is numba's).

@@ -30,9 +30,11 @@ import itertools
 import logging
 import os
 import re
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import threading
 import time
 import warnings
@@ -351,6 +353,7 @@ class FitPool:
         self._client = None
         self._cluster = None
         self._notices = None
+        self._scratch: str | None = None  # the local cluster's folder, while it runs
         self._child_stderr = ChildStderr()
         self.warnings: dict[str, int] = {}
 
@@ -395,11 +398,23 @@ class FitPool:
         # terminal's process group and its log (zoo.sampling.worker_process); while they
         # start, what they write goes through this process, which drops it on Ctrl-C.
         earlier = set(SpecCluster._instances)
+        # Dask's scratch space (its workers' folders, their spill files, its lock files)
+        # is by default the fixed name dask-scratch-space in the shared temporary
+        # folder, used as found: a directory or a symbolic link planted there by another
+        # user took the workers' folders and their files, and Dask's purge of stale
+        # folders ran in it. The cluster's is a folder made for this run, private (0700)
+        # and named unpredictably (mkdtemp), and removed with the cluster.
+        self._scratch = tempfile.mkdtemp(prefix="zoo-dask-")
+        scratch = {"temporary-directory": self._scratch}
         try:
             # Read when the scheduler, nannies and workers are built; each worker has
             # them from its nanny.
-            with self._child_stderr.spawning(), dask.config.set(_QUIET_CLUSTER):
+            with (
+                self._child_stderr.spawning(),
+                dask.config.set({**_QUIET_CLUSTER, **scratch}),
+            ):
                 self._cluster = LocalCluster(
+                    local_directory=self._scratch,
                     n_workers=self.workers or default_workers(),
                     threads_per_worker=1,
                     processes=True,
@@ -441,7 +456,9 @@ class FitPool:
             self._cluster.close()
         if self._notices is not None:
             logging.getLogger("distributed.nanny").removeHandler(self._notices)
-        self._client = self._cluster = self._notices = None
+        if self._scratch is not None:  # the workers have ended: nothing writes there now
+            shutil.rmtree(self._scratch, ignore_errors=True)
+        self._client = self._cluster = self._notices = self._scratch = None
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         """Run ``tasks``; yield their outcomes as they complete (not in order).
