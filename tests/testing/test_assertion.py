@@ -121,6 +121,16 @@ def test_a_run_of_several_stages_is_the_same_run_again_from_the_same_seed():
     first, second = run(), run()
     assert len(first.stages) > 1
     assert (first.verdict, first.draws) == (second.verdict, second.draws)
+    # The draws are those the fits grew to, not the ones each stage started from: the
+    # record, its summary line and the result all say them.
+    started = [r.settings["budgets"]["exact"]["draws"] for _, r in first.stages]
+    grown = [
+        max(a.table.attrs["draws"] for a in r.checks[0].details.values()) for _, r in first.stages
+    ]
+    assert grown[0] > started[0]
+    assert first.draws == sum(grown) > sum(started)
+    assert f"{first.draws} draws per chain" in first.line()
+    assert first.result.settings["draws_per_chain"] == first.draws
     for (stage, result), (again, repeated) in zip(first.stages, second.stages, strict=True):
         assert stage == again
         assert [c.summary for c in result.checks] == [c.summary for c in repeated.checks]

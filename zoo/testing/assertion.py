@@ -61,11 +61,18 @@ class SequentialRecord:
 
     @property
     def draws(self) -> int:
-        """Draws per chain of the exact check, summed over the stages that ran it."""
+        """Draws per chain of the exact check, summed over the stages that ran it.
+
+        A stage counts the length its longest fit reached: the exact check's fits double
+        from the stage's ``draws`` while a quantity is below its gates
+        (:mod:`zoo.validation.exact_check`), so that length, not the one they started
+        from, is what the stage drew.
+        """
         return sum(
-            int(result.settings["budgets"]["exact"]["draws"])
+            _exact_draws(check, result.settings["budgets"]["exact"])
             for _, result in self.stages
-            if "exact" in result.settings.get("budgets", {})
+            for check in result.checks
+            if check.name == "exact"
         )
 
     def line(self) -> str:
@@ -76,6 +83,22 @@ class SequentialRecord:
             f"{self.verdict.upper()} {result.model}: {result.sampler} [{checks}] "
             f"{len(self.stages)} stage(s), {self.draws} draws per chain, {self.seconds:.1f} s"
         )
+
+
+def _exact_draws(outcome, budget) -> int:
+    """Draws per chain of the exact check's longest judged fit in one stage.
+
+    Each judged data set's table records the length of the fit it judged (its
+    ``draws``); a stage whose fits all failed, or could not be judged, drew its
+    budget's first length.
+    """
+    details = outcome.details if isinstance(outcome.details, dict) else {}
+    lengths = [
+        int(result.table.attrs["draws"])
+        for result in details.values()
+        if "draws" in getattr(getattr(result, "table", None), "attrs", {})
+    ]
+    return max(lengths, default=int(budget["draws"]))
 
 
 def findings_table(result: ValidationResult) -> str:
@@ -210,7 +233,13 @@ def assert_valid(
         first.sampler,
         rate,
         [decided[check.name] for check in first.checks],
-        {**first.settings, "rate": rate, "budget": budget, "stages": len(record.stages)},
+        {
+            **first.settings,
+            "rate": rate,
+            "budget": budget,
+            "stages": len(record.stages),
+            "draws_per_chain": record.draws,
+        },
     )
     for _, result in record.stages:
         # checks a failure in their stage left unrun, and why (none ran in a later stage)
