@@ -93,12 +93,22 @@ def test_the_first_stage_spends_three_quarters_of_the_preset_and_later_ones_grow
         fixed, staged = resolve_budgets(CHECKS, None, preset), _budgets(preset, first)
         assert staged["exact"]["draws"] == round(fixed["exact"]["draws"] * FIRST)
         assert staged["sbc"]["simulations"] == round(fixed["sbc"]["simulations"] * FIRST)
-        assert staged["geweke"]["iterations"] == round(fixed["geweke"]["iterations"] * FIRST)
+        # Every test's evidence on both its sides: Geweke's chains and the independent
+        # draws they are compared with, the invariance check's replicates.
+        for check, setting in [
+            ("geweke", "iterations"),
+            ("geweke", "max_iterations"),
+            ("geweke", "marginal_draws"),
+            ("invariance", "replicates"),
+        ]:
+            assert staged[check][setting] == round(fixed[check][setting] * FIRST)
     grown = _budgets("quick", GROWTH)
     quick = resolve_budgets(CHECKS, None, "quick")
     assert grown["sbc"]["simulations"] == quick["sbc"]["simulations"] * GROWTH
     assert grown["sbc"]["draws"] == quick["sbc"]["draws"]  # thinned to its ESS: not grown
     assert grown["exact"]["chains"] == quick["exact"]["chains"]
+    assert grown["geweke"]["marginal_draws"] == quick["geweke"]["marginal_draws"] * GROWTH
+    assert grown["invariance"]["replicates"] == quick["invariance"]["replicates"] * GROWTH
 
 
 @pytest.mark.pymc

@@ -14,18 +14,23 @@ from zoo.validation.results import ValidationResult, finding_cells
 
 __all__ = ["SequentialRecord", "assert_valid", "findings_table"]
 
-#: Budget settings that count a check's evidence: simulated data sets, steps of a chain,
-#: replicates; a check with none of these is judged on its fits' draws.
-_SIZES = ("simulations", "iterations", "max_iterations", "replicates")
+#: Budget settings that count a check's evidence: simulated data sets, steps of a chain
+#: and the independent draws they are compared with, replicates; a check with none of
+#: these is judged on its fits' draws.
+_SIZES = ("simulations", "iterations", "max_iterations", "marginal_draws", "replicates")
 
 
 def _budgets(preset: str, scale: float) -> dict[str, dict[str, int]]:
     """Every check's budget: the ``preset``'s, its sample sizes times ``scale``.
 
-    The sample sizes are SBC's simulations, Geweke's steps per chain, and the draws per
+    The sample sizes are SBC's simulations, Geweke's steps per chain and the independent
+    draws it compares them with, the invariance check's replicates, and the draws per
     chain of the checks that judge a fit's draws (exact, nuts; the exact check's most
-    draws too); never below a setting's own minimum. Chains, and SBC's draws per fit
-    (thinned to their ESS), stay the preset's.
+    draws too); never below a setting's own minimum. Every test of the battery then
+    rests on ``scale`` times the preset's evidence on each side it compares, so its
+    z-statistic under a fixed bug grows as ``sqrt(scale)``, as
+    :mod:`zoo.testing.sequential`'s power argument takes it to. Chains, and SBC's draws
+    per fit (thinned to their ESS), stay the preset's.
     """
     budgets = resolve_budgets(CHECKS, None, preset)
     for check in CHECKS:
