@@ -5,7 +5,7 @@ import pytest
 from tests.support import pymc_models
 from zoo.core.defaults import BUDGET_PRESETS
 from zoo.testing import assert_valid
-from zoo.testing.assertion import _budgets
+from zoo.testing.assertion import stage_budgets
 from zoo.testing.sequential import BUDGETS, FIRST, GROWTH, RATE, stages
 from zoo.validation import CHECKS
 from zoo.validation.plan import resolve_budgets
@@ -89,8 +89,8 @@ def test_the_first_stage_spends_three_quarters_of_the_preset_and_later_ones_grow
     first = stages(RATE, "default", 0)[0].scale
     assert first == FIRST < 1  # less than the fixed battery at the preset spends
     for preset in BUDGETS:
-        assert _budgets(preset, 1.0) == resolve_budgets(CHECKS, None, preset)
-        fixed, staged = resolve_budgets(CHECKS, None, preset), _budgets(preset, first)
+        assert stage_budgets(preset, 1.0) == resolve_budgets(CHECKS, None, preset)
+        fixed, staged = resolve_budgets(CHECKS, None, preset), stage_budgets(preset, first)
         assert staged["exact"]["draws"] == round(fixed["exact"]["draws"] * FIRST)
         assert staged["sbc"]["simulations"] == round(fixed["sbc"]["simulations"] * FIRST)
         # Every test's evidence on both its sides: Geweke's chains and the independent
@@ -102,7 +102,7 @@ def test_the_first_stage_spends_three_quarters_of_the_preset_and_later_ones_grow
             ("invariance", "replicates"),
         ]:
             assert staged[check][setting] == round(fixed[check][setting] * FIRST)
-    grown = _budgets("quick", GROWTH)
+    grown = stage_budgets("quick", GROWTH)
     quick = resolve_budgets(CHECKS, None, "quick")
     assert grown["sbc"]["simulations"] == quick["sbc"]["simulations"] * GROWTH
     assert grown["sbc"]["draws"] == quick["sbc"]["draws"]  # thinned to its ESS: not grown

@@ -12,7 +12,7 @@ from zoo.validation.battery import CHECKS, validate
 from zoo.validation.plan import resolve_budgets
 from zoo.validation.results import ValidationResult, finding_cells
 
-__all__ = ["SequentialRecord", "assert_valid", "findings_table"]
+__all__ = ["SequentialRecord", "assert_valid", "findings_table", "stage_budgets"]
 
 #: Budget settings that count a check's evidence: simulated data sets, steps of a chain
 #: and the independent draws they are compared with, replicates; a check with none of
@@ -20,7 +20,7 @@ __all__ = ["SequentialRecord", "assert_valid", "findings_table"]
 _SIZES = ("simulations", "iterations", "max_iterations", "marginal_draws", "replicates")
 
 
-def _budgets(preset: str, scale: float) -> dict[str, dict[str, int]]:
+def stage_budgets(preset: str, scale: float) -> dict[str, dict[str, int]]:
     """Every check's budget: the ``preset``'s, its sample sizes times ``scale``.
 
     The sample sizes are SBC's simulations, Geweke's steps per chain and the independent
@@ -277,7 +277,7 @@ def _run_stage(model, sampler, kernel, checks, workers, stage: Stage, preset: st
         seed=stage.seed,
         alpha=stage.alpha,
         workers=workers,
-        budgets=_budgets(preset, stage.scale),
+        budgets=stage_budgets(preset, stage.scale),
         # any failure ends the run, so the checks after it in the stage would decide nothing
         stop_at_failure=True,
         **options,
