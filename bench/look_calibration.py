@@ -123,7 +123,7 @@ def _tail(k: int, n: int, u: float) -> str:
     interval of the count's mean (Poisson), for ``n`` valid p-values."""
     low = 0.0 if k == 0 else stats.chi2.ppf(0.025, 2 * k) / 2
     high = stats.chi2.ppf(0.975, 2 * k + 2) / 2
-    return f"{k} ({n * u:.2g}) [{low:.2g}, {high:.2g}]"
+    return f"{k} ({n * u:.3g}) [{low:.3g}, {high:.3g}]"
 
 
 def summary(records: list[dict]) -> str:

@@ -45,6 +45,7 @@ from bench.lda_speed import summarise as lda_speed_summarise
 from bench.lda_threaded import table as lda_threaded_table
 from bench.lda_time_to_quality import summary as time_to_quality_summary
 from bench.lda_time_to_quality import times_to_quality as time_to_quality
+from bench.look_calibration import summary as look_calibration_summary
 from bench.own_models_power import summary as own_models_summary
 from bench.own_models_timing import table as own_models_timing_table
 from bench.problem_sensitivity import HEADER as PROBLEM_SENSITIVITY_HEADER
@@ -464,6 +465,17 @@ TABLES = (
         "sequential-power",
         "bench/results/sequential_power/table.md",
         lambda: sequential_summary(records.read("sequential_power")) + "\n",
+    ),
+    Table(
+        "look-calibration",
+        "bench/results/look_calibration/table.md",
+        lambda: look_calibration_summary(records.read("look_calibration")) + "\n",
+    ),
+    Table(
+        "testing-looks",
+        "docs/testing.md",
+        lambda: look_calibration_summary(records.read("look_calibration")) + "\n",
+        region=True,
     ),
     Table(
         "own-models-power",
