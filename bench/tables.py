@@ -415,6 +415,11 @@ def _problem_sensitivity() -> str:
     return PROBLEM_SENSITIVITY_HEADER + problem_sensitivity_summary(*paths) + "\n"
 
 
+def _looks() -> str:
+    """The look calibration's table: its own file and docs/testing.md's region alike."""
+    return look_calibration_summary(records.read("look_calibration")) + "\n"
+
+
 TABLES = (
     Table(
         "interrupt-hammer",
@@ -466,17 +471,8 @@ TABLES = (
         "bench/results/sequential_power/table.md",
         lambda: sequential_summary(records.read("sequential_power")) + "\n",
     ),
-    Table(
-        "look-calibration",
-        "bench/results/look_calibration/table.md",
-        lambda: look_calibration_summary(records.read("look_calibration")) + "\n",
-    ),
-    Table(
-        "testing-looks",
-        "docs/testing.md",
-        lambda: look_calibration_summary(records.read("look_calibration")) + "\n",
-        region=True,
-    ),
+    Table("look-calibration", "bench/results/look_calibration/table.md", _looks),
+    Table("testing-looks", "docs/testing.md", _looks, region=True),
     Table(
         "own-models-power",
         "bench/results/v0.2/own_models_power.md",
