@@ -18,7 +18,11 @@ the two costs are then taken under the same load.
 A record's mode names the design: ``sequential-RATE-BUDGET`` for the first design (every
 stage at 4**k times the preset, clear pass at 0.05), ``sequential-RATE-BUDGET-first
 F-clear C`` for a first stage at F times the preset and a clear pass at C
-(``zoo.testing.sequential.FIRST``, ``CLEAR``).
+(``zoo.testing.sequential.FIRST``, ``CLEAR``), with Geweke's independent draws and the
+invariance replicates fixed at every stage; ``...-every-size`` for the same with those
+scaled by the stage too (every sample size a test rests on: the design now). The
+exact check's draws per chain (``draws_per_chain``) are those its fits grew to from
+the ``-every-size`` records on, the draws each stage started from before.
 
     python -m bench.sequential_power --models beta-binomial --seeds 20
     python -m bench.sequential_power --models beta-binomial --seeds 20 --baseline
@@ -150,7 +154,13 @@ def mode_name(*, baseline: bool, rate: float, budget: str) -> str:
         return "fixed-1%"
     from zoo.testing.sequential import CLEAR, FIRST
 
-    return f"sequential-{rate:g}-{budget}-first{FIRST:g}-clear{CLEAR:g}"
+    return f"sequential-{rate:g}-{budget}-first{FIRST:g}-clear{CLEAR:g}-every-size"
+
+
+#: The design before the stages scaled Geweke's independent draws and the invariance
+#: replicates (its bugs' records stand beside the current design's in docs/testing.md:
+#: each failed in the exact check, before either of those checks ran).
+PREVIOUS = "sequential-0.0001-default-first0.75-clear0.25"
 
 
 def run(

@@ -46,12 +46,13 @@ from bench.lda_speed import summarise as lda_speed_summarise
 from bench.lda_threaded import table as lda_threaded_table
 from bench.lda_time_to_quality import summary as time_to_quality_summary
 from bench.lda_time_to_quality import times_to_quality as time_to_quality
+from bench.look_calibration import summary as look_calibration_summary
 from bench.own_models_power import summary as own_models_summary
 from bench.own_models_timing import table as own_models_timing_table
 from bench.problem_sensitivity import HEADER as PROBLEM_SENSITIVITY_HEADER
 from bench.problem_sensitivity import summary as problem_sensitivity_summary
 from bench.sbc_vs_simuk import markdown as sbc_vs_simuk_table
-from bench.sequential_power import mode_name
+from bench.sequential_power import PREVIOUS, mode_name
 from bench.sequential_power import summary as sequential_summary
 from bench.small_pseudocounts import summary as small_pseudocounts_summary
 from bench.validate_power import batteries, fault_table
@@ -419,6 +420,11 @@ def _problem_sensitivity() -> str:
     return PROBLEM_SENSITIVITY_HEADER + problem_sensitivity_summary(*paths) + "\n"
 
 
+def _looks() -> str:
+    """The look calibration's table: its own file and docs/testing.md's region alike."""
+    return look_calibration_summary(records.read("look_calibration")) + "\n"
+
+
 TABLES = (
     Table(
         "interrupt-hammer",
@@ -475,6 +481,8 @@ TABLES = (
         "bench/results/sequential_power/table.md",
         lambda: sequential_summary(records.read("sequential_power")) + "\n",
     ),
+    Table("look-calibration", "bench/results/look_calibration/table.md", _looks),
+    Table("testing-looks", "docs/testing.md", _looks, region=True),
     Table(
         "own-models-power",
         "bench/results/v0.2/own_models_power.md",
@@ -555,7 +563,7 @@ TABLES = (
             sequential_summary(
                 records.read("sequential_power"),
                 hosts=False,
-                modes=(mode_name(baseline=False, rate=1e-4, budget="default"),),
+                modes=(PREVIOUS, mode_name(baseline=False, rate=1e-4, budget="default")),
             )
             + "\n"
         ),

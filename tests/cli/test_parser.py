@@ -48,7 +48,12 @@ def test_the_options_of_0_1_keep_their_names_and_defaults():
     resolved = resolve_budgets(CHECKS, budgets_from_options(args))
     assert resolved["exact"] == {"draws": 1000, "chains": 4, "max_draws": 8000}
     assert resolved["sbc"] == {"simulations": 100, "draws": 200, "chains": 2}
-    assert resolved["geweke"] == {"iterations": 10000, "max_iterations": 20000}
+    assert resolved["geweke"] == {
+        "iterations": 10000,
+        "max_iterations": 20000,
+        "marginal_draws": 4000,
+    }
+    assert resolved["invariance"] == {"replicates": 4000}
     given = build_parser().parse_args(["validate", "beta-binomial", "--draws", "300"])
     assert budgets_from_options(given) == {"exact": {"draws": 300}, "nuts": {"draws": 300}}
 
@@ -72,7 +77,13 @@ def test_a_preset_sets_what_no_option_gives():
     resolved = resolve_budgets(CHECKS, budgets_from_options(args), args.budget)
     assert resolved["sbc"] == {"simulations": 40, "draws": 200, "chains": 2}
     assert resolved["exact"] == {"draws": 250, "chains": 4, "max_draws": 2000}
-    assert resolved["geweke"] == {"iterations": 2500, "max_iterations": 5000}
+    # Geweke's marginal draws and the invariance replicates are no preset's
+    assert resolved["geweke"] == {
+        "iterations": 2500,
+        "max_iterations": 5000,
+        "marginal_draws": 4000,
+    }
+    assert resolved["invariance"] == {"replicates": 4000}
 
 
 def test_an_unknown_preset_exits_2_in_one_line_naming_the_option_and_the_presets(capsys):

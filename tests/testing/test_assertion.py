@@ -5,7 +5,7 @@ import pytest
 from tests.support import pymc_models
 from zoo.core.defaults import BUDGET_PRESETS
 from zoo.testing import assert_valid
-from zoo.testing.assertion import _budgets
+from zoo.testing.assertion import stage_budgets
 from zoo.testing.sequential import BUDGETS, FIRST, GROWTH, RATE, stages
 from zoo.validation import CHECKS
 from zoo.validation.plan import resolve_budgets
@@ -89,16 +89,26 @@ def test_the_first_stage_spends_three_quarters_of_the_preset_and_later_ones_grow
     first = stages(RATE, "default", 0)[0].scale
     assert first == FIRST < 1  # less than the fixed battery at the preset spends
     for preset in BUDGETS:
-        assert _budgets(preset, 1.0) == resolve_budgets(CHECKS, None, preset)
-        fixed, staged = resolve_budgets(CHECKS, None, preset), _budgets(preset, first)
+        assert stage_budgets(preset, 1.0) == resolve_budgets(CHECKS, None, preset)
+        fixed, staged = resolve_budgets(CHECKS, None, preset), stage_budgets(preset, first)
         assert staged["exact"]["draws"] == round(fixed["exact"]["draws"] * FIRST)
         assert staged["sbc"]["simulations"] == round(fixed["sbc"]["simulations"] * FIRST)
-        assert staged["geweke"]["iterations"] == round(fixed["geweke"]["iterations"] * FIRST)
-    grown = _budgets("quick", GROWTH)
+        # Every test's evidence on both its sides: Geweke's chains and the independent
+        # draws they are compared with, the invariance check's replicates.
+        for check, setting in [
+            ("geweke", "iterations"),
+            ("geweke", "max_iterations"),
+            ("geweke", "marginal_draws"),
+            ("invariance", "replicates"),
+        ]:
+            assert staged[check][setting] == round(fixed[check][setting] * FIRST)
+    grown = stage_budgets("quick", GROWTH)
     quick = resolve_budgets(CHECKS, None, "quick")
     assert grown["sbc"]["simulations"] == quick["sbc"]["simulations"] * GROWTH
     assert grown["sbc"]["draws"] == quick["sbc"]["draws"]  # thinned to its ESS: not grown
     assert grown["exact"]["chains"] == quick["exact"]["chains"]
+    assert grown["geweke"]["marginal_draws"] == quick["geweke"]["marginal_draws"] * GROWTH
+    assert grown["invariance"]["replicates"] == quick["invariance"]["replicates"] * GROWTH
 
 
 @pytest.mark.pymc
@@ -121,6 +131,16 @@ def test_a_run_of_several_stages_is_the_same_run_again_from_the_same_seed():
     first, second = run(), run()
     assert len(first.stages) > 1
     assert (first.verdict, first.draws) == (second.verdict, second.draws)
+    # The draws are those the fits grew to, not the ones each stage started from: the
+    # record, its summary line and the result all say them.
+    started = [r.settings["budgets"]["exact"]["draws"] for _, r in first.stages]
+    grown = [
+        max(a.table.attrs["draws"] for a in r.checks[0].details.values()) for _, r in first.stages
+    ]
+    assert grown[0] > started[0]
+    assert first.draws == sum(grown) > sum(started)
+    assert f"{first.draws} draws per chain" in first.line()
+    assert first.result.settings["draws_per_chain"] == first.draws
     for (stage, result), (again, repeated) in zip(first.stages, second.stages, strict=True):
         assert stage == again
         assert [c.summary for c in result.checks] == [c.summary for c in repeated.checks]

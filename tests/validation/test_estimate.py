@@ -45,10 +45,13 @@ def test_gewekes_chains_growing_to_their_most_are_estimated_too():
     assert most == pytest.approx(steps * (0.0005 + 0.01) + GEWEKE_DRAWS * 0.01)
     assert most > 1.8 * first
     line = plan_line([BY_NAME["sbc"], geweke], budgets, 1, COST, workers=2)
-    assert "geweke (iterations 10000, max_iterations 20000) about 4 min (up to 7 min" in line
+    assert (
+        "geweke (iterations 10000, max_iterations 20000, marginal_draws 4000) about 4 min "
+        "(up to 7 min" in line
+    )
     assert "in all about 5 min to 8 min on 2 worker(s)" in line
     # A check that does not grow has one figure, and so has a line of such checks.
-    fixed = {**budgets, "geweke": {"iterations": 10000, "max_iterations": 10000}}
+    fixed = {**budgets, "geweke": {**budgets["geweke"], "max_iterations": 10000}}
     assert "up to" not in plan_line([geweke], fixed, 1, COST, workers=2)
     assert " to " not in plan_line([BY_NAME["sbc"]], budgets, 1, COST, workers=2).split("(an")[0]
 

@@ -2,14 +2,20 @@
 
 import pytest
 
+from zoo.core.defaults import GEWEKE_DRAWS, GEWEKE_PILOT
 from zoo.validation import validate
 from zoo.validation.battery import CHECKS
 
 
 def test_the_budget_has_a_first_length_and_a_maximum():
     (check,) = [c for c in CHECKS if c.name == "geweke"]
-    assert check.defaults() == {"iterations": 10000, "max_iterations": 20000}
+    assert check.defaults() == {
+        "iterations": 10000,
+        "max_iterations": 20000,
+        "marginal_draws": GEWEKE_DRAWS - GEWEKE_PILOT,
+    }
     assert check.option(check.budget[1]) == "geweke-max-iterations"
+    assert check.option(check.budget[2]) == "geweke-marginal-draws"
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ import numpy as np
 import zoo
 from tests.support import pymc_models
 from tests.support.user_samplers import dict_state_kernel, own_state_kernel
+from zoo.core.defaults import GEWEKE_PILOT
 from zoo.diagnostics.geweke import geweke
 from zoo.diagnostics.invariance import invariance
 from zoo.models.beta_binomial import Prior
@@ -17,13 +18,19 @@ def test_the_battery_gives_the_values_of_one_geweke_run():
     result = validate(
         "gaussian-nb",
         checks=("geweke",),
-        budgets={"geweke": {"iterations": 400, "max_iterations": 1600}},
+        budgets={"geweke": {"iterations": 400, "max_iterations": 1600, "marginal_draws": 1500}},
         seed=3,
         workers=0,
     )
     (check,) = result.checks
+    # The budget's marginal draws are those compared, beyond the pilot's.
     whole = geweke(
-        zoo.get("gaussian-nb"), iterations=400, max_iterations=1600, seed=3, alpha=check.alpha
+        zoo.get("gaussian-nb"),
+        draws=GEWEKE_PILOT + 1500,
+        iterations=400,
+        max_iterations=1600,
+        seed=3,
+        alpha=check.alpha,
     )
     assert (
         check.details.table.attrs["settings"].split(";")[0]
@@ -45,6 +52,21 @@ def test_the_battery_gives_the_values_of_one_invariance_run():
             check.details.table[column].values, whole.table[column].values
         )
     assert "4000 exact joint draws" in check.head
+    # Its budget sets the replicates, split over tasks as the default's are.
+    result = validate(
+        "beta-binomial",
+        checks=("invariance",),
+        budgets={"invariance": {"replicates": 1500}},
+        seed=2,
+        workers=0,
+    )
+    (check,) = result.checks
+    whole = invariance(zoo.get("beta-binomial"), replicates=1500, seed=2, alpha=check.alpha)
+    for column in ("expected", "observed", "se", "t", "p"):
+        np.testing.assert_array_equal(
+            check.details.table[column].values, whole.table[column].values
+        )
+    assert "1500 exact joint draws" in check.head
 
 
 def test_a_chain_that_raises_fails_the_check_once_with_the_state_hint():

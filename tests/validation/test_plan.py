@@ -121,8 +121,12 @@ def test_budgets_default_to_the_entries_and_take_overrides():
     assert resolved["sbc"] == {"simulations": 200, "draws": 200, "chains": 2}
     assert resolved["exact"] == {"draws": 2000, "chains": 4, "max_draws": 8000}
     assert resolved["nuts"] == {"draws": 1000, "chains": 4}
-    assert resolved["geweke"] == {"iterations": 10000, "max_iterations": 20000}
-    assert resolved["invariance"] == {}
+    assert resolved["geweke"] == {
+        "iterations": 10000,
+        "max_iterations": 20000,
+        "marginal_draws": 4000,
+    }
+    assert resolved["invariance"] == {"replicates": 4000}
 
 
 def test_every_preset_names_checks_and_settings_of_the_battery_within_their_rules():

@@ -12,20 +12,25 @@ from zoo.validation.battery import CHECKS, validate
 from zoo.validation.plan import resolve_budgets
 from zoo.validation.results import ValidationResult, finding_cells
 
-__all__ = ["SequentialRecord", "assert_valid", "findings_table"]
+__all__ = ["SequentialRecord", "assert_valid", "findings_table", "stage_budgets"]
 
-#: Budget settings that count a check's evidence: simulated data sets, steps of a chain,
-#: replicates; a check with none of these is judged on its fits' draws.
-_SIZES = ("simulations", "iterations", "max_iterations", "replicates")
+#: Budget settings that count a check's evidence: simulated data sets, steps of a chain
+#: and the independent draws they are compared with, replicates; a check with none of
+#: these is judged on its fits' draws.
+_SIZES = ("simulations", "iterations", "max_iterations", "marginal_draws", "replicates")
 
 
-def _budgets(preset: str, scale: float) -> dict[str, dict[str, int]]:
+def stage_budgets(preset: str, scale: float) -> dict[str, dict[str, int]]:
     """Every check's budget: the ``preset``'s, its sample sizes times ``scale``.
 
-    The sample sizes are SBC's simulations, Geweke's steps per chain, and the draws per
+    The sample sizes are SBC's simulations, Geweke's steps per chain and the independent
+    draws it compares them with, the invariance check's replicates, and the draws per
     chain of the checks that judge a fit's draws (exact, nuts; the exact check's most
-    draws too); never below a setting's own minimum. Chains, and SBC's draws per fit
-    (thinned to their ESS), stay the preset's.
+    draws too); never below a setting's own minimum. Every test of the battery then
+    rests on ``scale`` times the preset's evidence on each side it compares, so its
+    z-statistic under a fixed bug grows as ``sqrt(scale)``, as
+    :mod:`zoo.testing.sequential`'s power argument takes it to. Chains, and SBC's draws
+    per fit (thinned to their ESS), stay the preset's.
     """
     budgets = resolve_budgets(CHECKS, None, preset)
     for check in CHECKS:
@@ -61,11 +66,18 @@ class SequentialRecord:
 
     @property
     def draws(self) -> int:
-        """Draws per chain of the exact check, summed over the stages that ran it."""
+        """Draws per chain of the exact check, summed over the stages that ran it.
+
+        A stage counts the length its longest fit reached: the exact check's fits double
+        from the stage's ``draws`` while a quantity is below its gates
+        (:mod:`zoo.validation.exact_check`), so that length, not the one they started
+        from, is what the stage drew.
+        """
         return sum(
-            int(result.settings["budgets"]["exact"]["draws"])
+            _exact_draws(check, result.settings["budgets"]["exact"])
             for _, result in self.stages
-            if "exact" in result.settings.get("budgets", {})
+            for check in result.checks
+            if check.name == "exact"
         )
 
     def line(self) -> str:
@@ -76,6 +88,22 @@ class SequentialRecord:
             f"{self.verdict.upper()} {result.model}: {result.sampler} [{checks}] "
             f"{len(self.stages)} stage(s), {self.draws} draws per chain, {self.seconds:.1f} s"
         )
+
+
+def _exact_draws(outcome, budget) -> int:
+    """Draws per chain of the exact check's longest judged fit in one stage.
+
+    Each judged data set's table records the length of the fit it judged (its
+    ``draws``); a stage whose fits all failed, or could not be judged, drew its
+    budget's first length.
+    """
+    details = outcome.details if isinstance(outcome.details, dict) else {}
+    lengths = [
+        int(result.table.attrs["draws"])
+        for result in details.values()
+        if "draws" in getattr(getattr(result, "table", None), "attrs", {})
+    ]
+    return max(lengths, default=int(budget["draws"]))
 
 
 def findings_table(result: ValidationResult) -> str:
@@ -210,7 +238,13 @@ def assert_valid(
         first.sampler,
         rate,
         [decided[check.name] for check in first.checks],
-        {**first.settings, "rate": rate, "budget": budget, "stages": len(record.stages)},
+        {
+            **first.settings,
+            "rate": rate,
+            "budget": budget,
+            "stages": len(record.stages),
+            "draws_per_chain": record.draws,
+        },
     )
     for _, result in record.stages:
         # checks a failure in their stage left unrun, and why (none ran in a later stage)
@@ -243,7 +277,7 @@ def _run_stage(model, sampler, kernel, checks, workers, stage: Stage, preset: st
         seed=stage.seed,
         alpha=stage.alpha,
         workers=workers,
-        budgets=_budgets(preset, stage.scale),
+        budgets=stage_budgets(preset, stage.scale),
         # any failure ends the run, so the checks after it in the stage would decide nothing
         stop_at_failure=True,
         **options,

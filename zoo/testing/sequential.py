@@ -32,7 +32,16 @@ to Clinical Trials", chapters 1, 7 and 10):
 
 **The schedule.** The first stage spends :data:`FIRST` (three quarters) of the budget
 preset, each later one :data:`GROWTH` times the one before (0.75, 3, 12 times the
-preset). A correct sampler almost always stops after the first stage, so its run costs
+preset). A stage's budget scales every sample size a test rests on, on both sides of
+its comparison: the exact check's draws (its reference is exact), SBC's simulations,
+Geweke's chains *and* its independent joint draws, the invariance check's replicates.
+The rate bound above needs none of that (each look is judged at its own level whatever its
+sample size); the power argument does: a test's z-statistic under a fixed bug grows as
+the square root of its evidence only when both sides grow, and a Geweke comparison
+against a fixed marginal sample, or invariance at fixed replicates, would gain little
+or nothing from a later stage that claims 4 or 16 times the first one's budget.
+
+A correct sampler almost always stops after the first stage, so its run costs
 less than the fixed-budget battery at that preset. The futility boundary is chosen for
 that smaller first stage: with the most sensitive of ``m`` tests (all the battery's
 tests, Bonferroni-Holm) shifted by a bug that the fixed battery at 1% detects with
@@ -43,7 +52,7 @@ sequential run fails such a bug with probability at least ``q - 0.01`` for every
 ``m`` up to 1,000 and ``q`` from 0.5 to 0.99 (``tests/testing/test_sequential.py``
 computes it): no less power than the fixed battery it replaces, at a fraction of its
 false-alarm rate. A correct sampler goes on to the second stage with probability up to
-about :data:`CLEAR` (6 runs in 32 measured, docs/testing.md), and then only in the
+about :data:`CLEAR` (15 runs in 72 measured, docs/testing.md), and then only in the
 checks that were not clear passes. At the last stage every check's verdict
 stands; a gross bug fails in the first stage; a subtle one gets the budget it needs, in
 the checks that need it.
@@ -105,7 +114,10 @@ class Stage:
     alpha : float
         The family-wise rate this stage spends.
     scale : float
-        Its budget as a multiple of the preset's (draws, simulations, Geweke steps).
+        Its budget as a multiple of the preset's: every sample size a test of the
+        battery rests on (exact-check draws per chain, SBC simulations, Geweke's steps
+        per chain and the independent draws they are compared with, invariance
+        replicates).
     seed : int
         The battery's root seed for this stage.
     """

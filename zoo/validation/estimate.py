@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from zoo.core.defaults import CHAINS, GEWEKE_DRAWS, INVARIANCE_REPLICATES
+from zoo.core.defaults import CHAINS, GEWEKE_DRAWS, GEWEKE_PILOT
 from zoo.diagnostics.looks import stage_lengths
 from zoo.validation.plan import Check
 from zoo.validation.sampler_under_test import SamplerUnderTest
@@ -113,9 +113,8 @@ def check_seconds(check: Check, budget: Mapping[str, int], problems: int, cost: 
 
     ``simulations`` fits of ``draws`` x ``chains`` (SBC); else one such fit per data set
     (exact, nuts); ``iterations`` sweeps per chain of :data:`~zoo.core.defaults.CHAINS`
-    chains (Geweke); a kernel check with no budget, the invariance check's
-    :data:`~zoo.core.defaults.INVARIANCE_REPLICATES` replicates of a step and two draws
-    (about one and a half sweeps).
+    chains and the marginal side's draws (Geweke); the invariance check's ``replicates``
+    of a step and two draws (about one and a half sweeps).
     """
     if "draws" in budget and "chains" in budget:
         if "simulations" in budget:
@@ -123,16 +122,17 @@ def check_seconds(check: Check, budget: Mapping[str, int], problems: int, cost: 
             return budget["simulations"] * fit
         return problems * cost.fit(budget["draws"], budget["chains"])
     if "iterations" in budget:
-        return _geweke_seconds(budget["iterations"], cost)
-    if check.needs_kernel and not budget:
-        return INVARIANCE_REPLICATES * (1.5 * cost.per_sweep + cost.per_simulation)
+        return _geweke_seconds(budget["iterations"], budget, cost)
+    if check.needs_kernel and "replicates" in budget:
+        return budget["replicates"] * (1.5 * cost.per_sweep + cost.per_simulation)
     return None
 
 
-def _geweke_seconds(iterations: int, cost: FitCost) -> float:
+def _geweke_seconds(iterations: int, budget: Mapping[str, int], cost: FitCost) -> float:
     """``iterations`` steps (a sweep and a data redraw) per chain, and the marginal draws."""
     steps = CHAINS * iterations
-    return steps * (cost.per_sweep + cost.per_simulation) + GEWEKE_DRAWS * cost.per_simulation
+    marginal = GEWEKE_PILOT + budget.get("marginal_draws", GEWEKE_DRAWS - GEWEKE_PILOT)
+    return steps * (cost.per_sweep + cost.per_simulation) + marginal * cost.per_simulation
 
 
 def most_check_seconds(
@@ -147,7 +147,8 @@ def most_check_seconds(
     (:func:`zoo.diagnostics.looks.stage_lengths`).
     """
     if "iterations" in budget and "max_iterations" in budget:
-        return _geweke_seconds(max(budget["max_iterations"], budget["iterations"]), cost)
+        longest = max(budget["max_iterations"], budget["iterations"])
+        return _geweke_seconds(longest, budget, cost)
     if "draws" in budget and "max_draws" in budget and "simulations" not in budget:
         lengths = stage_lengths(budget["draws"], budget["max_draws"])
         return problems * sum(cost.fit(length, budget["chains"]) for length in lengths)

@@ -1,9 +1,9 @@
 """The Geweke check: Geweke's joint-distribution test of the kernel under test.
 
 :mod:`zoo.diagnostics.geweke` at its default budget (5,000 independent joint draws, the
-first 1,000 of which fix the test functions, against 4 chains of 10,000 steps that
-double, to at most 20,000, while a test function's ESS is below the gate and the
-gate is within reach), streams
+first 1,000 of which fix the test functions and the other ``marginal_draws`` are
+compared, against 4 chains of 10,000 steps that double, to at most 20,000, while a test
+function's ESS is below the gate and the gate is within reach), streams
 ``geweke-chains``. Each chain and the marginal side are tasks of their own (they draw
 from separate stream items), so the values are those of
 :func:`~zoo.diagnostics.geweke.geweke` run in one process, and two workers share the
@@ -16,7 +16,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from zoo.core.defaults import CHAINS, GEWEKE_DRAWS, GEWEKE_ITERATIONS, GEWEKE_MAX_ITERATIONS
+from zoo.core.defaults import (
+    CHAINS,
+    GEWEKE_DRAWS,
+    GEWEKE_ITERATIONS,
+    GEWEKE_MAX_ITERATIONS,
+    GEWEKE_PILOT,
+)
 from zoo.diagnostics.geweke import (
     PURPOSE,
     chain_side,
@@ -43,8 +49,9 @@ def _chain(tested, seed: int, setup, chain: int, iterations: int, after=None):
     )
 
 
-def _marginal(tested, seed: int, setup):
-    return marginal_side(tested.model, draws=GEWEKE_DRAWS, seed=seed, setup=setup)
+def _marginal(tested, seed: int, setup, compared: int):
+    # The pilot draws fix the test functions; the budget counts the draws compared.
+    return marginal_side(tested.model, draws=GEWEKE_PILOT + compared, seed=seed, setup=setup)
 
 
 def _length(plan) -> int:
@@ -71,7 +78,7 @@ def _pieces(plan, earlier) -> list:
         )
         for c in range(CHAINS)
     ]
-    return [*chains, ("marginal", _marginal, ())]
+    return [*chains, ("marginal", _marginal, (plan.budget["marginal_draws"],))]
 
 
 def _combine(values, *, alpha: float, seconds: float, plan):
@@ -127,6 +134,13 @@ GEWEKE = kernel_check(
             "most steps per chain: Geweke's chains double from --geweke-iterations while "
             "a test function's ESS is below the gate",
             200,
+        ),
+        Setting(
+            "marginal_draws",
+            GEWEKE_DRAWS - GEWEKE_PILOT,
+            "independent joint draws Geweke compares with its chains (beyond the "
+            f"{GEWEKE_PILOT:,} that fix the test functions)",
+            2,
         ),
     ),
     rule=_rule,

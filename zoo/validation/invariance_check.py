@@ -1,8 +1,8 @@
 """The invariance check: each conditional of the kernel under test, in one sweep.
 
-:mod:`zoo.diagnostics.invariance` at its default budget (4,000 exact joint draws),
-streams ``invariance-replicates``: four tasks of 1,000 replicates, each replicate from
-its own stream item, so the values are those of
+:mod:`zoo.diagnostics.invariance` at its budget (``replicates``, 4,000 exact joint draws
+by default), streams ``invariance-replicates``: tasks of 1,000 replicates, each replicate
+from its own stream item, so the values are those of
 :func:`~zoo.diagnostics.invariance.invariance` run in one process.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 from zoo.core.defaults import INVARIANCE_REPLICATES
 from zoo.diagnostics.invariance import PURPOSE, invariance_replicates, invariance_result
 from zoo.validation.kernel_check_task import kernel_check
+from zoo.validation.plan import Setting
 
 __all__ = ["INVARIANCE"]
 
@@ -25,9 +26,9 @@ def _replicates(tested, seed: int, setup, start: int, stop: int):
 
 
 def _pieces(plan) -> list:
+    replicates = plan.budget["replicates"]
     bounds = [
-        (start, min(start + _PER_TASK, INVARIANCE_REPLICATES))
-        for start in range(0, INVARIANCE_REPLICATES, _PER_TASK)
+        (start, min(start + _PER_TASK, replicates)) for start in range(0, replicates, _PER_TASK)
     ]
     return [(f"{start}-{stop}", _replicates, (start, stop)) for start, stop in bounds]
 
@@ -45,4 +46,12 @@ INVARIANCE = kernel_check(
     description="From exact posterior draws, one application of draw (parameters) and of "
     "step (latents): the mean of each test function before (expected) and after "
     "(observed); a row that moves names the conditional at fault.",
+    budget=(
+        Setting(
+            "replicates",
+            INVARIANCE_REPLICATES,
+            "exact joint draws, each moved once by the kernel's draw and step",
+            2,
+        ),
+    ),
 )
