@@ -6,12 +6,12 @@ The Dask side (a timeout, a dead worker) is tested in tests/validation/test_vali
 import os
 import signal
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
+from tests.support.foreground import python_command
 from zoo.sampling.parallel import (
     _QUIET_CLUSTER,
     WORKERS_PER_CORE,
@@ -177,8 +177,10 @@ def test_the_clusters_scratch_folder_is_private_unplantable_and_gone_after_ctrl_
     (temporary / "dask-scratch-space").symlink_to(victim)  # planted by someone else
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "TMPDIR": str(temporary), "PYTHONPATH": str(root)}
+    # SIGINT at its default in the child, whatever started pytest (a shell that ignores
+    # it would make the raised signal a no-op: tests/support/foreground.py)
     done = subprocess.run(
-        [sys.executable, "-c", _SCRATCH], capture_output=True, text=True, env=env, timeout=300
+        python_command("-c", _SCRATCH), capture_output=True, text=True, env=env, timeout=300
     )
     assert done.returncode == 0, done.stderr[-2000:]
     worker_folder, mode, said = done.stdout.split()
