@@ -31,9 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bench import records
-from bench.lda_prefetch import paired_speeds, paired_study
-from bench.lda_row_walk import row_walk_share
+from bench.lda_prefetch import paired_study
+from bench.lda_row_walk import record_pair
 from zoo.models.lda import sweeps
 
 #: The kernel's source, relative to the repository's root.
@@ -91,26 +90,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         kernels = {False: kernel_at(args.before, Path(folder)), True: sweeps._SPARSE_KERNELS[0]}
         for n_topics, zoo in started:
-            share = row_walk_share(zoo)
-            speeds = paired_speeds(zoo, kernels, args.rounds, "the change")
-            before, after = (float(np.median(speeds[k])) for k in (False, True))
-            records.append(
+            record_pair(
                 "lda_kernel_paired",
-                {
-                    "before": args.before,
-                    "corpus": args.corpus,
-                    "topics": n_topics,
-                    "burn": args.burn,
-                    "row_walk_eighths": sweeps.ROW_WALK_EIGHTHS,
-                    "tokens_walked_by_row": share,
-                    "mtokens_per_cpu_second": {"before": speeds[False], "after": speeds[True]},
-                },
-            )
-            print(
-                f"{args.corpus} K={n_topics}: {share:.0%} of tokens walked by row; Mtok/CPU s "
-                f"{args.before} {before:.2f}, now {after:.2f}, ratio {after / before:.2f}; "
-                "same draws",
-                flush=True,
+                args,
+                n_topics,
+                zoo,
+                kernels,
+                change="the change",
+                names=("before", "after"),
+                labels=(args.before, "now"),
+                extra={"before": args.before},
             )
 
 

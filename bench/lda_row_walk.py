@@ -45,28 +45,58 @@ def row_walk_share(zoo: Zoo) -> float:
     return float(by_row[zoo.corpus.token_word].mean())
 
 
+def record_pair(
+    study: str,
+    args,
+    n_topics: int,
+    zoo: Zoo,
+    kernels: dict,
+    *,
+    change: str,
+    names: tuple[str, str],
+    labels: tuple[str, str],
+    extra=None,
+) -> None:
+    """Time ``kernels`` (False: before, True: after) in pairs on ``zoo``, record and print.
+
+    ``names`` are the two keys of the record's ``mtokens_per_cpu_second``, ``labels``
+    the printed names of the two; ``extra`` fields lead the record.
+    """
+    share = row_walk_share(zoo)
+    speeds = paired_speeds(zoo, kernels, args.rounds, change)
+    before, after = (float(np.median(speeds[k])) for k in (False, True))
+    records.append(
+        study,
+        {
+            **(extra or {}),
+            "corpus": args.corpus,
+            "topics": n_topics,
+            "burn": args.burn,
+            "row_walk_eighths": sweeps.ROW_WALK_EIGHTHS,
+            "tokens_walked_by_row": share,
+            "mtokens_per_cpu_second": {names[0]: speeds[False], names[1]: speeds[True]},
+        },
+    )
+    print(
+        f"{args.corpus} K={n_topics}: {share:.0%} of tokens walked by row; Mtok/CPU s "
+        f"{labels[0]} {before:.2f}, {labels[1]} {after:.2f}, ratio {after / before:.2f}; "
+        "same draws",
+        flush=True,
+    )
+
+
 def main() -> None:
     args, started = paired_study(__doc__.splitlines()[0], burn=10, rounds=3)
     for n_topics, zoo in started:
-        share = row_walk_share(zoo)
-        speeds = paired_speeds(zoo, KERNELS, args.rounds, "the row walk")
-        lists, rows = (float(np.median(speeds[r])) for r in (False, True))
-        records.append(
+        record_pair(
             "lda_row_walk",
-            {
-                "corpus": args.corpus,
-                "topics": n_topics,
-                "burn": args.burn,
-                "row_walk_eighths": sweeps.ROW_WALK_EIGHTHS,
-                "tokens_walked_by_row": share,
-                "mtokens_per_cpu_second": {"lists": speeds[False], "row_walk": speeds[True]},
-            },
-        )
-        print(
-            f"{args.corpus} K={n_topics}: {share:.0%} of tokens walked by row; Mtok/CPU s "
-            f"lists only {lists:.2f}, row walk {rows:.2f}, ratio {rows / lists:.2f}; "
-            "same draws",
-            flush=True,
+            args,
+            n_topics,
+            zoo,
+            KERNELS,
+            change="the row walk",
+            names=("lists", "row_walk"),
+            labels=("lists only", "row walk"),
         )
 
 
