@@ -29,7 +29,7 @@ import signal
 import sys
 import threading
 
-from zoo.cli.stop_signals import STOPPED, StopSignals
+from zoo.cli.stop_signals import STOPPED, StopSignals, flush_streams
 
 __all__ = ["main", "program"]
 
@@ -78,11 +78,7 @@ def program() -> None:
     if shutdown is not None and threading.current_thread() is threading.main_thread():
         shutdown()
     atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # the reader is gone, or the stream closed
-            pass
+    flush_streams()
     ctypes = sys.modules.get("ctypes")
     if ctypes is not None:  # what compiled code wrote through the C library's buffers
         try:
@@ -108,11 +104,7 @@ def _stop_at_once_from_now() -> None:
     # The handler ends the process without Python's final flush: what the run printed
     # must be out first (a table piped to a file is block-buffered), or a signal in the
     # shutdown would cut the output of a run that had finished.
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # the reader is gone, or the stream closed
-            pass
+    flush_streams()
 
     def stop(number, frame) -> None:
         os.write(2, b"zoo: interrupted while exiting; the run had finished\n")

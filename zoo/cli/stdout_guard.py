@@ -21,7 +21,7 @@ import sys
 import threading
 from collections.abc import Iterator
 
-__all__ = ["CAP", "close_saved_in_child", "emit", "json_stdout"]
+__all__ = ["CAP", "close_saved_in_child", "emit", "json_stdout", "write_all"]
 
 #: Bytes of the user's output passed on to standard error; the rest is counted, not shown.
 CAP = 64 * 1024
@@ -145,7 +145,7 @@ def emit(text: str) -> None:
         return
     stream, saved = _saved[-1]
     if saved is not None and _writes_to_descriptor_1(stream):
-        _write_all(saved, (text + "\n").encode("utf-8"))
+        write_all(saved, (text + "\n").encode("utf-8"))
     else:  # a stream of Python's (a test's capture): written as print would
         stream.write(text + "\n")
         stream.flush()
@@ -158,14 +158,15 @@ def _writes_to_descriptor_1(stream) -> bool:
         return False
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
+    """All of ``data`` to descriptor ``fd`` (``os.write`` may write part of it)."""
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
 
 
 def _write_all_to_stdout_fd(data: bytes) -> None:
-    _write_all(1, data)
+    write_all(1, data)
 
 
 def _stderr_writer():
@@ -180,7 +181,7 @@ def _stderr_writer():
             stream.flush()
 
         return write
-    return lambda data: _write_all(fd, data)
+    return lambda data: write_all(fd, data)
 
 
 def _forward(read_end: int, sink: _CappedStderr) -> None:

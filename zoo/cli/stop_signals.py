@@ -13,10 +13,23 @@ import threading
 
 from zoo.sampling.interrupts import deferred, send_again
 
-__all__ = ["STOPPED", "StopSignals"]
+__all__ = ["STOPPED", "StopSignals", "flush_streams"]
 
 #: Exit statuses of a run stopped by Ctrl-C (SIGINT) or ``kill`` (SIGTERM): the shell's.
 STOPPED = {signal.SIGINT: 128 + signal.SIGINT, signal.SIGTERM: 128 + signal.SIGTERM}
+
+
+def flush_streams() -> None:
+    """Flush Python's standard output and error, before a process ends with ``os._exit``.
+
+    ``os._exit`` skips Python's final flush: a table piped to a file (block-buffered)
+    would be lost. A reader that went away or a closed stream is not an error here.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
 
 
 class StopSignals:

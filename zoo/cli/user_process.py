@@ -46,8 +46,8 @@ from collections.abc import Callable
 
 from zoo.cli.exit_guard import UNFINISHED
 from zoo.cli.output_paths import close_claims_in_child
-from zoo.cli.stdout_guard import close_saved_in_child
-from zoo.cli.stop_signals import STOPPED, StopSignals
+from zoo.cli.stdout_guard import close_saved_in_child, write_all
+from zoo.cli.stop_signals import STOPPED, StopSignals, flush_streams
 
 __all__ = ["supervised"]
 
@@ -264,7 +264,7 @@ def _run_child(
         except Exception as error:  # said in one line, whatever it was
             print(f"{command}: the result could not be passed back: {error}", file=sys.stderr)
             payload = pickle.dumps(1)
-        _write_all(write_end, _HEADER.pack(len(payload)) + payload)
+        write_all(write_end, _HEADER.pack(len(payload)) + payload)
     except BaseException:  # the child must end here, whatever happened
         traceback.print_exc()
     finally:
@@ -278,11 +278,7 @@ def _run_child(
             atexit._run_exitfuncs()
         except BaseException:  # an exit handler's error is printed by atexit itself
             pass
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
+        flush_streams()
         _exit(0)
 
 
@@ -326,9 +322,3 @@ def _die_with(zoo: int) -> None:
         return
     if os.getppid() != zoo:
         os.kill(os.getpid(), signal.SIGTERM)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
