@@ -138,12 +138,12 @@ def _validate_stopped_and_resumed(folder, workers, moments, validate=VALIDATE):
     _assert_resumes_and_passes(folder, workers, validate)
 
 
-def _check_stopped(process, number, folder, *, seconds) -> str:
+def _check_stopped(process, number, folder, *, when: str) -> str:
     out, err = process.communicate(timeout=300)
     if not _assert_stopped(process.returncode, out, err, number, folder):
         pytest.skip(
-            f"zoo check ended (status {process.returncode}) before the signal at "
-            f"{seconds} s: nothing was checked"
+            f"zoo check ended (status {process.returncode}) before the signal "
+            f"({when}): nothing was checked"
         )
     return err
 
@@ -176,9 +176,16 @@ def test_validate_of_the_users_code_stopped_twice_then_resumed_passes(tmp_path):
 
 def test_check_stopped_by_sigterm_saves_what_it_drew_in_one_line(tmp_path):
     process = _start([*CHECK, "--jobs", "1", "--out", "run.nc"], tmp_path)
-    time.sleep(25)  # start-up is 5 to 20 s on a loaded machine: usually while sampling
+    # The output's lock is claimed once the options are checked, before any model is
+    # built: a few seconds later the run is compiling or sampling its first model (a
+    # fixed sleep had to cover a start-up of 5 to 20 s on a loaded machine).
+    deadline = time.monotonic() + 120
+    while not (tmp_path / "run.nc.lock").exists() and process.poll() is None:
+        assert time.monotonic() < deadline, "zoo check claimed no output in 120 s"
+        time.sleep(0.05)
+    time.sleep(3)
     _send(process, signal.SIGTERM)
-    err = _check_stopped(process, signal.SIGTERM, tmp_path, seconds=25)
+    err = _check_stopped(process, signal.SIGTERM, tmp_path, when="3 s after it claimed its output")
     assert "zoo check: interrupted" in err
 
 
@@ -199,4 +206,4 @@ def test_check_stopped_at_many_moments_ends_in_one_line(jobs, number, delay, tmp
     process = _start([*CHECK, "--jobs", jobs, "--out", "run.nc"], tmp_path)
     time.sleep(delay)
     _send(process, number)
-    _check_stopped(process, number, tmp_path, seconds=delay)
+    _check_stopped(process, number, tmp_path, when=f"{delay} s after its start")
