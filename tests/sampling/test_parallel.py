@@ -1,6 +1,7 @@
 """The fit pool in this process (``workers=0``): what a fit does to the process is named.
 
-The Dask side (a timeout, a dead worker) is tested in tests/validation/test_validate.py.
+The Dask side (a timeout, a dead worker) is tested in tests/validation/test_validate.py;
+here, a cluster whose workers are gone for good and the local cluster's own settings.
 """
 
 import os
@@ -10,8 +11,10 @@ import threading
 from pathlib import Path
 
 import pytest
+from distributed import LocalCluster
 
 from tests.support.foreground import python_command
+from zoo.sampling import parallel
 from zoo.sampling.parallel import (
     _QUIET_CLUSTER,
     WORKERS_PER_CORE,
@@ -191,3 +194,35 @@ def test_the_clusters_scratch_folder_is_private_unplantable_and_gone_after_ctrl_
     assert list(victim.iterdir()) == []  # the planted link was not followed
     # removed with the cluster, Ctrl-C or not; only the planted link is left
     assert sorted(p.name for p in temporary.iterdir()) == ["dask-scratch-space"]
+
+
+def test_a_cluster_whose_every_worker_is_gone_for_good_stops_the_run_in_words(
+    tmp_path, monkeypatch
+):
+    # A scheduler of the test's own and one worker without a nanny: when the fit ends
+    # the worker's process nothing restarts it. The run waited 120 s and raised
+    # distributed's TimeoutError (a traceback at the command line); it now waits
+    # _RETURN_SECONDS and says what happened.
+    monkeypatch.setattr(parallel, "_RETURN_SECONDS", 2.0)
+    with LocalCluster(n_workers=0, processes=True, dashboard_address="127.0.0.1:0") as cluster:
+        worker = subprocess.Popen(
+            [
+                *python_command("-m", "distributed.cli.dask_worker"),
+                cluster.scheduler_address,
+                "--no-nanny",
+                "--nthreads",
+                "1",
+                "--local-directory",
+                str(tmp_path),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            cluster.wait_for_workers(1, timeout=120)  # up before the run, not gone later
+            with FitPool(scheduler=cluster.scheduler_address) as pool:
+                with pytest.raises(parallel.WorkersGone, match="none came back within 2 s"):
+                    list(pool.run([Task("ends", os._exit, (7,)), Task("after", sum, ((1, 2),))]))
+        finally:
+            worker.kill()
+            worker.wait()

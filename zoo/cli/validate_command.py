@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from zoo.cli.exit_guard import UNFINISHED
 from zoo.cli.output_paths import claimed_outputs
 from zoo.cli.parser import budget_options, option_dest
 from zoo.cli.stdout_guard import emit
@@ -22,7 +23,7 @@ from zoo.core.defaults import FIT_TIMEOUT
 from zoo.core.loading import load_object
 from zoo.registry import get, names
 from zoo.reports.validation_report import validation_report
-from zoo.sampling.parallel import as_workers
+from zoo.sampling.parallel import WorkersGone, as_workers
 from zoo.sampling.progress import TaskProgress
 from zoo.validation import CHECKS, validate
 from zoo.validation.results import COULD_NOT_JUDGE, by_data_set, finding_cells
@@ -184,9 +185,12 @@ def _validate(args: argparse.Namespace, refuse) -> int:
             return refuse(str(error))
         except KeyboardInterrupt:
             progress.stop()
-            where = f"; rerun with --store {args.store} to resume" if args.store else ""
-            print(f"zoo validate: interrupted{where}", file=sys.stderr)
+            print(f"zoo validate: interrupted{_resume(args)}", file=sys.stderr)
             return 130
+        except WorkersGone as gone:
+            progress.stop()
+            print(f"zoo validate: the run did not finish: {gone}{_resume(args)}", file=sys.stderr)
+            return UNFINISHED
         finally:
             progress.stop()
         return result
@@ -209,6 +213,11 @@ def _validate(args: argparse.Namespace, refuse) -> int:
         say(f"writing the report to {args.report}")
         validation_report(result).write(args.report)
     return 0 if result.verdict == "pass" else 1
+
+
+def _resume(args: argparse.Namespace) -> str:
+    """How to go on from a run that stopped: its store keeps the fits it finished."""
+    return f"; rerun with --store {args.store} to resume" if args.store else ""
 
 
 def _jsonable(value):

@@ -52,6 +52,7 @@ __all__ = [
     "InProcessWarning",
     "Outcome",
     "Task",
+    "WorkersGone",
     "as_workers",
     "default_workers",
     "run_tasks",
@@ -645,7 +646,10 @@ def _run_on_dask(client, tasks, timeout, notices=None):
                 running[future] = (task, worker, time.monotonic())
             if not running:
                 # Every worker is gone (restarting, or a remote cluster shrank): wait.
-                client.wait_for_workers(1, timeout=120)
+                try:
+                    client.wait_for_workers(1, timeout=_RETURN_SECONDS)
+                except TimeoutError as error:  # distributed's, or asyncio's
+                    raise WorkersGone(_RETURN_SECONDS) from error
                 continue
             # Look again at least every _POLL_SECONDS for workers that died.
             wait_for = _POLL_SECONDS
@@ -705,6 +709,25 @@ _POLL_SECONDS = 0.5
 #: Seconds a worker may be gone, without a word on how its process ended, before its
 #: fit is given up as lost.
 _GONE_SECONDS = 10.0
+
+#: Seconds to wait for a worker when every worker is gone before giving up the run. A
+#: nanny restarts a crashed or timed-out worker in seconds; on a heavily loaded machine
+#: (a test run beside other jobs at load 7 on 2 cores) it once took over 120 s.
+_RETURN_SECONDS = 600.0
+
+
+class WorkersGone(RuntimeError):
+    """Every worker of the cluster is gone and none came back: the run cannot go on.
+
+    Fits finished before it are kept in a ``--store``; a rerun resumes from them.
+    """
+
+    def __init__(self, seconds: float):
+        super().__init__(
+            f"every Dask worker was lost and none came back within {seconds:g} s "
+            "(restarting after a crash or a timeout, or a remote cluster that shrank)"
+        )
+
 
 #: What a signal that ended a worker usually means.
 _SIGNAL_CAUSES = {
