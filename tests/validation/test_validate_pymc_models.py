@@ -36,11 +36,13 @@ def test_right_sampler_passes_nuts_and_sbc_and_the_swapped_one_fails():
 
 
 def test_kernel_checks_run_on_a_users_kernel():
-    right = validate(MODEL, kernel=pymc_models.KERNEL, checks=("invariance",), seed=1)
+    right = validate(MODEL, kernel=pymc_models.KERNEL, checks=("invariance",), seed=1, workers=0)
     assert [c.verdict for c in right.checks] == ["pass"], str(right)
     # A kernel check alone tests the kernel's parts, not its target: never a PASS.
     assert right.verdict == "inconclusive", str(right)
-    wrong = validate(MODEL, kernel=pymc_models.KERNEL_SWAPPED, checks=("invariance",), seed=1)
+    wrong = validate(
+        MODEL, kernel=pymc_models.KERNEL_SWAPPED, checks=("invariance",), seed=1, workers=0
+    )
     assert wrong.verdict == "fail", str(wrong)
     assert "_step_swapped" in wrong.sampler
 
