@@ -333,11 +333,14 @@ def contenders_table(runs: list[dict]) -> str:
         "Bytes per token: the peak resident set size after the model was built and its "
         "sweeps ran, minus the resident size after imports and a warm-up "
         '(`bench/lda_memory.py`, "Against the other samplers"); in brackets the '
-        "resident size after the sweeps, minus the same baseline.",
+        "resident size after the sweeps, minus the same baseline. For the zoo's samplers the "
+        "arrays they hold (`nbytes`: corpus, state, word lists or index) are in the last "
+        "columns: a page of a count table that is never written is never resident, so "
+        "the resident figure can be below it.",
         "",
         "| date | commit | corpus | tokens | K | sweeps | zoo (Gibbs) | zoo-mh | tomotopy "
-        "| tomotopy / zoo | tomotopy / zoo-mh |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| tomotopy / zoo | tomotopy / zoo-mh | zoo arrays | zoo-mh arrays |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
 
     def cell(measured: dict, name: str) -> str:
@@ -352,14 +355,21 @@ def contenders_table(runs: list[dict]) -> str:
         peer = measured["tomotopy"]["peak_bytes_per_token"]
         return f"{peer / measured[name]['peak_bytes_per_token']:.2f}"
 
+    def arrays(measured: dict, name: str, n_tokens: int) -> str:
+        if name not in measured:
+            return "-"
+        return f"{measured[name]['array_bytes'] / n_tokens:.1f}"
+
     for run in runs:
         measured = run["contenders"]
+        n_tokens = run["corpus"]["n_tokens"]
         lines.append(
             f"| {run['date'][:10]} | {run['commit'][:7]}{' (dirty)' if run['dirty'] else ''} "
             f"| {run['corpus']['name']} | {run['corpus']['n_tokens']:,} | {run['topics']:,} "
             f"| {run['sweeps']} | {cell(measured, 'zoo')} | {cell(measured, 'zoo-mh')} "
             f"| {cell(measured, 'tomotopy')} | {ratio(measured, 'zoo')} "
-            f"| {ratio(measured, 'zoo-mh')} |"
+            f"| {ratio(measured, 'zoo-mh')} | {arrays(measured, 'zoo', n_tokens)} "
+            f"| {arrays(measured, 'zoo-mh', n_tokens)} |"
         )
     return "\n".join(lines) + "\n"
 
