@@ -91,13 +91,15 @@ A word walked by row (below) reads every cell of its row, but only the row's fir
 last cache lines were asked for. So when the row spans more than two lines and at most
 :data:`ROW_PREFETCH_BYTES` (16 lines), the lines between are asked for too: on the
 Zipf corpus, in the same process from the same states after 10 sweeps
-(``bench/lda_kernel_paired.py``), 1.36x faster at K = 100 (12.3 against 9.1 million
-tokens per CPU second on 10 million tokens; 1.21x on the 1-million-token slice), same
-draws bit for bit. At K = 20 a row of uint32 counts is 80 bytes, two lines at most,
-already both asked for; asking for every line whatever the row's length made K = 20
-0.94x (19.0 against 20.3), an extra hint per token for a line already on its way, so a
-row of two lines or fewer is left as it was. A longer row (K = 1,000: 4,000 bytes) is
-mostly list-walked, and 63 hints per token would cost more than the lines it reads.
+(``bench/lda_kernel_paired.py``), 1.33x faster at K = 100 (11.9 against 8.9 million
+tokens per CPU second on 10 million tokens; 1.15x on the 1-million-token slice), same
+draws bit for bit; 0.98x at K = 20 and 0.96x to 1.01x on Reuters, where no row is
+prefetched differently (noise of the shared machine). At K = 20 a row of uint32 counts
+is 80 bytes, two lines at most, already both asked for; asking for every line whatever
+the row's length made K = 20 0.94x (19.0 against 20.3), an extra hint per token for a
+line already on its way, so a row of two lines or fewer is left as it was. A row longer
+than ROW_PREFETCH_BYTES (K = 1,000: 4,000 bytes) is mostly list-walked, and 63 hints
+per token would cost more than the few lines the list walk reads (not measured).
 
 Row walk
 --------
@@ -170,7 +172,9 @@ from zoo.models.lda.prefetch import PREFETCH_DISTANCE, prefetch_cell, prefetch_i
 from zoo.models.lda.uniforms import uniform, uniform_source
 
 __all__ = [
+    "CACHE_LINE_BYTES",
     "Q_BLOCK",
+    "ROW_PREFETCH_BYTES",
     "ROW_WALK_EIGHTHS",
     "ROW_WALK_NEVER",
     "SPARSE_FROM_TOPICS",
