@@ -24,7 +24,7 @@ import numpy as np
 
 from bench import records
 from bench.host import cpu_name
-from bench.lda_contenders import Zoo, reuters, zipf_corpus
+from bench.lda_contenders import CORPORA, Zoo, load_corpus
 from zoo.models.lda import counts, sweeps
 
 KERNELS = {
@@ -75,14 +75,14 @@ def paired_study(description: str, *, burn: int, rounds: int, options=None):
     ``--burn`` sweeps from seed 0.
     """
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--corpus", choices=("reuters", "zipf"), default="zipf")
+    parser.add_argument("--corpus", choices=CORPORA, default="zipf")
     parser.add_argument("--topics", type=int, nargs="+", default=[20, 100])
     parser.add_argument("--burn", type=int, default=burn)
     parser.add_argument("--rounds", type=int, default=rounds)
     if options is not None:
         options(parser)
     args = parser.parse_args()
-    corpus = zipf_corpus() if args.corpus == "zipf" else reuters()
+    corpus = load_corpus(args.corpus)
     print(f"# {args.corpus}, CPU {cpu_name()}, burn {args.burn}, rounds {args.rounds}")
 
     def started():

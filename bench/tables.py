@@ -39,6 +39,8 @@ from bench import (
     sbc_false_alarms,
 )
 from bench.beta_binomial_scale import table as beta_binomial_scale_table
+from bench.lda_memory import CONTENDERS_FILE as LDA_MEMORY_CONTENDERS
+from bench.lda_memory import contenders_table as lda_memory_contenders_table
 from bench.lda_memory import table as lda_memory_table
 from bench.lda_speed import run_records as lda_speed_run_records
 from bench.lda_speed import run_tables as lda_speed_tables
@@ -440,7 +442,12 @@ TABLES = (
     Table(
         "lda-memory",
         "bench/results/lda_memory/table.md",
-        lambda: lda_memory_table(records.read("lda_memory")[-1]),
+        lambda: lda_memory_table(records.read("lda_memory", "records")[-1]),
+    ),
+    Table(
+        "lda-memory-contenders",
+        "bench/results/lda_memory/contenders.md",
+        lambda: lda_memory_contenders_table(records.read("lda_memory", LDA_MEMORY_CONTENDERS)),
     ),
     Table(
         "validate-timing",

@@ -12,7 +12,7 @@ joint any contender reached (``bench/lda_time_to_quality.py``;
 The rule: the Gibbs sweep below a number of topics that falls with the corpus's size,
 the Metropolis-Hastings sweep with :data:`METROPOLIS_CYCLES` cycles from there up
 (:data:`METROPOLIS_FROM`: N below 300,000 tokens, from 3,000 topics; below 3,000,000,
-from 300; from 3,000,000 tokens, from 70). The Gibbs sweep's cost per token grows with
+from 300; from 3,000,000 tokens, from 170). The Gibbs sweep's cost per token grows with
 the topics a word holds, which grows with K until it is bounded by the word's
 frequency; the Metropolis-Hastings sweep's does not. On a larger corpus frequent words
 hold more of the K topics (on the 10-million-token Zipf corpus at K = 100, 57% of tokens
@@ -30,15 +30,18 @@ against Metropolis-Hastings with 2 cycles; ``never``: not within the run's budge
   43.6 / never (98.8%) against 37.1 / 48.2 at 100, never (90% in 66 CPU s) against
   34.8 / 40.2 at 1,000; after the row walk's blocked sum (the Gibbs sweep 1.25x faster
   per token at K = 100 there), 33.3 / 44.4 against 36.3 / never (98.3%) at K = 50 and
-  40.1 / never (98.0%) against 34.6 / 42.8 at 100.
+  40.1 / never (98.0%) against 34.6 / 42.8 at 100; after the row prefetch (the Gibbs
+  sweep 1.33x faster per token at K = 100 there), 36.8 / 49 against 47.2 / never
+  (95.4%) at 100 (45 CPU s each; with 80, 52 / 72.4 against 76.5 / never), and 45.3 /
+  never (95.7%) against 36.0 / 45.5 at 300.
 
 Each threshold lies between the largest K at which the Gibbs sweep got there first and
 the smallest at which the Metropolis-Hastings sweep did (about their geometric mean:
-3,000 for Reuters, where the two tie; 300 between 100 and 1,000; 70 between 50 and
-100), and each corpus size's band reaches to about the geometric mean of the measured
-sizes (300,000 between 84,010 and 1 million; 3 million between 1 and 10 million). Not
-measured: other corpora, K between the measured ones, corpora above 10 million tokens
-(the 70 is kept there).
+3,000 for Reuters, where the two tie; 300 between 100 and 1,000; 170 between 100 and
+300, 70 between 50 and 100 before the row prefetch), and each corpus size's band
+reaches to about the geometric mean of the measured sizes (300,000 between 84,010 and
+1 million; 3 million between 1 and 10 million). Not measured: other corpora, K between
+the measured ones, corpora above 10 million tokens (the 170 is kept there).
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ __all__ = [
 
 #: The rule as (fewer than this many tokens, Metropolis-Hastings from this many topics),
 #: the first band whose bound is above N deciding; N past the last bound takes its K.
-METROPOLIS_FROM = ((300_000, 3_000), (3_000_000, 300), (None, 70))
+METROPOLIS_FROM = ((300_000, 3_000), (3_000_000, 300), (None, 170))
 
 #: Cycles of (doc proposal, word proposal) per token and sweep when the rule picks the
 #: Metropolis-Hastings sweep: the sweep's own default.

@@ -278,15 +278,20 @@ def test_rebuilding_word_lists_gives_the_same_draws_as_carrying_them():
     assert np.array_equal(carried.topic, rebuilt.topic)
 
 
-def test_prefetching_the_words_ahead_changes_no_draw():
+@pytest.mark.parametrize("n_topics", [25, 200])
+def test_prefetching_the_words_ahead_changes_no_draw(n_topics):
     # The sweep's kernel prefetches the rows of the words ahead; the same kernel
     # compiled without the hints must leave the same state bit for bit, also over a
-    # token range that ends mid-corpus (the hints look past token_hi's words).
+    # token range that ends mid-corpus (the hints look past token_hi's words). At
+    # K = 200 a row of uint8 counts spans more than two cache lines, so the lines
+    # between its first and last are asked for too.
     rng = np.random.default_rng(12)
     token_word, doc_start = make_corpus(rng, 30, 400, 40, empty=[7])
     plain_kernel = sweeps._sparse_kernel(int(Fault.NONE), prefetch=False)
-    ahead = Chain(token_word, doc_start, 25, 400, 0.1, 0.01, seed=8)
-    plain = Chain(token_word, doc_start, 25, 400, 0.1, 0.01, seed=8)
+    ahead = Chain(token_word, doc_start, n_topics, 400, 0.1, 0.01, seed=8)
+    plain = Chain(token_word, doc_start, n_topics, 400, 0.1, 0.01, seed=8)
+    row_bytes = ahead.word_topic.itemsize * n_topics
+    assert (row_bytes > 2 * sweeps.CACHE_LINE_BYTES) == (n_topics == 200)
     rng_ahead, rng_plain = np.random.default_rng(5), np.random.default_rng(5)
     ranges = [(0, token_word.shape[0])] * 4 + [(3, token_word.shape[0] // 2)]
     for lo, hi in ranges:
