@@ -180,18 +180,29 @@ def run_options(description: str) -> argparse.ArgumentParser:
     return parser
 
 
-def main() -> None:
-    args = run_options(__doc__.splitlines()[0]).parse_args()
+def run_examples(args: argparse.Namespace, run, path: Path, table) -> None:
+    """``run(example)`` per example asked (:func:`run_options`), each record appended to
+    ``path`` and printed, then ``table(path)``; with ``--summary``, the table alone."""
     if args.summary:
-        print(summary(RECORDS))
+        print(table(path))
         return
-    RESULTS.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     compile_bytecode()
     for example in args.only or EXAMPLES:
-        record = one_run(example, args.preset, args.seed, args.workers)
-        bench_records.append_to(RECORDS, record)
+        record = run(example)
+        bench_records.append_to(path, record)
         print(json.dumps(record), flush=True)
-    print(summary(RECORDS))
+    print(table(path))
+
+
+def main() -> None:
+    args = run_options(__doc__.splitlines()[0]).parse_args()
+    run_examples(
+        args,
+        lambda example: one_run(example, args.preset, args.seed, args.workers),
+        RECORDS,
+        summary,
+    )
 
 
 if __name__ == "__main__":

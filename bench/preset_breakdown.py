@@ -34,8 +34,7 @@ from pathlib import Path
 
 import psutil
 
-from bench import records as bench_records
-from bench.budget_presets import EXAMPLES, ROOT, compile_bytecode, run_options, validate_command
+from bench.budget_presets import ROOT, run_examples, run_options, validate_command
 
 RESULTS = Path(__file__).parent / "results" / "preset_breakdown"
 RECORDS = RESULTS / "records.jsonl"
@@ -207,16 +206,11 @@ def main() -> None:
     parser = run_options(__doc__.splitlines()[0])
     parser.add_argument("--interval", type=float, default=0.2, help="seconds between polls")
     args = parser.parse_args()
-    if args.summary:
-        print(summary(RECORDS))
-        return
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    compile_bytecode()
-    for example in args.only or EXAMPLES:
-        record = one_run(example, args.preset, args.seed, args.workers, args.interval)
-        bench_records.append_to(RECORDS, record)
-        print(json.dumps(record), flush=True)
-    print(summary(RECORDS))
+
+    def run(example: str) -> dict:
+        return one_run(example, args.preset, args.seed, args.workers, args.interval)
+
+    run_examples(args, run, RECORDS, summary)
 
 
 if __name__ == "__main__":
