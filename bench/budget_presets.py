@@ -1,11 +1,14 @@
 """What each budget preset of ``zoo validate`` costs on the examples' correct kernels.
 
 For each example below, ``zoo validate --model M:model --kernel M:kernel --budget PRESET
---workers 2 --json`` is run once as a user runs it (a fresh process: imports, PyTensor
-and numba caches as they are), and one JSON line records the CPU seconds of that process
-and its Dask workers (``resource.getrusage`` of the children, which counts every
-descendant that was waited for), the wall seconds, the verdict and each check's
-verdict and seconds, with the host (:mod:`bench.host`) and the git commit.
+--json`` is run once as a user runs it (a fresh process: imports, PyTensor and numba
+caches as they are; ``--workers`` as ``--workers`` here says, by default not given, so
+the zoo's own choice: one worker process per core, none at ``quick``), and one JSON line
+records the CPU seconds of that process, its child and its Dask workers
+(``resource.getrusage`` of the children, which counts every descendant that was waited
+for), the wall seconds, the verdict and each check's verdict and seconds, with the host
+(:mod:`bench.host`) and the git commit. (Records before commit 5c22308 passed
+``--workers 2``, the default on the 2-core bench host at the time.)
 
 Before the runs, the Python source of the environment and of the repository is compiled
 to bytecode (``compileall``, as pip does when it installs a package), untimed: a
@@ -66,10 +69,10 @@ def compile_bytecode() -> None:
             compileall.compile_dir(folder, quiet=2, workers=1)
 
 
-def one_run(example: str, preset: str, seed: int, workers: int) -> dict:
-    """``zoo validate`` on one example's correct kernel at ``preset``: a JSON-ready record."""
+def validate_command(example: str, preset: str, seed: int, workers: int | None) -> list[str]:
+    """The ``zoo validate`` command of one example's correct kernel at ``preset``."""
     model, kernel = EXAMPLES[example]
-    command = [
+    return [
         sys.executable,
         "-m",
         "zoo.cli",
@@ -82,10 +85,14 @@ def one_run(example: str, preset: str, seed: int, workers: int) -> dict:
         preset,
         "--seed",
         str(seed),
-        "--workers",
-        str(workers),
+        *(() if workers is None else ("--workers", str(workers))),
         "--json",
     ]
+
+
+def one_run(example: str, preset: str, seed: int, workers: int | None) -> dict:
+    """``zoo validate`` on one example's correct kernel at ``preset``: a JSON-ready record."""
+    command = validate_command(example, preset, seed, workers)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
@@ -151,31 +158,51 @@ def summary(path: Path) -> str:
     hosts = sorted({r["host"] for r in shown})
     commits = sorted({r["commit"][:7] for r in shown})
     compiled = sum("bytecode" in r for r in shown)
+    given = sorted({"not given" if r.get("workers") is None else str(r["workers"]) for r in shown})
     lines.append(
         f"\nHost: {', '.join(hosts)}; one run each; commits {', '.join(commits)}; "
-        f"{compiled} of {len(shown)} runs with bytecode compiled before them."
+        f"{compiled} of {len(shown)} runs with bytecode compiled before them; "
+        f"--workers {' or '.join(given)}."
     )
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_options(description: str) -> argparse.ArgumentParser:
+    """The options of a script that runs :func:`validate_command` per example."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--preset", default="quick", choices=("quick", "default", "thorough"))
     parser.add_argument("--only", nargs="*", choices=tuple(EXAMPLES), help="examples to run")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=2, help="zoo validate's --workers")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="zoo validate's --workers (default: not given)"
+    )
     parser.add_argument("--summary", action="store_true", help="print the table and stop")
-    args = parser.parse_args()
+    return parser
+
+
+def run_examples(args: argparse.Namespace, run, path: Path, table) -> None:
+    """``run(example)`` per example asked (:func:`run_options`), each record appended to
+    ``path`` and printed, then ``table(path)``; with ``--summary``, the table alone."""
     if args.summary:
-        print(summary(RECORDS))
+        print(table(path))
         return
-    RESULTS.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     compile_bytecode()
     for example in args.only or EXAMPLES:
-        record = one_run(example, args.preset, args.seed, args.workers)
-        bench_records.append_to(RECORDS, record)
+        record = run(example)
+        bench_records.append_to(path, record)
         print(json.dumps(record), flush=True)
-    print(summary(RECORDS))
+    print(table(path))
+
+
+def main() -> None:
+    args = run_options(__doc__.splitlines()[0]).parse_args()
+    run_examples(
+        args,
+        lambda example: one_run(example, args.preset, args.seed, args.workers),
+        RECORDS,
+        summary,
+    )
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ from bench import (
     label_symmetry,
     lda_kernel_paired,
     posterior_sbc_power,
+    preset_breakdown,
     records,
     sbc_false_alarms,
 )
@@ -544,6 +545,11 @@ TABLES = (
         "budget-presets",
         "bench/results/budget_presets/table.md",
         lambda: budget_presets.summary(budget_presets.RECORDS) + "\n",
+    ),
+    Table(
+        "preset-breakdown",
+        "bench/results/preset_breakdown/table.md",
+        lambda: preset_breakdown.summary(preset_breakdown.RECORDS) + "\n",
     ),
     Table(
         "lda-time-to-quality-rates", "docs/performance.md", _lda_time_to_quality_rates, region=True

@@ -35,7 +35,9 @@ def test_every_setting_of_every_check_is_an_option_with_its_default(capsys):
             if setting.name in settings.get(check.name, {}):
                 value = settings[check.name][setting.name]
                 assert f"{preset} {value}" in shown.split(f"--{option} N", 1)[1], option
-                assert f"--{option} {value}" in shown.split("--budget", 2)[2], option
+                # argparse may wrap a hyphenated name at a hyphen: compared unspaced
+                budget_help = "".join(shown.split("--budget", 2)[2].split())
+                assert f"--{option}{value}" in budget_help, option
     # argparse wraps a hyphenated name at its hyphen ("posterior-" / "sbc").
     assert f"subsetof{','.join(c.name for c in CHECKS)}" in "".join(shown.split())
 
@@ -77,13 +79,16 @@ def test_a_preset_sets_what_no_option_gives():
     resolved = resolve_budgets(CHECKS, budgets_from_options(args), args.budget)
     assert resolved["sbc"] == {"simulations": 40, "draws": 200, "chains": 2}
     assert resolved["exact"] == {"draws": 250, "chains": 4, "max_draws": 2000}
-    # Geweke's marginal draws and the invariance replicates are no preset's
+    # A quarter of Geweke's independent draws and of the invariance replicates too
     assert resolved["geweke"] == {
         "iterations": 2500,
         "max_iterations": 5000,
-        "marginal_draws": 4000,
+        "marginal_draws": 1000,
     }
-    assert resolved["invariance"] == {"replicates": 4000}
+    assert resolved["invariance"] == {"replicates": 1000}
+    thorough = resolve_budgets(CHECKS, None, "thorough")
+    assert thorough["geweke"]["marginal_draws"] == 4000
+    assert thorough["invariance"] == {"replicates": 4000}
 
 
 def test_an_unknown_preset_exits_2_in_one_line_naming_the_option_and_the_presets(capsys):

@@ -85,6 +85,9 @@ def test_the_plan_line_lists_checks_budgets_and_the_estimate_shared_by_the_worke
     assert "sbc (simulations 25, draws 200, chains 2) about 10 s" in line
     assert "in all about 10 s to 20 s on 2 worker(s) (an estimate" in line
     assert "about" not in plan_line(chosen, budgets, 1, None, workers=2)
+    # In the battery's process (workers 0): one worker's time, said as such.
+    alone = plan_line(chosen, budgets, 1, COST, workers=0)
+    assert "in all about 20 s to 40 s in one process (an estimate" in alone
 
 
 def test_timed_fits_of_a_real_sampler_give_a_nonnegative_line():

@@ -347,8 +347,8 @@ def _add_validate(commands, table) -> None:
         type=int,
         default=None,
         help="local Dask worker processes the fits run in, at most 4 per core (default: one "
-        "per core); 0 runs them one after the other in the process that runs your code "
-        "(see --in-process; no timeout)",
+        "per core; 0 at --budget quick without --scheduler or --timeout); 0 runs them one "
+        "after the other in the process that runs your code (see --in-process; no timeout)",
     )
     parser.add_argument(
         "--in-process",

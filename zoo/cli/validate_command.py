@@ -28,7 +28,7 @@ from zoo.sampling.progress import TaskProgress
 from zoo.validation import CHECKS, validate
 from zoo.validation.results import COULD_NOT_JUDGE, by_data_set, finding_cells
 
-__all__ = ["budgets_from_options", "run"]
+__all__ = ["budgets_from_options", "fit_workers", "run"]
 
 _STYLE = {"pass": "green", "fail": "bold red", "inconclusive": "yellow", COULD_NOT_JUDGE: "cyan"}
 
@@ -82,6 +82,30 @@ def budgets_from_options(args: argparse.Namespace, table=CHECKS) -> dict:
             options = {s.name: f"--{check.option(s)}" for s in check.budget}
             check.checked_budget(budgets[check.name], options.__getitem__)
     return budgets
+
+
+def fit_workers(args: argparse.Namespace) -> int | None:
+    """``validate``'s ``workers=``: ``--workers`` as given; not given, where the fits run.
+
+    Not given, one worker process per core (None), except for ``--budget quick`` without
+    ``--scheduler`` or ``--timeout``: its fits then run one after the other in the
+    process that runs the battery (0), the child the zoo supervises when the code is
+    yours. A worker process pays its own start before its first fit: it imports NumPy,
+    PyMC and the zoo and compiles the model's forward draws and log-likelihood again,
+    some 4 to 6 CPU s each, measured (``python -m bench.preset_breakdown``) against the
+    10 to 15 CPU s of a whole quick run of a classic example in one process; two workers
+    doubled its CPU seconds and, on two cores, did not shorten its wall time. Where the
+    fits run changes no draw (each fit and chain draws from its own stream), so no
+    verdict; what is lost is the timeout (a fit in the process cannot be stopped),
+    which ``--timeout`` or ``--workers N`` gives back. With ``--in-process`` your
+    sampler stays on workers unless ``--workers 0`` says otherwise.
+    """
+    if args.workers is not None or args.scheduler is not None or args.timeout is not None:
+        return args.workers
+    user_code = getattr(args, "user_code", False)
+    if args.budget == "quick" and (getattr(args, "supervised", False) or not user_code):
+        return 0
+    return None
 
 
 def _validate(args: argparse.Namespace, refuse) -> int:
@@ -170,7 +194,7 @@ def _validate(args: argparse.Namespace, refuse) -> int:
                 get(args.model) if args.model is not None else args.pymc_model,
                 seed=args.seed,
                 alpha=args.alpha,
-                workers=args.workers,
+                workers=fit_workers(args),
                 scheduler=args.scheduler,
                 timeout=FIT_TIMEOUT if args.timeout is None else args.timeout,
                 store=args.store,

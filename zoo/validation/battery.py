@@ -553,7 +553,7 @@ def validate(
         if on_plan is not None:
             simulation = setup or (model.simulation_setup() if model.simulation_setup else None)
             cost = _fit_cost(tested, problems[0], simulation, pool, seed)
-            workers = 1 if pool.in_process else pool.workers or default_workers()
+            workers = 0 if pool.in_process else pool.workers or default_workers()
             on_plan(plan_line(chosen, settings["budgets"], len(problems), cost, workers))
         told = on_check or (lambda name, outcome: None)
         for index, check in enumerate(chosen):

@@ -176,7 +176,8 @@ def plan_line(
     """One line: each check with its budget and, given ``cost``, about how long it takes.
 
     ``workers`` share each check's fits, so a check's time is its sampling divided by
-    them (a check never waits less than one fit).
+    them (a check never waits less than one fit); 0 when the fits run one after the
+    other in the battery's process, which the line then says.
     """
     parts = []
     total = most = 0.0
@@ -200,8 +201,9 @@ def plan_line(
         upto = ""
         if _said(most) != _said(total):
             upto = f" to {_said(most).removeprefix('about ')}"
+        where = f"on {workers} worker(s)" if workers else "in one process"
         line += (
-            f"; in all {_said(total)}{upto} on {workers} worker(s) (an estimate from two "
+            f"; in all {_said(total)}{upto} {where} (an estimate from two "
             f"timed fits of 2 and {TIMED_DRAWS} draws on the first data set and "
             f"{SIMULATIONS} prior draws; the checks' own arithmetic and NUTS's fits are "
             "not counted)"
