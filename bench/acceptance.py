@@ -22,13 +22,15 @@ One JSON line per run goes to ``bench/results/acceptance/records.jsonl`` through
 :mod:`bench.records` (host, commit, date and command inside): example, candidate
 (``correct`` or the bug's name), seed, the battery's verdict and its reason, each
 check's verdict, the summaries of the checks that did not pass, wall and CPU seconds
-(``time.process_time``: every fit runs in this process). Runs recorded at the same
-commit are skipped, so an interrupted study resumes. ``python -m bench.tables`` writes
-the table (``--summary`` prints it) to ``table.md`` beside the records.
+(``time.process_time``: every fit runs in this process). Runs already recorded are
+skipped (whatever their commit), so an interrupted study resumes. ``python -m
+bench.tables`` writes the table (``--summary`` prints it) to ``table.md`` beside the
+records.
 
 Run from the repository root, under ``nice``, cheapest examples first::
 
     nice -n 10 python -m bench.acceptance --examples semi-conjugate-normal --seeds 20
+    nice -n 10 python -m bench.acceptance --candidates correct --seed-major --seeds 20
     nice -n 10 python -m bench.acceptance --examples coal-mining --candidates wrong-side \
         --first-seed 0 --seeds 2
     python -m bench.acceptance --summary
@@ -62,40 +64,38 @@ def candidates(example) -> dict:
     return {"correct": example.kernel, **example.bug_kernels}
 
 
-def run(slugs, seeds: int, *, first_seed: int = 0, only=None) -> None:
+def run(slugs, seeds: int, *, first_seed: int = 0, only=None, seed_major=False) -> None:
     """Each candidate of each example in ``slugs`` (in that order), seed by seed.
 
-    Example-major, so that an example's seeds are complete before the next starts; a
-    run already recorded at this commit is skipped.
+    Example-major (an example's seeds complete before the next starts), or with
+    ``seed_major`` every example on a seed before the next seed (a first look at all).
+    A run already recorded is skipped (whatever its commit: the table names them).
     """
-    commit = bench_records.provenance()["commit"]
-    done = {
-        (r["example"], r["candidate"], r["seed"])
-        for r in bench_records.read_file(RESULTS)
-        if r["commit"] == commit
-    }
-    for slug in slugs:
-        example = EXAMPLES[slug]
-        for name, kernel in candidates(example).items():
-            if only is not None and name not in only:
-                continue
-            for seed in range(first_seed, seeds):
-                if (slug, name, seed) in done:
-                    continue
-                outcome = one_run(
-                    {"model": example.model, "kernel": kernel},
-                    seed,
-                    baseline=True,
-                    budget="default",
-                    rate=0.0,
-                )
-                record = {"example": slug, "candidate": name, "seed": seed, **outcome}
-                bench_records.append_to(RESULTS, record)
-                print(
-                    f"{slug} {name} seed {seed}: {outcome['verdict']} "
-                    f"({outcome.get('reason', '')}), {outcome['cpu_seconds']:.1f} CPU s",
-                    flush=True,
-                )
+    done = {(r["example"], r["candidate"], r["seed"]) for r in bench_records.read_file(RESULTS)}
+    cells = [
+        (slug, name, kernel)
+        for slug in slugs
+        for name, kernel in candidates(EXAMPLES[slug]).items()
+        if only is None or name in only
+    ]
+    seeds = range(first_seed, seeds)
+    order = (
+        [(cell, seed) for seed in seeds for cell in cells]
+        if seed_major
+        else [(cell, seed) for cell in cells for seed in seeds]
+    )
+    for (slug, name, kernel), seed in order:
+        if (slug, name, seed) in done:
+            continue
+        arguments = {"model": EXAMPLES[slug].model, "kernel": kernel}
+        outcome = one_run(arguments, seed, baseline=True, budget="default", rate=0.0)
+        record = {"example": slug, "candidate": name, "seed": seed, **outcome}
+        bench_records.append_to(RESULTS, record)
+        print(
+            f"{slug} {name} seed {seed}: {outcome['verdict']} ({outcome['reason']}), "
+            f"{outcome['cpu_seconds']:.1f} CPU s",
+            flush=True,
+        )
 
 
 def _counts(group: list[dict], wanted: str) -> str:
@@ -164,12 +164,21 @@ def main(argv=None) -> int:
     parser.add_argument("--candidates", nargs="+", help="only these (correct, bug names)")
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--seeds", type=int, default=20, help="seeds below this")
+    parser.add_argument(
+        "--seed-major", action="store_true", help="every example on a seed before the next"
+    )
     parser.add_argument("--summary", action="store_true", help="print the table and stop")
     args = parser.parse_args(argv)
     if args.summary:
         print(summary(bench_records.read_file(RESULTS)))
         return 0
-    run(args.examples, args.seeds, first_seed=args.first_seed, only=args.candidates)
+    run(
+        args.examples,
+        args.seeds,
+        first_seed=args.first_seed,
+        only=args.candidates,
+        seed_major=args.seed_major,
+    )
     return 0
 
 
