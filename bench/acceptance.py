@@ -31,8 +31,8 @@ Run from the repository root, under ``nice``, cheapest examples first::
 
     nice -n 10 python -m bench.acceptance --examples semi-conjugate-normal --seeds 20
     nice -n 10 python -m bench.acceptance --candidates correct --seed-major --seeds 20
-    nice -n 10 python -m bench.acceptance --examples coal-mining --candidates wrong-side \
-        --first-seed 0 --seeds 2
+    nice -n 10 python -m bench.acceptance --candidates coal-mining:switch-year-twice \
+        probit-regression:no-prior-precision --seed-major --seeds 2
     python -m bench.acceptance --summary
 """
 
@@ -76,7 +76,7 @@ def run(slugs, seeds: int, *, first_seed: int = 0, only=None, seed_major=False) 
         (slug, name, kernel)
         for slug in slugs
         for name, kernel in candidates(EXAMPLES[slug]).items()
-        if only is None or name in only
+        if only is None or name in only or f"{slug}:{name}" in only
     ]
     seeds = range(first_seed, seeds)
     order = (
@@ -161,7 +161,11 @@ def main(argv=None) -> int:
     """Command line: run, or print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", nargs="+", choices=list(EXAMPLES), default=list(EXAMPLES))
-    parser.add_argument("--candidates", nargs="+", help="only these (correct, bug names)")
+    parser.add_argument(
+        "--candidates",
+        nargs="+",
+        help="only these: correct or a bug's name, in every example, or EXAMPLE:NAME",
+    )
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--seeds", type=int, default=20, help="seeds below this")
     parser.add_argument(
