@@ -23,7 +23,8 @@ One JSON line per run goes to ``bench/results/acceptance/records.jsonl`` through
 (``correct`` or the bug's name), seed, the battery's verdict and its reason, each
 check's verdict, the summaries of the checks that did not pass, wall and CPU seconds
 (``time.process_time``: every fit runs in this process). Runs already recorded are
-skipped (whatever their commit), so an interrupted study resumes. ``python -m
+skipped (whatever their commit), so an interrupted study resumes; ``--again``
+measures them again after a change to the code they measured (the newest counts). ``python -m
 bench.tables`` writes the table (``--summary`` prints it) to ``table.md`` beside the
 records.
 
@@ -33,6 +34,8 @@ Run from the repository root, under ``nice``, cheapest examples first::
     nice -n 10 python -m bench.acceptance --candidates correct --seed-major --seeds 20
     nice -n 10 python -m bench.acceptance --candidates coal-mining:switch-year-twice \
         probit-regression:no-prior-precision --seed-major --seeds 2
+    nice -n 10 python -m bench.acceptance --candidates pumps-bugs-hyperprior:correct \
+        --seeds 1 --again
     python -m bench.acceptance --summary
 """
 
@@ -64,14 +67,18 @@ def candidates(example) -> dict:
     return {"correct": example.kernel, **example.bug_kernels}
 
 
-def run(slugs, seeds: int, *, first_seed: int = 0, only=None, seed_major=False) -> None:
+def run(
+    slugs, seeds: int, *, first_seed: int = 0, only=None, seed_major=False, again=False
+) -> None:
     """Each candidate of each example in ``slugs`` (in that order), seed by seed.
 
     Example-major (an example's seeds complete before the next starts), or with
     ``seed_major`` every example on a seed before the next seed (a first look at all).
-    A run already recorded is skipped (whatever its commit: the table names them).
+    A run already recorded is skipped (whatever its commit: the table names them),
+    unless ``again`` (a change to the code it measured): the table counts the newest.
     """
-    done = {(r["example"], r["candidate"], r["seed"]) for r in bench_records.read_file(RESULTS)}
+    records = [] if again else bench_records.read_file(RESULTS)
+    done = {(r["example"], r["candidate"], r["seed"]) for r in records}
     cells = [
         (slug, name, kernel)
         for slug in slugs
@@ -171,6 +178,9 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--seed-major", action="store_true", help="every example on a seed before the next"
     )
+    parser.add_argument(
+        "--again", action="store_true", help="measure recorded runs again (the newest counts)"
+    )
     parser.add_argument("--summary", action="store_true", help="print the table and stop")
     args = parser.parse_args(argv)
     if args.summary:
@@ -182,6 +192,7 @@ def main(argv=None) -> int:
         first_seed=args.first_seed,
         only=args.candidates,
         seed_major=args.seed_major,
+        again=args.again,
     )
     return 0
 
