@@ -14,8 +14,9 @@ family-wise rate ``ALPHA`` (1%) and the verdict policy of
 this process with ``workers=0``: the draws are the same whatever the workers
 (:mod:`zoo.core.streams`), and the plan line's two timed fits, which the command line
 adds, draw nothing the checks use. The candidates are those of the classic examples
-(:data:`bench.classic_power.EXAMPLES`) and of the existing examples the issue names
-beside them (the pumps under the zoo's own hyperprior, the probit regression; the
+(:data:`bench.classic_power.EXAMPLES`), of the same mixture with exchangeable
+components (label switching), and of the existing examples the issue names beside
+them (the pumps under the zoo's own hyperprior, the probit regression; the
 semi-conjugate Normal is among the classic ones).
 
 One JSON line per run goes to ``bench/results/acceptance/records.jsonl`` through
@@ -50,13 +51,15 @@ from scipy import stats
 from bench import records as bench_records
 from bench.classic_power import EXAMPLES as CLASSIC
 from bench.sequential_power import one_run
-from examples import probit_regression, pump_failures
+from examples import gaussian_mixture, probit_regression, pump_failures
 
 RESULTS = bench_records.RESULTS / "acceptance" / "records.jsonl"
 
-#: Every example of item 8 by slug: the classic ones, then the existing two not among them.
+#: Every example of item 8 by slug: the classic ones, the mixture with exchangeable
+#: components (issue 30's label switching), then the existing two not among them.
 EXAMPLES = {
     **CLASSIC,
+    "gaussian-mixture-exchangeable": gaussian_mixture.EXAMPLES[1],
     "pumps": next(e for e in pump_failures.EXAMPLES if e.model is pump_failures.model),
     "probit-regression": probit_regression.EXAMPLES[0],
 }
