@@ -93,8 +93,11 @@ def _fixed_run(arguments: dict, seed: int) -> dict:
     result = zoo.validate(**arguments, seed=seed, workers=0)
     return {
         "verdict": result.verdict,
+        "reason": result.reason,
         "stages": 1,
         "checks": {check.name: check.verdict for check in result.checks},
+        # what a check that did not pass said, to find the cause without a rerun
+        "summaries": {c.name: c.summary for c in result.checks if c.verdict != "pass"},
         "draws_per_chain": result.settings["budgets"].get("exact", {}).get("draws", 0),
         "seconds": time.perf_counter() - wall,
         "cpu_seconds": time.process_time() - cpu,

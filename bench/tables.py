@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench import (
+    acceptance,
     budget_presets,
     classic_power,
     geweke_calibration,
@@ -520,6 +521,11 @@ TABLES = (
         "classic-power",
         "bench/results/classic_power/table.md",
         lambda: classic_power.summary() + "\n",
+    ),
+    Table(
+        "acceptance",
+        "bench/results/acceptance/table.md",
+        lambda: acceptance.summary(records.read_file(acceptance.RESULTS)) + "\n",
     ),
     Table(
         "geweke-calibration",

@@ -7,7 +7,10 @@ chain in sight, so every standard error is an iid one:
 
 1. ``(theta, y) ~ simulate(prior)`` and ``z ~ p(z | theta, y)``: an exact draw from the
    joint, hence ``(theta, z)`` is an exact posterior draw for ``y`` (the argument behind
-   simulation-based calibration, Cook, Gelman & Rubin 2006).
+   simulation-based calibration, Cook, Gelman & Rubin 2006). A data set outside the
+   data's support or type is drawn again with its parameters, as SBC and Geweke's test
+   do: the joint conditioned on an event of the data alone has the same posterior given
+   each data set it keeps (``docs/design.md``, "SBC and data outside their support").
 2. ``draw``: ``theta' = draw(state(z), y)``. If ``draw`` samples ``p(theta | z, y)``,
    ``theta'`` and ``theta`` have the same distribution given ``(z, y)``: the paired
    differences ``g(theta', y) - g(theta, y)`` have mean zero.
@@ -25,6 +28,7 @@ conditional, Holm over all of them at ``alpha``.
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -35,6 +39,7 @@ from zoo.core.contract import Model
 from zoo.core.defaults import ALPHA, INVARIANCE_REPLICATES
 from zoo.diagnostics.geweke import kernel_checks_of, moment_functions
 from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
+from zoo.diagnostics.sbc import redrawn
 
 __all__ = [
     "PURPOSE",
@@ -101,6 +106,8 @@ class ReplicateValues(NamedTuple):
     exact, after_draw, after_step : ndarray, shape (replicates, functions)
         Each function at the exact joint draw, after ``draw``, and after ``step`` then
         ``draw``.
+    redraws : int
+        Data sets drawn again because they were outside the data's support or type.
     """
 
     labels: list
@@ -108,6 +115,7 @@ class ReplicateValues(NamedTuple):
     exact: np.ndarray
     after_draw: np.ndarray
     after_step: np.ndarray
+    redraws: int = 0
 
 
 def invariance_replicates(
@@ -125,9 +133,11 @@ def invariance_replicates(
     prior, size = checks.setup() if setup is None else setup
     functions = None
     exact = after_draw = after_step = None
+    redraws = 0
     for i, r in enumerate(range(start, stop)):
         rng = np.random.default_rng(streams.item(seed, PURPOSE, r))
-        truth, data = model.simulate(prior, rng, **size)
+        (truth, data), again = _simulated(model, prior, size, rng)
+        redraws += again
         latents = checks.latents(truth, data, prior, rng)
         if functions is None:
             functions = moment_functions(model, checks, prior, truth, data, latents)
@@ -144,7 +154,23 @@ def invariance_replicates(
     latent = np.zeros(len(functions), bool)
     first = 2 * sum(int(np.prod(shape)) for shape in functions.shapes.values())
     latent[first : first + n_latent] = True
-    return ReplicateValues(functions.labels(), latent, exact, after_draw, after_step)
+    return ReplicateValues(functions.labels(), latent, exact, after_draw, after_step, redraws)
+
+
+def _simulated(model: Model, prior, size, rng):
+    """``((truth, data), redraws)``: a prior-predictive draw inside the data's support.
+
+    Drawn again from the replicate's own generator while outside it (the same seed, the
+    same redraws). When no such draw comes, the model's simulation is at fault, not the
+    kernel: a ValueError says so.
+    """
+    drawn = redrawn(partial(model.simulate, prior, rng, **size))
+    if drawn["status"] != "ok":
+        raise ValueError(
+            f"model: the invariance check's prior-predictive draws could not be drawn "
+            f"({drawn['status']}: {drawn['message']}): the model's simulation, not the kernel"
+        )
+    return drawn["draw"], drawn["redraws"]
 
 
 def invariance_result(parts, *, alpha: float = ALPHA, seconds: float = 0.0) -> KernelCheckResult:
@@ -180,6 +206,9 @@ def invariance_result(parts, *, alpha: float = ALPHA, seconds: float = 0.0) -> K
         rows["part"].extend([part] * int(keep.sum()))
     rows = {k: (np.asarray(v) if k not in ("function", "part") else v) for k, v in rows.items()}
     settings = f"{replicates} exact joint draws ({seconds:.1f} s)"
+    redraws = sum(part.redraws for part in parts)
+    if redraws:
+        settings += f"; {redraws} data set(s) redrawn outside their support or type"
     return KernelCheckResult.build(
         "invariance", rows, alpha=as_probability("alpha", alpha), settings=settings
     )
