@@ -48,7 +48,7 @@ through the data as well, not evidence against the kernel).
 Data outside their support or type (:class:`zoo.core.contract.OutsideSupport`: an
 overflowing count under a heavy-tailed prior) are drawn again and counted on both sides,
 so that both simulate the joint distribution conditioned on the same event of the data
-(:func:`_inside`; ``docs/design.md``, "SBC and data outside their support").
+(:func:`_joint_draw`; ``docs/design.md``, "SBC and data outside their support").
 
 Only the kernel is under test (``step`` and ``draw``); the model's own
 :class:`zoo.KernelChecks` supply the exact latent draws, the data redraw and the state
@@ -83,7 +83,7 @@ from zoo.diagnostics.geweke_functions import TestFunctions
 from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
 from zoo.diagnostics.looks import EARLY_SHARE, look_alpha, stage_lengths
 from zoo.diagnostics.moments import MomentFunctions
-from zoo.diagnostics.sbc import redrawn
+from zoo.diagnostics.sbc import drawn_inside, redrawn
 
 __all__ = [
     "EARLY_SHARE",
@@ -214,32 +214,23 @@ def tested_latents(model, prior, data, latents):
     return kept | {n: np.asarray(v)[0, 0] for n, v in computed.items()}
 
 
-def _inside(draw, what: str):
-    """``draw()`` redrawn while outside the data's support or type: ``(value, redraws)``.
-
-    Both simulators condition on the same event of the data, ``y in A`` (every value of
-    its type): the marginal side draws ``(theta, y)`` again when ``y`` is outside, and
-    the chain draws ``y ~ p(y | theta, z)`` again, which is then the exact conditional
-    ``p(y | theta, z, y in A)``. The chain is a Gibbs sampler of the joint
-    distribution conditioned on ``y in A``, of which the marginal side's draws are
-    independent draws, and the kernel's step is unchanged by it: ``p(theta, z | y,
-    y in A) = p(theta, z | y)`` for ``y`` in ``A`` (``docs/design.md``, "SBC and data
-    outside their support"). When the data cannot be drawn, the model's simulation is
-    at fault, never the kernel: a ValueError says so.
-    """
-    drawn = redrawn(draw)
-    if drawn["status"] != "ok":
-        raise ValueError(
-            f"model: Geweke's {what} could not be drawn ({drawn['status']}: "
-            f"{drawn['message']}): the model's simulation, not the kernel"
-        )
-    return drawn["draw"], drawn["redraws"]
-
-
 def _joint_draw(model, checks, prior, size, rng):
-    """One exact joint draw ``(truth, data, latents)`` and the data sets redrawn for it."""
-    (truth, data), redraws = _inside(
-        partial(model.simulate, prior, rng, **size), "prior-predictive draws"
+    """One exact joint draw ``(truth, data, latents)`` and the data sets redrawn for it.
+
+    Data outside their support or type are drawn again, in both simulators, so both
+    condition on the same event of the data, ``y in A`` (every value of its type): the
+    marginal side draws ``(theta, y)`` again when ``y`` is outside, and the chain draws
+    ``y ~ p(y | theta, z)`` again, which is then the exact conditional ``p(y | theta, z,
+    y in A)``. The chain is a Gibbs sampler of the joint distribution conditioned on
+    ``y in A``, of which the marginal side's draws are independent draws, and the
+    kernel's step is unchanged by it: ``p(theta, z | y, y in A) = p(theta, z | y)`` for
+    ``y`` in ``A`` (``docs/design.md``, "SBC and data outside their support"). When the
+    prior-predictive data cannot be drawn, the model's simulation is at fault, never
+    the kernel: :class:`~zoo.diagnostics.sbc.SimulationFailed` says so. (The chain's
+    data given the parameters the kernel drew may be the kernel's fault: a ValueError.)
+    """
+    (truth, data), redraws = drawn_inside(
+        partial(model.simulate, prior, rng, **size), "Geweke's prior-predictive draws"
     )
     latents = checks.latents(truth, data, prior, rng)
     return truth, data, latents, redraws
@@ -364,9 +355,16 @@ def chain_side(
         params = kernel.draw(state, data, prior, rng)
         latents = checks.read(state, data)
         values[t] = functions(params, data, tested_latents(model, prior, data, latents))
-        data, again = _inside(
-            partial(checks.redraw, params, latents, data, prior, rng), "data given the parameters"
-        )
+        drawn = redrawn(partial(checks.redraw, params, latents, data, prior, rng))
+        if drawn["status"] != "ok":
+            # Given the parameters the kernel drew, not the prior's: a kernel that
+            # drifts to where the model cannot simulate fails here, never excused as
+            # the model's simulation (which the prior-predictive draws alone can be).
+            raise ValueError(
+                "kernel: Geweke's data given the parameters the kernel drew could not be "
+                f"drawn ({drawn['status']}: {drawn['message']})"
+            )
+        data, again = drawn["draw"], drawn["redraws"]
         redraws += again
         state = checks.state(latents, data, prior)
     return Side(list(functions.names), values, redraws, ChainEnd(iterations, latents, data, rng))

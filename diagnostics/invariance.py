@@ -39,7 +39,7 @@ from zoo.core.contract import Model
 from zoo.core.defaults import ALPHA, INVARIANCE_REPLICATES
 from zoo.diagnostics.geweke import kernel_checks_of, moment_functions
 from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
-from zoo.diagnostics.sbc import redrawn
+from zoo.diagnostics.sbc import drawn_inside
 
 __all__ = [
     "PURPOSE",
@@ -162,15 +162,10 @@ def _simulated(model: Model, prior, size, rng):
 
     Drawn again from the replicate's own generator while outside it (the same seed, the
     same redraws). When no such draw comes, the model's simulation is at fault, not the
-    kernel: a ValueError says so.
+    kernel: :class:`~zoo.diagnostics.sbc.SimulationFailed` says so.
     """
-    drawn = redrawn(partial(model.simulate, prior, rng, **size))
-    if drawn["status"] != "ok":
-        raise ValueError(
-            f"model: the invariance check's prior-predictive draws could not be drawn "
-            f"({drawn['status']}: {drawn['message']}): the model's simulation, not the kernel"
-        )
-    return drawn["draw"], drawn["redraws"]
+    what = "the invariance check's prior-predictive draws"
+    return drawn_inside(partial(model.simulate, prior, rng, **size), what)
 
 
 def invariance_result(parts, *, alpha: float = ALPHA, seconds: float = 0.0) -> KernelCheckResult:

@@ -68,6 +68,8 @@ __all__ = [
     "SIMULATION_ERROR",
     "UNSIMULABLE",
     "SBCResult",
+    "SimulationFailed",
+    "drawn_inside",
     "quantity_labels",
     "redrawn",
     "sbc_result",
@@ -290,6 +292,30 @@ def redrawn(draw: Callable[[], object]) -> dict:
         f"{last}",
         "redraws": MAX_REDRAWS + 1,
     }
+
+
+class SimulationFailed(ValueError):
+    """The model's own simulation could not draw data: never a verdict on the sampler.
+
+    Raised by :func:`drawn_inside` where a check draws prior-predictive data inside a
+    task (the start of Geweke's chains and its marginal side, the invariance check's
+    joint draws), which no kernel has touched; the check then could not judge
+    (:mod:`zoo.validation.kernel_check_task`).
+    """
+
+
+def drawn_inside(draw: Callable[[], object], what: str) -> tuple[object, int]:
+    """``(value, redraws)``: :func:`redrawn`'s draw, or :class:`SimulationFailed` saying why.
+
+    ``what`` names what was drawn (``"Geweke's data given the parameters"``).
+    """
+    drawn = redrawn(draw)
+    if drawn["status"] != "ok":
+        raise SimulationFailed(
+            f"model: {what} could not be drawn ({drawn['status']}: {drawn['message']}): "
+            "the model's simulation, not the sampler"
+        )
+    return drawn["draw"], drawn["redraws"]
 
 
 @dataclass

@@ -30,3 +30,12 @@ six_and_a_half = harness.BugSampler(
     zoo.Kernel(pump_failures.init, step_six_and_a_half, pump_failures.draw),
     warmup=pump_failures.WARMUP,
 )
+
+
+def unsimulable():
+    """The pumps with ``beta ~ Gamma(0.1, rate 1e30)``: every prior-predictive count overflows.
+
+    ``beta`` near 1e-31 puts the failure rates near 1e31 per thousand hours, beyond int64:
+    no data set can be drawn, whatever the kernel.
+    """
+    return pump_failures.model(hyperprior=(0.1, 1e30))

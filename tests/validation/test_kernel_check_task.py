@@ -1,14 +1,19 @@
 """Kernel checks run in pieces (Geweke chains, invariance replicate ranges), combined in order."""
 
 import numpy as np
+import pytest
 
 import zoo
+from examples import pump_failures
 from tests.support import pymc_models
 from tests.support.user_samplers import dict_state_kernel, own_state_kernel
 from zoo.core.defaults import GEWEKE_PILOT
+from zoo.diagnostics.findings import COULD_NOT_JUDGE
 from zoo.diagnostics.geweke import geweke
 from zoo.diagnostics.invariance import invariance
+from zoo.diagnostics.sbc import SimulationFailed
 from zoo.models.beta_binomial import Prior
+from zoo.specification.adapter import specified_model
 from zoo.validation import validate
 from zoo.validation.kernel_check_task import describe_state
 
@@ -125,3 +130,41 @@ def test_a_state_is_described_by_names_shapes_and_dtypes():
     state = {"mu": np.float64(1.0), "eta": np.zeros(8, dtype=np.float32), "k": 3}
     assert describe_state(state) == "{mu: float64 (), eta: float32 (8,), k: int}"
     assert describe_state(object()) == "a builtins.object"
+
+
+@pytest.mark.pymc
+def test_a_model_whose_prior_data_cannot_be_drawn_is_never_the_kernels_failure():
+    # Before: SimulationFailed's ValueError in a task was the kernel's error: FAIL.
+    result = validate(
+        "tests.support.bugs_pumps:unsimulable",
+        kernel=pump_failures.kernel,
+        checks=("geweke", "invariance"),
+        budgets={"geweke": {"iterations": 200}, "invariance": {"replicates": 50}},
+        seed=0,
+        workers=0,
+    )
+    assert [c.verdict for c in result.checks] == [COULD_NOT_JUDGE, COULD_NOT_JUDGE], str(result)
+    assert result.verdict == "inconclusive"
+    for check in result.checks:
+        (finding,) = check.findings
+        assert "could not be drawn (unsimulable" in finding.gate
+        assert finding.cure.startswith("a prior whose prior-predictive data")
+
+
+def test_data_the_kernels_parameters_cannot_give_are_the_kernels_failure():
+    # The twin: the chain's data given the parameters a kernel drew. A kernel that
+    # drifts where the model cannot simulate is not excused as the model's simulation.
+    model = specified_model("tests.support.bugs_pumps:model", kernel=_drifting_kernel())
+    with pytest.raises(ValueError, match="given the parameters the kernel drew") as raised:
+        geweke(model, model.kernel, draws=1100, chains=1, iterations=20, batches=2, seed=0)
+    assert not isinstance(raised.value, SimulationFailed)
+
+
+def _drifted_step(state, data, rng):
+    """A wrong step: failure rates 1e30 times too large, beyond what int64 counts hold."""
+    stepped = pump_failures.step(state, data, rng)
+    return {**stepped, "theta": stepped["theta"] * 1e30}
+
+
+def _drifting_kernel():
+    return zoo.Kernel(pump_failures.init, _drifted_step, pump_failures.draw)

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from zoo.core.contract import Kernel
-from zoo.diagnostics.findings import Finding
+from zoo.diagnostics.findings import COULD_NOT_JUDGE, Finding
+from zoo.diagnostics.sbc import SimulationFailed
 from zoo.sampling.parallel import FitPool, Task
 from zoo.validation.plan import Check, Plan, Setting
 from zoo.validation.results import CheckOutcome, summarise
@@ -31,6 +32,9 @@ _STATE_HINT = (
     " (Geweke and invariance hand the kernel the model's own state type, built from exact "
     "draws of its latents; for a PyMC model a dict of every free variable)"
 )
+
+
+_SIMULATION_FAILED = f"{SimulationFailed.__name__}: "
 
 
 class KernelRaised(Exception):
@@ -106,12 +110,27 @@ def check_setup(tested: SamplerUnderTest, prior):
 
 
 def _failed(name: str, outcome, alpha: float, started: float) -> CheckOutcome:
-    """The check's outcome when one of its tasks raised, timed out or lost its worker."""
+    """The check's outcome when one of its tasks raised, timed out or lost its worker.
+
+    A task whose model could not simulate its data (:class:`SimulationFailed`) could
+    not judge: the model's simulation is not the kernel's failure (issue 30's verdict
+    policy, ``docs/design.md``). Anything else the kernel's step raised is a failure.
+    """
+    seconds = time.perf_counter() - started
+    # An outcome carries the error as text ("Type: message"), from a worker too.
+    if outcome.status == "error" and outcome.message.startswith(_SIMULATION_FAILED):
+        why = outcome.message[len(_SIMULATION_FAILED) :]
+        cure = (
+            "a prior whose prior-predictive data stay inside the data's support and type "
+            "(counts that fit in int64, finite values), or a model whose simulate does"
+        )
+        finding = Finding("model", COULD_NOT_JUDGE, gate=why, cure=cure)
+        return CheckOutcome(
+            name, COULD_NOT_JUDGE, f"could not judge: {why}", alpha, [finding], seconds=seconds
+        )
     hint = _STATE_HINT if outcome.status == "error" else ""
     finding = Finding("kernel", "fail", message=f"{outcome.status}: {outcome.message}{hint}")
-    return CheckOutcome(
-        name, "fail", finding.describe(), alpha, [finding], seconds=time.perf_counter() - started
-    )
+    return CheckOutcome(name, "fail", finding.describe(), alpha, [finding], seconds=seconds)
 
 
 def _judged(name: str, result, alpha: float, started: float) -> CheckOutcome:
