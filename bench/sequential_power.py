@@ -5,15 +5,17 @@ For every zoo model, its correct kernel and every catalogued wrong kernel (``zoo
 ``--examples`` does the same for the classic examples (``bench.classic_power.EXAMPLES``:
 the PyMC program, its hand-derived ``kernel`` and its planted ``BUG_KERNELS``, as
 ``zoo validate --model M:model --kernel M:kernel`` checks them: exact, SBC, Geweke,
-invariance). Each record holds the verdict, the stages run, each check's verdict in
-the stage that decided it, the exact check's draws per chain summed over the stages,
-the wall and CPU seconds, and the host and commit. ``--baseline`` records the same for
-the fixed-budget battery at its default 1% (``zoo.validate``), the cost the sequential
-design must not exceed for a correct sampler (docs/testing.md). ``--paired`` runs that
-fixed battery on the same seed in the same process right beside each correct sampler's
-sequential run (the one before the other in turn, seed by seed, so neither always pays
-for a warm-up), and keeps its verdict and cost in the sequential run's record (``fixed``):
-the two costs are then taken under the same load.
+invariance). Each record holds the verdict, the stages run, each check's verdict in the
+stage that decided it, the checks each stage ran (``stage_checks``: a check in a later
+stage carried the run there; the table's *carried by*), the exact check's draws per
+chain summed over the stages, the wall and CPU seconds, and the host and commit.
+``--baseline`` records the same for the fixed-budget battery at its default 1%
+(``zoo.validate``), the cost the sequential design must not exceed for a correct sampler
+(docs/testing.md). ``--paired`` runs that fixed battery on the same seed in the same
+process right beside each correct sampler's sequential run (the one before the other in
+turn, seed by seed, so neither always pays for a warm-up), and keeps its verdict and
+cost in the sequential run's record (``fixed``): the two costs are then taken under the
+same load.
 
 A record's mode names the design: ``sequential-RATE-BUDGET`` for the first design (every
 stage at 4**k times the preset, clear pass at 0.05), ``sequential-RATE-BUDGET-first
@@ -127,6 +129,8 @@ def _sequential_run(arguments: dict, seed: int, *, budget: str, rate: float) -> 
         "stages": len(records[0].stages),
         "checks": {check.name: check.verdict for check in result.checks},
         "draws_per_chain": records[0].draws,
+        # the checks each stage ran: those of a later stage carried the run there
+        "stage_checks": [[check.name for check in ran.checks] for _, ran in records[0].stages],
         "seconds": time.perf_counter() - wall,
         "cpu_seconds": time.process_time() - cpu,
     }
@@ -240,14 +244,31 @@ def _caught_by(records: list[dict]) -> str:
     return ", ".join(cells) or "-"
 
 
+def _carried_by(records: list[dict]) -> str:
+    """Per check, in how many runs it ran in a stage after the first (it was neither a
+    clear pass nor decided, so it carried the run there); runs that went past the
+    first stage before the records named their stages' checks are counted apart."""
+    later = [r for r in records if r["stages"] > 1]
+    counts: dict[str, int] = defaultdict(int)
+    for record in later:
+        for check in {name for ran in record.get("stage_checks", [])[1:] for name in ran}:
+            counts[check] += 1
+    cells = [f"{check} {n}" for check, n in sorted(counts.items())]
+    unnamed = sum("stage_checks" not in r for r in later)
+    if unnamed:
+        cells.append(f"not recorded {unnamed}")
+    return ", ".join(cells) or "-"
+
+
 def summary(records: list[dict], *, hosts: bool = True, modes=None) -> str:
     """Per model and sampler: the sequential design beside the fixed-budget battery.
 
     For each: fails out of seeds with the Clopper-Pearson 95% interval, passes,
-    inconclusive runs, the stages run (median and most), the check(s) that failed, the
-    median CPU seconds; then the fixed 1% battery's fails and median CPU seconds (from
-    the fixed runs paired with these, marked so, where some were; else from the
-    baseline records); and, with ``hosts``, the processors the runs were taken on.
+    inconclusive runs, the stages run (median and most), the checks that carried runs
+    past the first stage, the check(s) that failed, the median CPU seconds; then the
+    fixed 1% battery's fails and median CPU seconds (from the fixed runs paired with
+    these, marked so, where some were; else from the baseline records); and, with
+    ``hosts``, the processors the runs were taken on.
     ``modes``: only the rows of these modes (default all).
     """
     cells = defaultdict(list)
@@ -256,9 +277,9 @@ def summary(records: list[dict], *, hosts: bool = True, modes=None) -> str:
     baseline = {(m, s): rs for (mode, m, s), rs in cells.items() if mode == "fixed-1%"}
     rows = [
         "| mode | model | sampler | fails / seeds [95% CP] | passes | inconclusive | "
-        "stages: median (most) | failed in | median CPU s | fixed 1%: fails / seeds "
+        "stages: median (most) | carried by | failed in | median CPU s | fixed 1%: fails / seeds "
         "[95% CP] | fixed 1%: median CPU s |" + (" hosts |" if hosts else ""),
-        "|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if hosts else ""),
+        "|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if hosts else ""),
     ]
     for (mode, model, sampler), group in sorted(cells.items()):
         if mode == "fixed-1%" or (modes is not None and mode not in modes):
@@ -279,7 +300,8 @@ def summary(records: list[dict], *, hosts: bool = True, modes=None) -> str:
         where = ", ".join(sorted({_cpu(r) for r in group + ([] if paired else fixed)}))
         rows.append(
             f"| {mode} | {model} | {sampler} | {_interval(group)} | {passes} | {unjudged} | "
-            f"{statistics.median(stages):g} ({max(stages)}) | {_caught_by(group)} | "
+            f"{statistics.median(stages):g} ({max(stages)}) | {_carried_by(group)} | "
+            f"{_caught_by(group)} | "
             f"{statistics.median(r['cpu_seconds'] for r in group):.1f} | {fixed_cells} |"
             + (f" {where} |" if hosts else "")
         )

@@ -52,7 +52,7 @@ sequential run fails such a bug with probability at least ``q - 0.01`` for every
 ``m`` up to 1,000 and ``q`` from 0.5 to 0.99 (``tests/testing/test_sequential.py``
 computes it): no less power than the fixed battery it replaces, at a fraction of its
 false-alarm rate. A correct sampler goes on to the second stage with probability up to
-about :data:`CLEAR` (15 runs in 72 measured, docs/testing.md), and then only in the
+about :data:`CLEAR` (19 runs in 91 measured, docs/testing.md), and then only in the
 checks that were not clear passes. At the last stage every check's verdict
 stands; a gross bug fails in the first stage; a subtle one gets the budget it needs, in
 the checks that need it.
