@@ -204,7 +204,11 @@ def test_a_cluster_whose_every_worker_is_gone_for_good_stops_the_run_in_words(
     # distributed's TimeoutError (a traceback at the command line); it now waits
     # _RETURN_SECONDS and says what happened.
     monkeypatch.setattr(parallel, "_RETURN_SECONDS", 2.0)
-    with LocalCluster(n_workers=0, processes=True, dashboard_address="127.0.0.1:0") as cluster:
+    # No nanny reports how the worker ended: its fit is given up after _GONE_SECONDS.
+    monkeypatch.setattr(parallel, "_GONE_SECONDS", 1.0)
+    # (the scheduler in this process, on TCP so that the worker's process can reach it)
+    scheduler = {"processes": False, "protocol": "tcp://", "dashboard_address": "127.0.0.1:0"}
+    with LocalCluster(n_workers=0, **scheduler) as cluster:
         worker = subprocess.Popen(
             [
                 *python_command("-m", "distributed.cli.dask_worker"),
