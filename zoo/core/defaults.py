@@ -17,6 +17,7 @@ __all__ = [
     "EXACT_MAX_DRAWS",
     "FIT_TIMEOUT",
     "GEWEKE_BATCHES",
+    "GEWEKE_COMPARED",
     "GEWEKE_DRAWS",
     "GEWEKE_ITERATIONS",
     "GEWEKE_MAX_ITERATIONS",
@@ -56,6 +57,8 @@ FIT_TIMEOUT = 600.0
 #: (docs/design.md, "Geweke's test: its test functions and its length").
 GEWEKE_DRAWS = 5000
 GEWEKE_PILOT = 1000
+#: The independent draws compared (the budget's ``marginal_draws`` by default).
+GEWEKE_COMPARED = GEWEKE_DRAWS - GEWEKE_PILOT
 GEWEKE_ITERATIONS = 10000
 GEWEKE_MAX_ITERATIONS = 20000
 GEWEKE_BATCHES = 20
@@ -89,7 +92,7 @@ BUDGET_PRESETS: dict[str, dict[str, dict[str, int]]] = {
         "geweke": {
             "iterations": GEWEKE_ITERATIONS // 4,
             "max_iterations": GEWEKE_MAX_ITERATIONS // 4,
-            "marginal_draws": (GEWEKE_DRAWS - GEWEKE_PILOT) // 4,
+            "marginal_draws": GEWEKE_COMPARED // 4,
         },
         "invariance": {"replicates": INVARIANCE_REPLICATES // 4},
     },

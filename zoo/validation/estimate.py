@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from zoo.core.defaults import CHAINS, GEWEKE_DRAWS, GEWEKE_PILOT
+from zoo.core.defaults import CHAINS, GEWEKE_COMPARED, GEWEKE_PILOT
 from zoo.diagnostics.looks import stage_lengths
 from zoo.validation.plan import Check
 from zoo.validation.sampler_under_test import SamplerUnderTest
@@ -131,7 +131,7 @@ def check_seconds(check: Check, budget: Mapping[str, int], problems: int, cost: 
 def _geweke_seconds(iterations: int, budget: Mapping[str, int], cost: FitCost) -> float:
     """``iterations`` steps (a sweep and a data redraw) per chain, and the marginal draws."""
     steps = CHAINS * iterations
-    marginal = GEWEKE_PILOT + budget.get("marginal_draws", GEWEKE_DRAWS - GEWEKE_PILOT)
+    marginal = GEWEKE_PILOT + budget.get("marginal_draws", GEWEKE_COMPARED)
     return steps * (cost.per_sweep + cost.per_simulation) + marginal * cost.per_simulation
 
 

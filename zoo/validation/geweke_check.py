@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from zoo.core.defaults import (
     CHAINS,
-    GEWEKE_DRAWS,
+    GEWEKE_COMPARED,
     GEWEKE_ITERATIONS,
     GEWEKE_MAX_ITERATIONS,
     GEWEKE_PILOT,
@@ -137,7 +137,7 @@ GEWEKE = kernel_check(
         ),
         Setting(
             "marginal_draws",
-            GEWEKE_DRAWS - GEWEKE_PILOT,
+            GEWEKE_COMPARED,
             "independent joint draws Geweke compares with its chains (beyond the "
             f"{GEWEKE_PILOT:,} that fix the test functions)",
             2,
