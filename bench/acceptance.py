@@ -29,6 +29,15 @@ measures them again after a change to the code they measured (the newest counts)
 bench.tables`` writes the table (``--summary`` prints it) to ``table.md`` beside the
 records.
 
+``--stop-at-failure`` runs no check after one that fails (``zoo.validate(...,
+stop_at_failure=True)``, what :func:`zoo.testing.assert_valid` does): the verdict is
+the whole run's, bit for bit, because each check draws from its own streams
+(:mod:`zoo.core.streams`) and its share of the rate is fixed from the checks chosen
+before any runs; a FAIL then costs the checks up to the first that fails, which is
+what makes 20 seeds of every planted bug affordable. Such a record says so
+(``stop_at_failure``), and the table's *checks that failed* counts only the first
+failing check of those runs.
+
 Run from the repository root, under ``nice``, cheapest examples first::
 
     nice -n 10 python -m bench.acceptance --examples semi-conjugate-normal --seeds 20
@@ -37,6 +46,7 @@ Run from the repository root, under ``nice``, cheapest examples first::
         probit-regression:no-prior-precision --seed-major --seeds 2
     nice -n 10 python -m bench.acceptance --candidates pumps-bugs-hyperprior:correct \
         --seeds 1 --again
+    nice -n 10 python -m bench.acceptance --bugs --stop-at-failure --seed-major --seeds 20
     python -m bench.acceptance --summary
 """
 
@@ -71,7 +81,15 @@ def candidates(example) -> dict:
 
 
 def run(
-    slugs, seeds: int, *, first_seed: int = 0, only=None, seed_major=False, again=False
+    slugs,
+    seeds: int,
+    *,
+    first_seed: int = 0,
+    only=None,
+    bugs_only=False,
+    seed_major=False,
+    again=False,
+    stop_at_failure=False,
 ) -> None:
     """Each candidate of each example in ``slugs`` (in that order), seed by seed.
 
@@ -79,6 +97,8 @@ def run(
     ``seed_major`` every example on a seed before the next seed (a first look at all).
     A run already recorded is skipped (whatever its commit: the table names them),
     unless ``again`` (a change to the code it measured): the table counts the newest.
+    ``bugs_only`` leaves the correct kernels out; ``stop_at_failure`` ends a run at its
+    first failing check (the same verdict, cheaper: the module's docstring).
     """
     records = [] if again else bench_records.read_file(RESULTS)
     done = {(r["example"], r["candidate"], r["seed"]) for r in records}
@@ -87,6 +107,7 @@ def run(
         for slug in slugs
         for name, kernel in candidates(EXAMPLES[slug]).items()
         if only is None or name in only or f"{slug}:{name}" in only
+        if not (bugs_only and name == "correct")
     ]
     seeds = range(first_seed, seeds)
     order = (
@@ -98,8 +119,12 @@ def run(
         if (slug, name, seed) in done:
             continue
         arguments = {"model": EXAMPLES[slug].model, "kernel": kernel}
+        if stop_at_failure:
+            arguments["stop_at_failure"] = True
         outcome = one_run(arguments, seed, baseline=True, budget="default", rate=0.0)
         record = {"example": slug, "candidate": name, "seed": seed, **outcome}
+        if stop_at_failure:
+            record["stop_at_failure"] = True
         bench_records.append_to(RESULTS, record)
         print(
             f"{slug} {name} seed {seed}: {outcome['verdict']} ({outcome['reason']}), "
@@ -123,6 +148,8 @@ def summary(records: list[dict]) -> str:
     wanted verdict is PASS, a planted bug's FAIL; the interval is that verdict's rate
     (95% Clopper-Pearson); "met" says whether at least 19 of 20 seeds gave it, "-"
     while fewer than 20 seeds are recorded and the count could still go either way.
+    Runs that stopped at their first failing check (``--stop-at-failure``) count that
+    check only, and the row says how many stopped so.
     """
     latest = {}
     for record in records:
@@ -155,6 +182,9 @@ def summary(records: list[dict]) -> str:
                 if verdict == "fail":
                     failed[check] += 1
         by_check = ", ".join(f"{check} {k}" for check, k in sorted(failed.items())) or "-"
+        stopped = sum(bool(r.get("stop_at_failure")) for r in group)
+        if stopped:
+            by_check += f" ({stopped} stopped at the first)"
         verdicts = [
             sum(r["verdict"] == v for r in group) for v in ("pass", "fail", "inconclusive")
         ]
@@ -176,6 +206,14 @@ def main(argv=None) -> int:
         nargs="+",
         help="only these: correct or a bug's name, in every example, or EXAMPLE:NAME",
     )
+    parser.add_argument(
+        "--bugs", action="store_true", help="the planted bugs only (no correct kernel)"
+    )
+    parser.add_argument(
+        "--stop-at-failure",
+        action="store_true",
+        help="no check after one that fails (the same verdict; the docstring says why)",
+    )
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--seeds", type=int, default=20, help="seeds below this")
     parser.add_argument(
@@ -194,8 +232,10 @@ def main(argv=None) -> int:
         args.seeds,
         first_seed=args.first_seed,
         only=args.candidates,
+        bugs_only=args.bugs,
         seed_major=args.seed_major,
         again=args.again,
+        stop_at_failure=args.stop_at_failure,
     )
     return 0
 

@@ -50,3 +50,10 @@ def test_the_newest_record_of_a_seed_counts_and_too_few_seeds_decide_nothing():
     records += _records("pumps", "correct", ["pass"])  # seed 0 again, newer
     row = _row(acceptance.summary(records), "pumps", "correct")
     assert row[2:7] == ["3", "0", "0", "3 / 3 [0.29, 1.00]", "-"]
+
+
+def test_runs_stopped_at_their_first_failing_check_say_so_in_the_table():
+    records = _records("pumps", "no-prior-rate", ["fail", "fail"], {"exact": "fail"})
+    records[1]["stop_at_failure"] = True
+    row = _row(acceptance.summary(records), "pumps", "no-prior-rate")
+    assert row[7] == "exact 2 (1 stopped at the first)"
