@@ -173,6 +173,7 @@ from zoo.models.lda.uniforms import uniform, uniform_source
 
 __all__ = [
     "CACHE_LINE_BYTES",
+    "COUNT_SLOTS_UP_TO",
     "Q_BLOCK",
     "ROW_PREFETCH_BYTES",
     "ROW_WALK_EIGHTHS",
@@ -343,6 +344,26 @@ def _first_above(cumulative, n, u):
     return base
 
 
+#: Up to this many slots, :func:`_count_at_or_below` counts every slot rather than halving
+#: (module docstring, "Picking the slot").
+COUNT_SLOTS_UP_TO = 64
+
+
+@numba.njit(cache=True, inline="always")
+def _count_at_or_below(cumulative, n, u):
+    # The same index as _first_above (given cumulative[n - 1] > u and cumulative never
+    # decreasing, the slots at or below u are a prefix, and the first above u follows
+    # it), found by counting them all for short arrays: compiled, the halving's
+    # conditional add became a branch that goes either way at random; a sum of
+    # comparisons does not branch.
+    if n > COUNT_SLOTS_UP_TO:
+        return _first_above(cumulative, n, u)
+    below = 0
+    for j in range(n):
+        below += cumulative[j] <= u
+    return below
+
+
 @numba.njit(cache=True, inline="always")
 def _lower_bound_topic(word_list, start, n, topic):
     # Position of the first listed topic >= topic in the sorted slots [start, start + n)
@@ -390,6 +411,7 @@ def _sparse_range(
     n_topics = topic_total.shape[0]
     inv_denom = np.empty(n_topics)
     inv_minus = np.empty(n_topics)
+    inv_plus = np.empty(n_topics)
     coef = np.empty(n_topics)
     doc_list = np.empty(n_topics, dtype=np.int64)
     doc_pos = np.empty(n_topics, dtype=np.int64)
@@ -407,11 +429,14 @@ def _sparse_range(
         inner_stop = n_topics - 1
     first_doc, stop_doc = document_span(doc_start, token_lo, token_hi)
     for _ in range(sweeps):
-        # 1 / (n_k + B) and 1 / (n_k - 1 + B), kept in step with topic_total: a token that
-        # stays in its topic (most of them, once the chain has settled) divides nothing.
+        # 1 / (n_k + B), 1 / (n_k - 1 + B) and 1 / (n_k + 1 + B), kept in step with
+        # topic_total: a token that stays in its topic (most of them, once the chain has
+        # settled) divides nothing, and one that moves finds the reciprocals its move
+        # needs already computed (module docstring, "Reciprocals ahead").
         for k in range(n_topics):
             inv_denom[k] = 1.0 / (topic_total[k] + beta_sum)
             inv_minus[k] = _inv_minus(topic_total[k], beta_sum)
+            inv_plus[k] = 1.0 / (topic_total[k] + 1 + beta_sum)
         for d in range(first_doc, stop_doc):
             lo = max(doc_start[d], token_lo)
             hi = min(doc_start[d + 1], token_hi)
@@ -509,7 +534,7 @@ def _sparse_range(
                     # (module docstring, "Row walk"). Rounding may leave u just past the
                     # block's last partial sum: then its last topic with weight (there
                     # is one: the block's sum is positive).
-                    b = _first_above(q_cumulative, n_blocks, u)
+                    b = _count_at_or_below(q_cumulative, n_blocks, u)
                     acc = q_cumulative[b - 1] if b > 0 else 0.0
                     below = 0
                     last = -1
@@ -520,7 +545,7 @@ def _sparse_range(
                         last = b * Q_BLOCK + j if weight > 0.0 else last
                     new_k = b * Q_BLOCK + below if below < Q_BLOCK else last
                 elif u < q:
-                    slot = _first_above(q_cumulative, n_slots, u)
+                    slot = _count_at_or_below(q_cumulative, n_slots, u)
                     new_k = np.int64(word_list[start + slot])
                 else:
                     u = (u - q) / beta_w
@@ -558,6 +583,9 @@ def _sparse_range(
                 doc_topic[d, k_old] = doc_minus
                 word_topic[w, k_old] -= 1
                 topic_total[k_old] -= 1
+                # inv_denom[k_old] already holds 1 / (n_k_old - 1 + B); the division
+                # here is for a later token of k_old, not the next draw's chain.
+                inv_plus[k_old] = old_inv
                 inv_minus[k_old] = _inv_minus(topic_total[k_old], beta_sum)
                 smooth_sum = smooth_minus
                 doc_sum = doc_minus_sum
@@ -589,10 +617,14 @@ def _sparse_range(
                 doc_topic[d, k] = doc_count
                 word_topic[w, k] += 1
                 topic_total[k] += 1
-                # The old 1 / (n_k + B) is the new 1 / (n_k - 1 + B).
+                # The old 1 / (n_k + B) is the new 1 / (n_k - 1 + B), the old
+                # 1 / (n_k + 1 + B) the new 1 / (n_k + B): read, not divided, so the next
+                # token's draw does not wait on a division; the one below is for a later
+                # move into k.
                 inv_minus[k] = old_inv
-                new_inv = 1.0 / (topic_total[k] + beta_sum)
+                new_inv = inv_plus[k]
                 inv_denom[k] = new_inv
+                inv_plus[k] = 1.0 / (topic_total[k] + 1 + beta_sum)
                 smooth_sum += alpha[k] * (new_inv - old_inv)
                 doc_sum += doc_count * new_inv - (doc_count - 1) * old_inv
                 coef[k] = (doc_count + alpha[k]) * new_inv

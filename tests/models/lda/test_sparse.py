@@ -635,3 +635,20 @@ def test_one_token_test_rejects_a_row_walk_that_keeps_the_token():
     )
     observed = one_token_frequencies(chain, token, np.random.default_rng(2), 40_000)
     assert g_test(observed, kept / kept.sum()) < LEVEL
+
+
+def test_counting_the_slots_finds_the_slot_halving_finds():
+    # The sparse sweep picks its slot by counting the cumulative weights at or below u
+    # (up to COUNT_SLOTS_UP_TO slots) where it used to halve: the same slot for every u
+    # below the last sum, on sums with repeated values (zero weights), both sides of the
+    # threshold, and u exactly at a sum.
+    rng = np.random.default_rng(21)
+    for n in (1, 2, 3, 8, 13, sweeps.COUNT_SLOTS_UP_TO, sweeps.COUNT_SLOTS_UP_TO + 1, 150):
+        weight = rng.exponential(size=n) * (rng.random(n) < 0.6)
+        weight[-1] += 1.0  # the last sum is above every u drawn
+        cumulative = np.cumsum(weight)
+        u = np.concatenate([rng.random(50) * cumulative[-1], cumulative[:-1]])
+        u = u[u < cumulative[-1]]
+        counted = [sweeps._count_at_or_below(cumulative, n, x) for x in u]
+        halved = [sweeps._first_above(cumulative, n, x) for x in u]
+        assert counted == halved, n
