@@ -148,6 +148,37 @@ boundary. ``_sparse_kernel(..., row_walk_eighths=ROW_WALK_NEVER)`` walks every l
 for the test and the benchmark that compare them (``bench/lda_row_walk.py``, records in
 ``bench/results/lda_row_walk/``).
 
+Picking the slot
+----------------
+The slot of ``q`` the uniform falls in (a list walk's slot, a row walk's block) is the
+first whose cumulative sum is above ``u``. Halving the slots, the conditional add
+compiled to a branch that goes either way at random, a mispredicted jump per halving
+step (13% of the samples in the sweep at K = 100 on the Zipf corpus, ``perf``). Up to
+:data:`COUNT_SLOTS_UP_TO` slots the sweep counts instead the sums at or below ``u``: a
+sum of comparisons, which does not branch; the sums never decrease, so the count is the
+same slot bit for bit. Within a row walk's block, for K up to 8 x
+:data:`PARTIALS_UP_TO_BLOCKS` (three blocks at K = 20), the block's partial sums are
+kept while ``q`` is summed, before the uniform is drawn, so no chain of eight additions
+waits on it; the pick counts the sums ``(sum before the block) + (partial sum)`` at or
+below ``u``. The last of them is the block's cumulative sum itself (the same two numbers
+added), so the count never runs past the block. These sums round as the ones formed
+after the draw (``(sum before) + w_0 + w_1 + ...``) need not, so the draw may differ
+from theirs only where ``u`` falls within that rounding of a boundary between two
+topics (no token's draw differed in the paired sweeps below, nor in the test that
+compares the row walk with the list walk at K = 24). At K = 100 storing the partial sums
+(13 blocks) cost more than it saved (0.96x), so there they are formed after the draw as
+before.
+
+Reciprocals ahead
+-----------------
+A token that moves into topic ``k`` needs the new ``1 / (n_k + B)`` at once: the next
+token's coefficients and bucket sums are built from it. The sweep keeps
+``1 / (n_k + 1 + B)`` per topic beside ``1 / (n_k + B)`` and ``1 / (n_k - 1 + B)``, so
+the move reads the reciprocal it needs and the one division it does (the next
+``1 / (n_k + 1 + B)``) is needed only by a later move into ``k``: the division leaves
+the chain from one token's draw to the next. The same divisions of the same numbers, so
+the same draws bit for bit.
+
 Random numbers: one fresh uniform per token from the caller's ``numpy.random.Generator``,
 never a recycled buffer: exactly the numbers ``rng.random()`` would give, drawn through
 :func:`zoo.models.lda.uniforms.uniform` (for a PCG64 generator, NumPy's default, its
@@ -174,6 +205,7 @@ from zoo.models.lda.uniforms import uniform, uniform_source
 __all__ = [
     "CACHE_LINE_BYTES",
     "COUNT_SLOTS_UP_TO",
+    "PARTIALS_UP_TO_BLOCKS",
     "Q_BLOCK",
     "ROW_PREFETCH_BYTES",
     "ROW_WALK_EIGHTHS",
@@ -390,6 +422,10 @@ def _inv_minus(total, beta_sum):
 #: Topics per block of the row walk's sum (module docstring, "Row walk").
 Q_BLOCK = 8
 
+#: The row walk keeps its blocks' partial sums for the pick up to this many blocks
+#: (K up to 32; module docstring, "Row walk").
+PARTIALS_UP_TO_BLOCKS = 4
+
 #: Bytes per cache line (x86-64 and most ARM cores), for the row prefetch.
 CACHE_LINE_BYTES = 64
 
@@ -419,6 +455,10 @@ def _sparse_range(
     # The row walk's weights, in whole blocks: the slots past K stay 0.
     n_blocks = (n_topics + Q_BLOCK - 1) // Q_BLOCK
     q_weight = np.zeros(n_blocks * Q_BLOCK)
+    # Up to PARTIALS_UP_TO_BLOCKS blocks, their partial sums are kept for the pick (module
+    # docstring, "Row walk").
+    keep_partials = n_blocks <= PARTIALS_UP_TO_BLOCKS
+    q_partial = np.zeros(n_blocks * Q_BLOCK if keep_partials else 0)
     # The first and last cells of a word's row are always asked for; the lines between
     # them too when there are any (a row of more than two lines) and the row is at most
     # ROW_PREFETCH_BYTES (module docstring, "Prefetching").
@@ -512,12 +552,21 @@ def _sparse_range(
                         q_weight[kk] = coef[kk] * np.int64(word_topic[w, kk])
                     q_weight[k_old] = coef[k_old] * (np.int64(word_topic[w, k_old]) - 1)
                     n_slots = n_blocks
-                    for b in range(n_blocks):
-                        part = 0.0
-                        for j in range(Q_BLOCK):
-                            part += q_weight[b * Q_BLOCK + j]
-                        q += part
-                        q_cumulative[b] = q
+                    if keep_partials:
+                        for b in range(n_blocks):
+                            part = 0.0
+                            for j in range(Q_BLOCK):
+                                part += q_weight[b * Q_BLOCK + j]
+                                q_partial[b * Q_BLOCK + j] = part
+                            q += part
+                            q_cumulative[b] = q
+                    else:
+                        for b in range(n_blocks):
+                            part = 0.0
+                            for j in range(Q_BLOCK):
+                                part += q_weight[b * Q_BLOCK + j]
+                            q += part
+                            q_cumulative[b] = q
                 else:
                     n_slots = n_word_topics
                     for slot in range(n_word_topics):
@@ -529,21 +578,32 @@ def _sparse_range(
                 u = uniform(rng) * (q + beta_w * (doc_draw + smooth_draw))
                 if u < q and whole_row:
                     # The first block whose sum takes the cumulative above u, then the
-                    # first of its topics whose partial sum from the sum before it is
-                    # above u: the count of partial sums at or below u, with no branch
-                    # (module docstring, "Row walk"). Rounding may leave u just past the
-                    # block's last partial sum: then its last topic with weight (there
-                    # is one: the block's sum is positive).
+                    # first of its topics whose sum from the sum before the block is
+                    # above u: the count of those at or below u, with no branch (module
+                    # docstring, "Row walk").
                     b = _count_at_or_below(q_cumulative, n_blocks, u)
-                    acc = q_cumulative[b - 1] if b > 0 else 0.0
+                    before = q_cumulative[b - 1] if b > 0 else 0.0
                     below = 0
-                    last = -1
-                    for j in range(Q_BLOCK):
-                        weight = q_weight[b * Q_BLOCK + j]
-                        acc += weight
-                        below += acc <= u
-                        last = b * Q_BLOCK + j if weight > 0.0 else last
-                    new_k = b * Q_BLOCK + below if below < Q_BLOCK else last
+                    if keep_partials:
+                        # The block's partial sums were formed before u was drawn: no
+                        # chain of additions waits on it. The last is the block's
+                        # cumulative itself (the same two numbers added), above u, so
+                        # the count stays below Q_BLOCK; a zero weight repeats the sum
+                        # before it, so the first sum above u has weight.
+                        for j in range(Q_BLOCK):
+                            below += before + q_partial[b * Q_BLOCK + j] <= u
+                        new_k = b * Q_BLOCK + below
+                    else:
+                        # The partial sums formed now, from the sum before the block.
+                        # Rounding may leave u just past the last: then the block's last
+                        # topic with weight (there is one: the block's sum is positive).
+                        last = -1
+                        for j in range(Q_BLOCK):
+                            weight = q_weight[b * Q_BLOCK + j]
+                            before += weight
+                            below += before <= u
+                            last = b * Q_BLOCK + j if weight > 0.0 else last
+                        new_k = b * Q_BLOCK + below if below < Q_BLOCK else last
                 elif u < q:
                     slot = _count_at_or_below(q_cumulative, n_slots, u)
                     new_k = np.int64(word_list[start + slot])

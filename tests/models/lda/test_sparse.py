@@ -312,21 +312,24 @@ def holds_most_topics(chain, word):
     return sweeps.walks_row(held, n_topics, sweeps.ROW_WALK_EIGHTHS)
 
 
-def test_walking_whole_rows_draws_what_the_lists_draw():
+@pytest.mark.parametrize("n_topics", [24, 40])
+def test_walking_whole_rows_draws_what_the_lists_draw(n_topics):
     # Words holding most topics are walked over their whole row, summed in blocks; the
     # kernel that walks every word's list sums the same products serially. They may
     # differ only where a uniform falls within rounding (1e-16 relative) of a boundary
     # between topics: about 1e-12 over this test's draws, so any difference here is a
     # mistake in the walk or its search (a wrong block, an off-by-one, padding drawn).
     # The corpus has both kinds of word throughout (checked), and a range that ends
-    # mid-corpus.
+    # mid-corpus. At K = 24 (3 blocks) the pick reads the partial sums kept before the
+    # draw, at K = 40 (5 blocks) it forms them after (sweeps.PARTIALS_UP_TO_BLOCKS).
+    assert (n_topics <= 8 * sweeps.PARTIALS_UP_TO_BLOCKS) == (n_topics == 24)
     rng = np.random.default_rng(13)
     token_word, doc_start = make_corpus(rng, 40, 60, 50, empty=[3])
     lists_kernel = sweeps._sparse_kernel(
         int(Fault.NONE), prefetch=True, row_walk_eighths=sweeps.ROW_WALK_NEVER
     )
-    rows = Chain(token_word, doc_start, 40, 60, 0.1, 0.01, seed=4)
-    lists = Chain(token_word, doc_start, 40, 60, 0.1, 0.01, seed=4)
+    rows = Chain(token_word, doc_start, n_topics, 60, 0.1, 0.01, seed=4)
+    lists = Chain(token_word, doc_start, n_topics, 60, 0.1, 0.01, seed=4)
     rng_rows, rng_lists = np.random.default_rng(6), np.random.default_rng(6)
     ranges = [(0, token_word.shape[0])] * 6 + [(5, token_word.shape[0] // 2)]
     for lo, hi in ranges:
