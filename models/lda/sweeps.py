@@ -114,14 +114,16 @@ of their own (which the compiler vectorises), the token's own topic then taken o
 and then across the blocks. A single running sum over K terms is a chain of K dependent
 additions, each waiting on the one before; the blocks' sums do not wait on each other,
 so the processor overlaps them. The draw finds the first block whose cumulative sum is
-above ``u`` (the branch-free halving), then walks that block's topics from the sum
-before it; a zero-weight topic is never drawn, and if rounding leaves ``u`` just past
-the block's last partial sum the block's last topic with weight is taken. On the
+above ``u`` (then by halving, now by counting: "Picking the slot"), then walks that
+block's topics from the sum before it; a zero-weight topic is never drawn, and if
+rounding leaves ``u`` just past the block's last partial sum the block's last topic
+with weight is taken. On the
 10-million-token Zipf corpus this made the sweep 1.25x faster at K = 100 (9.98 against
 7.98 million tokens per CPU second, median of 5 paired sweeps after 6) and left it level
 at K = 20 (20.2 against 20.3) and on Reuters, where no word holds 3/4 of the topics.
 
-Within the block the topic is found without a branch: the partial sums from the sum
+Within the block the topic is found without a branch (for K up to 32 the partial sums
+are now kept before the draw: "Picking the slot"): the partial sums from the sum
 before the block are formed in topic order as before, and the drawn topic is the block's
 first plus the count of partial sums at or below ``u`` (the sums never decrease, so those
 are a prefix, and the first sum above ``u`` belongs to a topic with weight); when all
@@ -374,10 +376,11 @@ def document_span(doc_start, token_lo, token_hi):
 
 @numba.njit(cache=True, inline="always")
 def _first_above(cumulative, n, u):
-    # First index i < n with cumulative[i] > u, given cumulative[n - 1] > u. Branch-free
-    # halving: the comparison becomes a conditional add, so an unpredictable outcome
-    # costs no mispredicted jump (Khuong & Morin, "Array layouts for comparison-based
-    # searching", 2017).
+    # First index i < n with cumulative[i] > u, given cumulative[n - 1] > u. Halving
+    # with the comparison as a conditional add, meant to cost no mispredicted jump
+    # (Khuong & Morin, "Array layouts for comparison-based searching", 2017); compiled
+    # for the sparse sweep it became a branch, so there short arrays are counted
+    # instead (_count_at_or_below; module docstring, "Picking the slot").
     base = 0
     while n > 1:
         half = n >> 1
