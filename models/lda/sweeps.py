@@ -114,14 +114,16 @@ of their own (which the compiler vectorises), the token's own topic then taken o
 and then across the blocks. A single running sum over K terms is a chain of K dependent
 additions, each waiting on the one before; the blocks' sums do not wait on each other,
 so the processor overlaps them. The draw finds the first block whose cumulative sum is
-above ``u`` (the branch-free halving), then walks that block's topics from the sum
-before it; a zero-weight topic is never drawn, and if rounding leaves ``u`` just past
-the block's last partial sum the block's last topic with weight is taken. On the
+above ``u`` (then by halving, now by counting: "Picking the slot"), then walks that
+block's topics from the sum before it; a zero-weight topic is never drawn, and if
+rounding leaves ``u`` just past the block's last partial sum the block's last topic
+with weight is taken. On the
 10-million-token Zipf corpus this made the sweep 1.25x faster at K = 100 (9.98 against
 7.98 million tokens per CPU second, median of 5 paired sweeps after 6) and left it level
 at K = 20 (20.2 against 20.3) and on Reuters, where no word holds 3/4 of the topics.
 
-Within the block the topic is found without a branch: the partial sums from the sum
+Within the block the topic is found without a branch (for K up to 32 the partial sums
+are now kept before the draw: "Picking the slot"): the partial sums from the sum
 before the block are formed in topic order as before, and the drawn topic is the block's
 first plus the count of partial sums at or below ``u`` (the sums never decrease, so those
 are a prefix, and the first sum above ``u`` belongs to a topic with weight); when all
@@ -148,6 +150,47 @@ boundary. ``_sparse_kernel(..., row_walk_eighths=ROW_WALK_NEVER)`` walks every l
 for the test and the benchmark that compare them (``bench/lda_row_walk.py``, records in
 ``bench/results/lda_row_walk/``).
 
+Picking the slot
+----------------
+The slot of ``q`` the uniform falls in (a list walk's slot, a row walk's block) is the
+first whose cumulative sum is above ``u``. Halving the slots, the conditional add
+compiled to a branch that goes either way at random, a mispredicted jump per halving
+step (13% of the samples in the sweep at K = 100 on the Zipf corpus, ``perf``). Up to
+:data:`COUNT_SLOTS_UP_TO` slots the sweep counts instead the sums at or below ``u``: a
+sum of comparisons, which does not branch; the sums never decrease, so the count is the
+same slot bit for bit. Within a row walk's block, for K up to 8 x
+:data:`PARTIALS_UP_TO_BLOCKS` (three blocks at K = 20), the block's partial sums are
+kept while ``q`` is summed, before the uniform is drawn, so no chain of eight additions
+waits on it; the pick counts the sums ``(sum before the block) + (partial sum)`` at or
+below ``u``. The last of them is the block's cumulative sum itself (the same two numbers
+added), so the count never runs past the block. These sums round as the ones formed
+after the draw (``(sum before) + w_0 + w_1 + ...``) need not, so the draw may differ
+from theirs only where ``u`` falls within that rounding of a boundary between two
+topics (no token's draw differed in the paired sweeps below, nor in the test that
+compares the row walk with the list walk at K = 24). At K = 100 storing the partial sums
+(13 blocks) cost more than it saved (0.96x), so there they are formed after the draw as
+before.
+
+Reciprocals ahead
+-----------------
+A token that moves into topic ``k`` needs the new ``1 / (n_k + B)`` at once: the next
+token's coefficients and bucket sums are built from it. The sweep keeps
+``1 / (n_k + 1 + B)`` per topic beside ``1 / (n_k + B)`` and ``1 / (n_k - 1 + B)``, so
+the move reads the reciprocal it needs and the one division it does (the next
+``1 / (n_k + 1 + B)``) is needed only by a later move into ``k``: the division leaves
+the chain from one token's draw to the next. The same divisions of the same numbers, so
+the same draws bit for bit.
+
+Measured paired (``bench/lda_kernel_paired.py``, the same states and seeds, against the
+kernel before the three changes, 6df29ee; every round left the same state bit for bit):
+on the Zipf corpus after 10 sweeps, 22.8 against 21.0 million tokens per CPU second at
+K = 20 (1.09x) and 14.8 against 12.6 at K = 100 (1.18x); on Reuters after 30 sweeps,
+1.15x, 1.25x and 1.14x at K = 20, 100 and 1,000 (records in
+``bench/results/lda_kernel_paired/``). One change at a time, on the Zipf corpus after 3
+sweeps (not recorded): counting the slots 1.20x at K = 100 and level at 20; the
+reciprocal ahead 1.07x at K = 20 and level at 100; the kept partial sums 1.05x at
+K = 20, and 1.02x at 100, where they are not kept (kept there too, 0.96x).
+
 Random numbers: one fresh uniform per token from the caller's ``numpy.random.Generator``,
 never a recycled buffer: exactly the numbers ``rng.random()`` would give, drawn through
 :func:`zoo.models.lda.uniforms.uniform` (for a PCG64 generator, NumPy's default, its
@@ -173,6 +216,8 @@ from zoo.models.lda.uniforms import uniform, uniform_source
 
 __all__ = [
     "CACHE_LINE_BYTES",
+    "COUNT_SLOTS_UP_TO",
+    "PARTIALS_UP_TO_BLOCKS",
     "Q_BLOCK",
     "ROW_PREFETCH_BYTES",
     "ROW_WALK_EIGHTHS",
@@ -331,16 +376,37 @@ def document_span(doc_start, token_lo, token_hi):
 
 @numba.njit(cache=True, inline="always")
 def _first_above(cumulative, n, u):
-    # First index i < n with cumulative[i] > u, given cumulative[n - 1] > u. Branch-free
-    # halving: the comparison becomes a conditional add, so an unpredictable outcome
-    # costs no mispredicted jump (Khuong & Morin, "Array layouts for comparison-based
-    # searching", 2017).
+    # First index i < n with cumulative[i] > u, given cumulative[n - 1] > u. Halving
+    # with the comparison as a conditional add, meant to cost no mispredicted jump
+    # (Khuong & Morin, "Array layouts for comparison-based searching", 2017); compiled
+    # for the sparse sweep it became a branch, so there short arrays are counted
+    # instead (_count_at_or_below; module docstring, "Picking the slot").
     base = 0
     while n > 1:
         half = n >> 1
         base += half * (cumulative[base + half - 1] <= u)
         n -= half
     return base
+
+
+#: Up to this many slots, :func:`_count_at_or_below` counts every slot rather than halving
+#: (module docstring, "Picking the slot").
+COUNT_SLOTS_UP_TO = 64
+
+
+@numba.njit(cache=True, inline="always")
+def _count_at_or_below(cumulative, n, u):
+    # The same index as _first_above (given cumulative[n - 1] > u and cumulative never
+    # decreasing, the slots at or below u are a prefix, and the first above u follows
+    # it), found by counting them all for short arrays: compiled, the halving's
+    # conditional add became a branch that goes either way at random; a sum of
+    # comparisons does not branch.
+    if n > COUNT_SLOTS_UP_TO:
+        return _first_above(cumulative, n, u)
+    below = 0
+    for j in range(n):
+        below += cumulative[j] <= u
+    return below
 
 
 @numba.njit(cache=True, inline="always")
@@ -369,6 +435,10 @@ def _inv_minus(total, beta_sum):
 #: Topics per block of the row walk's sum (module docstring, "Row walk").
 Q_BLOCK = 8
 
+#: The row walk keeps its blocks' partial sums for the pick up to this many blocks
+#: (K up to 32; module docstring, "Row walk").
+PARTIALS_UP_TO_BLOCKS = 4
+
 #: Bytes per cache line (x86-64 and most ARM cores), for the row prefetch.
 CACHE_LINE_BYTES = 64
 
@@ -390,6 +460,7 @@ def _sparse_range(
     n_topics = topic_total.shape[0]
     inv_denom = np.empty(n_topics)
     inv_minus = np.empty(n_topics)
+    inv_plus = np.empty(n_topics)
     coef = np.empty(n_topics)
     doc_list = np.empty(n_topics, dtype=np.int64)
     doc_pos = np.empty(n_topics, dtype=np.int64)
@@ -397,6 +468,10 @@ def _sparse_range(
     # The row walk's weights, in whole blocks: the slots past K stay 0.
     n_blocks = (n_topics + Q_BLOCK - 1) // Q_BLOCK
     q_weight = np.zeros(n_blocks * Q_BLOCK)
+    # Up to PARTIALS_UP_TO_BLOCKS blocks, their partial sums are kept for the pick (module
+    # docstring, "Row walk").
+    keep_partials = n_blocks <= PARTIALS_UP_TO_BLOCKS
+    q_partial = np.zeros(n_blocks * Q_BLOCK if keep_partials else 0)
     # The first and last cells of a word's row are always asked for; the lines between
     # them too when there are any (a row of more than two lines) and the row is at most
     # ROW_PREFETCH_BYTES (module docstring, "Prefetching").
@@ -407,11 +482,14 @@ def _sparse_range(
         inner_stop = n_topics - 1
     first_doc, stop_doc = document_span(doc_start, token_lo, token_hi)
     for _ in range(sweeps):
-        # 1 / (n_k + B) and 1 / (n_k - 1 + B), kept in step with topic_total: a token that
-        # stays in its topic (most of them, once the chain has settled) divides nothing.
+        # 1 / (n_k + B), 1 / (n_k - 1 + B) and 1 / (n_k + 1 + B), kept in step with
+        # topic_total: a token that stays in its topic (most of them, once the chain has
+        # settled) divides nothing, and one that moves finds the reciprocals its move
+        # needs already computed (module docstring, "Reciprocals ahead").
         for k in range(n_topics):
             inv_denom[k] = 1.0 / (topic_total[k] + beta_sum)
             inv_minus[k] = _inv_minus(topic_total[k], beta_sum)
+            inv_plus[k] = 1.0 / (topic_total[k] + 1 + beta_sum)
         for d in range(first_doc, stop_doc):
             lo = max(doc_start[d], token_lo)
             hi = min(doc_start[d + 1], token_hi)
@@ -487,12 +565,21 @@ def _sparse_range(
                         q_weight[kk] = coef[kk] * np.int64(word_topic[w, kk])
                     q_weight[k_old] = coef[k_old] * (np.int64(word_topic[w, k_old]) - 1)
                     n_slots = n_blocks
-                    for b in range(n_blocks):
-                        part = 0.0
-                        for j in range(Q_BLOCK):
-                            part += q_weight[b * Q_BLOCK + j]
-                        q += part
-                        q_cumulative[b] = q
+                    if keep_partials:
+                        for b in range(n_blocks):
+                            part = 0.0
+                            for j in range(Q_BLOCK):
+                                part += q_weight[b * Q_BLOCK + j]
+                                q_partial[b * Q_BLOCK + j] = part
+                            q += part
+                            q_cumulative[b] = q
+                    else:
+                        for b in range(n_blocks):
+                            part = 0.0
+                            for j in range(Q_BLOCK):
+                                part += q_weight[b * Q_BLOCK + j]
+                            q += part
+                            q_cumulative[b] = q
                 else:
                     n_slots = n_word_topics
                     for slot in range(n_word_topics):
@@ -504,23 +591,34 @@ def _sparse_range(
                 u = uniform(rng) * (q + beta_w * (doc_draw + smooth_draw))
                 if u < q and whole_row:
                     # The first block whose sum takes the cumulative above u, then the
-                    # first of its topics whose partial sum from the sum before it is
-                    # above u: the count of partial sums at or below u, with no branch
-                    # (module docstring, "Row walk"). Rounding may leave u just past the
-                    # block's last partial sum: then its last topic with weight (there
-                    # is one: the block's sum is positive).
-                    b = _first_above(q_cumulative, n_blocks, u)
-                    acc = q_cumulative[b - 1] if b > 0 else 0.0
+                    # first of its topics whose sum from the sum before the block is
+                    # above u: the count of those at or below u, with no branch (module
+                    # docstring, "Row walk").
+                    b = _count_at_or_below(q_cumulative, n_blocks, u)
+                    before = q_cumulative[b - 1] if b > 0 else 0.0
                     below = 0
-                    last = -1
-                    for j in range(Q_BLOCK):
-                        weight = q_weight[b * Q_BLOCK + j]
-                        acc += weight
-                        below += acc <= u
-                        last = b * Q_BLOCK + j if weight > 0.0 else last
-                    new_k = b * Q_BLOCK + below if below < Q_BLOCK else last
+                    if keep_partials:
+                        # The block's partial sums were formed before u was drawn: no
+                        # chain of additions waits on it. The last is the block's
+                        # cumulative itself (the same two numbers added), above u, so
+                        # the count stays below Q_BLOCK; a zero weight repeats the sum
+                        # before it, so the first sum above u has weight.
+                        for j in range(Q_BLOCK):
+                            below += before + q_partial[b * Q_BLOCK + j] <= u
+                        new_k = b * Q_BLOCK + below
+                    else:
+                        # The partial sums formed now, from the sum before the block.
+                        # Rounding may leave u just past the last: then the block's last
+                        # topic with weight (there is one: the block's sum is positive).
+                        last = -1
+                        for j in range(Q_BLOCK):
+                            weight = q_weight[b * Q_BLOCK + j]
+                            before += weight
+                            below += before <= u
+                            last = b * Q_BLOCK + j if weight > 0.0 else last
+                        new_k = b * Q_BLOCK + below if below < Q_BLOCK else last
                 elif u < q:
-                    slot = _first_above(q_cumulative, n_slots, u)
+                    slot = _count_at_or_below(q_cumulative, n_slots, u)
                     new_k = np.int64(word_list[start + slot])
                 else:
                     u = (u - q) / beta_w
@@ -558,6 +656,9 @@ def _sparse_range(
                 doc_topic[d, k_old] = doc_minus
                 word_topic[w, k_old] -= 1
                 topic_total[k_old] -= 1
+                # inv_denom[k_old] already holds 1 / (n_k_old - 1 + B); the division
+                # here is for a later token of k_old, not the next draw's chain.
+                inv_plus[k_old] = old_inv
                 inv_minus[k_old] = _inv_minus(topic_total[k_old], beta_sum)
                 smooth_sum = smooth_minus
                 doc_sum = doc_minus_sum
@@ -589,10 +690,14 @@ def _sparse_range(
                 doc_topic[d, k] = doc_count
                 word_topic[w, k] += 1
                 topic_total[k] += 1
-                # The old 1 / (n_k + B) is the new 1 / (n_k - 1 + B).
+                # The old 1 / (n_k + B) is the new 1 / (n_k - 1 + B), the old
+                # 1 / (n_k + 1 + B) the new 1 / (n_k + B): read, not divided, so the next
+                # token's draw does not wait on a division; the one below is for a later
+                # move into k.
                 inv_minus[k] = old_inv
-                new_inv = 1.0 / (topic_total[k] + beta_sum)
+                new_inv = inv_plus[k]
                 inv_denom[k] = new_inv
+                inv_plus[k] = 1.0 / (topic_total[k] + 1 + beta_sum)
                 smooth_sum += alpha[k] * (new_inv - old_inv)
                 doc_sum += doc_count * new_inv - (doc_count - 1) * old_inv
                 coef[k] = (doc_count + alpha[k]) * new_inv

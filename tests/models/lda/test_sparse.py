@@ -312,21 +312,24 @@ def holds_most_topics(chain, word):
     return sweeps.walks_row(held, n_topics, sweeps.ROW_WALK_EIGHTHS)
 
 
-def test_walking_whole_rows_draws_what_the_lists_draw():
+@pytest.mark.parametrize("n_topics", [24, 40])
+def test_walking_whole_rows_draws_what_the_lists_draw(n_topics):
     # Words holding most topics are walked over their whole row, summed in blocks; the
     # kernel that walks every word's list sums the same products serially. They may
     # differ only where a uniform falls within rounding (1e-16 relative) of a boundary
     # between topics: about 1e-12 over this test's draws, so any difference here is a
     # mistake in the walk or its search (a wrong block, an off-by-one, padding drawn).
     # The corpus has both kinds of word throughout (checked), and a range that ends
-    # mid-corpus.
+    # mid-corpus. At K = 24 (3 blocks) the pick reads the partial sums kept before the
+    # draw, at K = 40 (5 blocks) it forms them after (sweeps.PARTIALS_UP_TO_BLOCKS).
+    assert (n_topics <= 8 * sweeps.PARTIALS_UP_TO_BLOCKS) == (n_topics == 24)
     rng = np.random.default_rng(13)
     token_word, doc_start = make_corpus(rng, 40, 60, 50, empty=[3])
     lists_kernel = sweeps._sparse_kernel(
         int(Fault.NONE), prefetch=True, row_walk_eighths=sweeps.ROW_WALK_NEVER
     )
-    rows = Chain(token_word, doc_start, 40, 60, 0.1, 0.01, seed=4)
-    lists = Chain(token_word, doc_start, 40, 60, 0.1, 0.01, seed=4)
+    rows = Chain(token_word, doc_start, n_topics, 60, 0.1, 0.01, seed=4)
+    lists = Chain(token_word, doc_start, n_topics, 60, 0.1, 0.01, seed=4)
     rng_rows, rng_lists = np.random.default_rng(6), np.random.default_rng(6)
     ranges = [(0, token_word.shape[0])] * 6 + [(5, token_word.shape[0] // 2)]
     for lo, hi in ranges:
@@ -635,3 +638,20 @@ def test_one_token_test_rejects_a_row_walk_that_keeps_the_token():
     )
     observed = one_token_frequencies(chain, token, np.random.default_rng(2), 40_000)
     assert g_test(observed, kept / kept.sum()) < LEVEL
+
+
+def test_counting_the_slots_finds_the_slot_halving_finds():
+    # The sparse sweep picks its slot by counting the cumulative weights at or below u
+    # (up to COUNT_SLOTS_UP_TO slots) where it used to halve: the same slot for every u
+    # below the last sum, on sums with repeated values (zero weights), both sides of the
+    # threshold, and u exactly at a sum.
+    rng = np.random.default_rng(21)
+    for n in (1, 2, 3, 8, 13, sweeps.COUNT_SLOTS_UP_TO, sweeps.COUNT_SLOTS_UP_TO + 1, 150):
+        weight = rng.exponential(size=n) * (rng.random(n) < 0.6)
+        weight[-1] += 1.0  # the last sum is above every u drawn
+        cumulative = np.cumsum(weight)
+        u = np.concatenate([rng.random(50) * cumulative[-1], cumulative[:-1]])
+        u = u[u < cumulative[-1]]
+        counted = [sweeps._count_at_or_below(cumulative, n, x) for x in u]
+        halved = [sweeps._first_above(cumulative, n, x) for x in u]
+        assert counted == halved, n
