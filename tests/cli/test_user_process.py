@@ -66,7 +66,10 @@ def test_code_that_ends_its_process_ends_the_run_with_70_and_one_line(
     assert said in lines[0] and lines[0].endswith(f"; exit status {UNFINISHED}")
 
 
-@pytest.mark.parametrize("workers", ["0", pytest.param("2", marks=pytest.mark.slow)])
+# In the default run, tests/cli/test_stdout_guard.py and test_cli's chatty sampler check
+# the same through the same supervised child (at --workers 0 and 1): slow here.
+@pytest.mark.slow
+@pytest.mark.parametrize("workers", ["0", "2"])
 def test_json_is_one_document_whatever_the_users_code_writes(tmp_path, workers):
     done = _validate(tmp_path, "noisy", "--workers", workers, "--json")
     assert done.returncode == 0, done.stderr[-2000:]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.support import pymc_models
+from tests.support import bugs_pumps, pymc_models
 from zoo.core.defaults import CHAINS, GEWEKE_DRAWS, INVARIANCE_REPLICATES
 from zoo.specification.adapter import DataOnlySampler, specified_model
 from zoo.validation import CHECKS
@@ -96,3 +96,13 @@ def test_timed_fits_of_a_real_sampler_give_a_nonnegative_line():
     tested = SamplerUnderTest(model, sampler=DataOnlySampler(pymc_models.right))
     cost = timed_fits(tested, problem.data, problem.prior, 0, model.simulation_setup())
     assert cost.per_fit >= 0 and cost.per_draw >= 0 and cost.per_simulation > 0
+
+
+def test_timing_a_simulation_redraws_data_outside_their_support_as_sbc_does():
+    # every prior-predictive count of this model overflows: the plan line keeps its
+    # estimate of a simulation's cost (timing raised OutsideSupport before)
+    model = specified_model("tests.support.bugs_pumps:unsimulable")
+    (problem,) = choose_problems(model, None)
+    tested = SamplerUnderTest(model, sampler=DataOnlySampler(bugs_pumps.sampler))
+    cost = timed_fits(tested, problem.data, problem.prior, 0, model.simulation_setup())
+    assert cost.per_simulation > 0

@@ -402,7 +402,10 @@ def validate(
         A budget preset (:data:`zoo.core.defaults.BUDGET_PRESETS`, ``--budget``): check
         settings applied where ``budgets`` does not set them. ``quick`` spends a
         quarter of the default evidence, ``thorough`` four times it; docs/validating.md
-        states what each costs.
+        states what each costs. ``zoo validate --budget quick`` runs its fits in one
+        process; here pass ``workers=0`` for the same (``workers`` is not tied to the
+        budget, so the default here still starts one worker per core, which costs a
+        quick run more than its fits: ``python -m bench.preset_breakdown``).
     sbc_setup : (prior, size), optional
         The proper prior and ``simulate`` sizes for SBC and the kernel checks.
     sbc_prior : str or Prior, optional

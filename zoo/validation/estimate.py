@@ -33,6 +33,7 @@ import numpy as np
 
 from zoo.core.defaults import CHAINS, GEWEKE_COMPARED, GEWEKE_PILOT
 from zoo.diagnostics.looks import stage_lengths
+from zoo.diagnostics.sbc import redrawn
 from zoo.validation.plan import Check
 from zoo.validation.sampler_under_test import SamplerUnderTest
 
@@ -81,7 +82,8 @@ def timed_fits(tested: SamplerUnderTest, data, prior, seed: int, simulation=None
     counted as the sampler's per-fit cost. Fits are checked as the checks check them
     (:meth:`SamplerUnderTest.fit`); one that raises is left to the checks. With
     ``simulation`` (``(prior, size)``), the mean of :data:`SIMULATIONS` prior draws of
-    parameters and data is timed too.
+    parameters and data is timed too, redraws of data outside their support included
+    (:func:`zoo.diagnostics.sbc.redrawn`, as SBC draws them).
     """
     try:
         tested.fit(data, prior, draws=2, chains=1, seed=seed)
@@ -100,10 +102,16 @@ def timed_fits(tested: SamplerUnderTest, data, prior, seed: int, simulation=None
     if simulation is not None:
         simulation_prior, size = simulation
         rng = np.random.default_rng(seed)
-        tested.model.simulate(simulation_prior, rng, **size)  # compiled on first use
+
+        def simulate():
+            return tested.model.simulate(simulation_prior, rng, **size)
+
+        # As SBC simulates (redrawn): a data set outside the data's support is drawn
+        # again, and its time counted, rather than raising and losing the estimate.
+        redrawn(simulate)  # compiled on first use
         started = time.perf_counter()
         for _ in range(SIMULATIONS):
-            tested.model.simulate(simulation_prior, rng, **size)
+            redrawn(simulate)
         per_simulation = (time.perf_counter() - started) / SIMULATIONS
     return FitCost(max(times[0] - 2 * per_draw, 0.0), per_draw, per_simulation)
 
