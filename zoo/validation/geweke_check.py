@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from zoo.core.defaults import (
     CHAINS,
+    GEWEKE_BATCHES,
     GEWEKE_COMPARED,
     GEWEKE_ITERATIONS,
     GEWEKE_MAX_ITERATIONS,
@@ -29,6 +30,7 @@ from zoo.diagnostics.geweke import (
     look,
     marginal_side,
     next_length,
+    segment_length,
     stage_lengths,
 )
 from zoo.validation.kernel_check_task import kernel_check
@@ -37,13 +39,14 @@ from zoo.validation.plan import Setting
 __all__ = ["GEWEKE"]
 
 
-def _chain(tested, seed: int, setup, chain: int, iterations: int, after=None):
+def _chain(tested, seed: int, setup, chain: int, iterations: int, segment: int, after=None):
     return chain_side(
         tested.model,
         tested.kernel_under_test,
         chain=chain,
         iterations=iterations,
         seed=seed,
+        segment=segment,
         setup=setup,
         after=after,
     )
@@ -66,6 +69,8 @@ def _chain_key(chain: int, iterations: int) -> str:
 def _pieces(plan, earlier) -> list:
     iterations = _length(plan)
     before = [n for n in stage_lengths(plan.budget["iterations"], iterations) if n < iterations]
+    # Restarted at the first stage's batch length, at every stage (geweke does so).
+    segment = segment_length(plan.budget["iterations"], GEWEKE_BATCHES)
     # The chains first: each is longer than the marginal side, so two workers finish
     # together (chain, chain; chain, chain; marginal) rather than one waiting. Their
     # keys carry the length, so that a later stage runs them, not the marginal; each
@@ -74,7 +79,12 @@ def _pieces(plan, earlier) -> list:
         (
             _chain_key(c, iterations),
             _chain,
-            (c, iterations, earlier.get(_chain_key(c, before[-1])) if before else None),
+            (
+                c,
+                iterations,
+                segment,
+                earlier.get(_chain_key(c, before[-1])) if before else None,
+            ),
         )
         for c in range(CHAINS)
     ]
