@@ -5,7 +5,8 @@ kernel and ``spec.faults``) and the examples with a kernel (``examples/*.py``'s
 ``EXAMPLES``: the correct ``kernel`` and ``bug_kernels``), this runs
 ``zoo.diagnostics.geweke.geweke`` at its defaults (5,000 marginal draws of which 1,000
 fix the test functions, 4 chains from 10,000 steps doubling to at most 20,000, 80,000
-before commit 9c72880, alpha 0.01) for each seed, in one process, and writes one JSON
+before commit 9c72880, restarted from exact joint draws every 500 steps under the rule
+``independent segments``, alpha 0.01) for each seed, in one process, and writes one JSON
 line per run: the verdict, the length the chains stopped at, the stages, the rejected
 and unjudged test functions, the smallest Holm-adjusted p, the CPU seconds of the run
 (``time.process_time``), the host and the commit. Runs already in the records are

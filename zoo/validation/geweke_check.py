@@ -3,7 +3,8 @@
 :mod:`zoo.diagnostics.geweke` at its default budget (5,000 independent joint draws, the
 first 1,000 of which fix the test functions and the other ``marginal_draws`` are
 compared, against 4 chains of 10,000 steps that double, to at most 20,000, while a test
-function's ESS is below the gate and the gate is within reach), streams
+function's ESS is below the gate and the gate is within reach; each chain restarted
+from an exact joint draw every first-stage length over 20 batches), streams
 ``geweke-chains``. Each chain and the marginal side are tasks of their own (they draw
 from separate stream items), so the values are those of
 :func:`~zoo.diagnostics.geweke.geweke` run in one process, and two workers share the
@@ -133,9 +134,9 @@ GEWEKE = kernel_check(
     purpose=PURPOSE,
     description="Means of each test function (normal scores, their squares, indicators "
     "at the 10/50/90% quantiles of independent joint draws) under independent joint "
-    "draws (expected) and under the chain that alternates the kernel with fresh data "
-    "(observed).",
-    # At least the 20 batches of the batch-means standard error, 10 steps each.
+    "draws (expected) and under the chain that alternates the kernel with fresh data, "
+    "restarted from an exact joint draw every first length / 20 steps (observed).",
+    # At least the 20 batches, each a segment of 10 steps begun at an exact joint draw.
     budget=(
         Setting("iterations", GEWEKE_ITERATIONS, "steps per chain of Geweke's first stage", 200),
         Setting(
