@@ -5,7 +5,8 @@ kernel and ``spec.faults``) and the examples with a kernel (``examples/*.py``'s
 ``EXAMPLES``: the correct ``kernel`` and ``bug_kernels``), this runs
 ``zoo.diagnostics.geweke.geweke`` at its defaults (5,000 marginal draws of which 1,000
 fix the test functions, 4 chains from 10,000 steps doubling to at most 20,000, 80,000
-before commit 9c72880, alpha 0.01) for each seed, in one process, and writes one JSON
+before commit 9c72880, restarted from exact joint draws every 500 steps under the rule
+``independent segments``, alpha 0.01) for each seed, in one process, and writes one JSON
 line per run: the verdict, the length the chains stopped at, the stages, the rejected
 and unjudged test functions, the smallest Holm-adjusted p, the CPU seconds of the run
 (``time.process_time``), the host and the commit. Runs already in the records are
@@ -15,6 +16,12 @@ skipped, so a study can be resumed and extended seed by seed.
     nice python -m bench.geweke_calibration --kind bug --seeds 20
     nice python -m bench.geweke_calibration --kind correct --seeds 100 --only beta-binomial
     python -m bench.geweke_calibration --summary
+
+Each record says the chain side's error rule it ran under (``rule``): ``batch means``
+(the records before it was named: 4 chains run on, batch means with an ESS gate and a
+floor) or ``independent segments`` (each chain restarted from an exact joint draw at
+every batch, the segments' means independent: the rule since it was named). A run is
+skipped when the records hold it under the current rule; the table has a line per rule.
 
 A correct kernel's ``fail`` is a false alarm (stated rate: alpha = 1% a run); a bug's
 ``fail`` is power. ``could not judge`` is a run whose chains reached the maximum length
@@ -52,6 +59,11 @@ EXAMPLE_MODULES = (
     "semi_conjugate_normal",
 )
 
+
+#: The chain side's error rule of zoo.diagnostics.geweke that runs are made under, and
+#: the name of the rule of the records that do not say theirs.
+RULE = "independent segments"
+OLD_RULE = "batch means"
 
 #: A run's verdicts; "error" is a run whose model or kernel raised (said in the record).
 VERDICTS = ("pass", "fail", "could not judge", "error")
@@ -136,6 +148,16 @@ def _interval(k: int, n: int) -> str:
     return f"{100 * low:.1f}-{100 * high:.1f}%"
 
 
+def _key(record: dict) -> tuple:
+    """``(kind, target, kernel, rule)`` of a record; its rule is the old one if unsaid."""
+    return (
+        record["kind"],
+        record["target"],
+        record["kernel"],
+        record.get("rule", OLD_RULE),
+    )
+
+
 def summary(path: Path) -> str:
     """Markdown: per kernel, runs, verdicts, stopping length and CPU seconds.
 
@@ -145,22 +167,21 @@ def summary(path: Path) -> str:
     """
     records = _records(path)
     lines = [
-        "| kind | target | kernel | seeds | pass | fail | could not judge | error | "
+        "| kind | target | kernel | rule | seeds | pass | fail | could not judge | error | "
         "false alarms or detections (95% CI) | stopped at (median, max) | "
         "CPU s per run (median) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    keys = dict.fromkeys((r["kind"], r["target"], r["kernel"]) for r in records)
-    for kind, target, kernel in keys:
-        mine = [
-            r for r in records if (r["kind"], r["target"], r["kernel"]) == (kind, target, kernel)
-        ]
+    keys = dict.fromkeys(_key(r) for r in records)
+    for kind, target, kernel, rule in keys:
+        mine = [r for r in records if _key(r) == (kind, target, kernel, rule)]
         count = {v: sum(r["verdict"] == v for r in mine) for v in VERDICTS}
         n = len(mine)
         lengths = sorted(r["iterations"] for r in mine)
         seconds = sorted(r["cpu_seconds"] for r in mine)
         lines.append(
-            f"| {kind} | {target} | {kernel} | {n} | {count['pass']} | {count['fail']} | "
+            f"| {kind} | {target} | {kernel} | {rule} | {n} | {count['pass']} | "
+            f"{count['fail']} | "
             f"{count['could not judge']} | {count['error']} | "
             f"{_interval(count['fail'] + (count['error'] if kind == 'bug' else 0), n)} | "
             f"{lengths[n // 2]}, {lengths[-1]} | {seconds[n // 2]:.1f} |"
@@ -184,7 +205,7 @@ def main() -> None:
     warnings.filterwarnings("ignore")
     logging.getLogger("pymc").setLevel(logging.ERROR)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    done = {(r["kind"], r["target"], r["kernel"], r["seed"]) for r in _records(RESULTS)}
+    done = {(*_key(r), r["seed"]) for r in _records(RESULTS)}
     host, commit = cpu_name(), bench_records.provenance()["commit"]
     chosen = [
         (target, kernel_name, build, kernel)
@@ -196,7 +217,7 @@ def main() -> None:
     # a study cut short by its time still covers them all.
     for seed in range(args.start, args.seeds):
         for target, kernel_name, build, kernel in chosen:
-            if (args.kind, target, kernel_name, seed) in done:
+            if (args.kind, target, kernel_name, RULE, seed) in done:
                 continue
             if target not in models:
                 models[target] = build()
@@ -204,6 +225,7 @@ def main() -> None:
                 "kind": args.kind,
                 "target": target,
                 "kernel": kernel_name,
+                "rule": RULE,
                 **one_run(models[target], kernel, seed),
                 "host": host,
                 "commit": commit,

@@ -2,8 +2,9 @@
 
 Geweke (2004, sec. 2) compares the means of test functions ``g`` under two simulators
 of the joint distribution, with a t test whose standard errors come from the sample
-variance (marginal side) and from batch means (chain side). Both need ``g`` to have a
-finite variance, and batch means need its mean to settle at the chain's length. Raw
+variance (marginal side) and from the means of the chains' independent segments
+(chain side, :mod:`zoo.diagnostics.geweke`). Both need ``g`` to have a finite variance,
+and the segments' means need it to settle over a segment's length. Raw
 moments ``x`` and ``x**2`` of a heavy-tailed quantity (a variance under an inverse-gamma
 prior of shape at most 2, a Gamma(0.1, 1) hyperparameter, a Wishart covariance's
 elements) have neither: their standard errors are themselves too noisy to calibrate

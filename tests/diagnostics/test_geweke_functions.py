@@ -100,7 +100,7 @@ def test_a_chain_stuck_where_the_marginal_varies_must_clear_the_ess_gate():
     rng = np.random.default_rng(0)
     marginal = np.column_stack([rng.uniform(size=4000) < 0.1, np.zeros(4000)]).astype(float)
     chains = np.zeros((4, 2500, 2))
-    rows, message, _, slowest = _compare(marginal, chains, batches=20)
+    rows, message, _, slowest = _compare(marginal, chains, batches=20, segment=125)
     assert rows["gates_passed"].tolist() == [False, True]
     assert rows["ess_bulk"][0] == 0.0
     assert "1 test functions" in message

@@ -49,7 +49,8 @@ FIT_TIMEOUT = 600.0
 #: Geweke's test: independent (marginal-conditional) joint draws, of which the first
 #: GEWEKE_PILOT fix the test functions and the rest are compared; the first length of
 #: each successive-conditional chain and the most it doubles to while a test function's
-#: ESS is below the gate and within reach (10,000, 20,000); the batch means per chain.
+#: ESS is below the gate and within reach (10,000, 20,000); the batches per chain at the
+#: first stage, each a segment begun at an exact joint draw (zoo.diagnostics.geweke).
 #: The maximum is 20,000 (it was 80,000): the examples whose chains clear only at
 #: 40,000 to 80,000 steps (the mixture, coal mining) spent 45 to 75 CPU s there, over
 #: the 60 a default validation may take in all; they now could not judge at the

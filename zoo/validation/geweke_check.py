@@ -3,7 +3,8 @@
 :mod:`zoo.diagnostics.geweke` at its default budget (5,000 independent joint draws, the
 first 1,000 of which fix the test functions and the other ``marginal_draws`` are
 compared, against 4 chains of 10,000 steps that double, to at most 20,000, while a test
-function's ESS is below the gate and the gate is within reach), streams
+function's ESS is below the gate and the gate is within reach; each chain restarted
+from an exact joint draw every first-stage length over 20 batches), streams
 ``geweke-chains``. Each chain and the marginal side are tasks of their own (they draw
 from separate stream items), so the values are those of
 :func:`~zoo.diagnostics.geweke.geweke` run in one process, and two workers share the
@@ -18,6 +19,7 @@ from dataclasses import replace
 
 from zoo.core.defaults import (
     CHAINS,
+    GEWEKE_BATCHES,
     GEWEKE_COMPARED,
     GEWEKE_ITERATIONS,
     GEWEKE_MAX_ITERATIONS,
@@ -29,6 +31,7 @@ from zoo.diagnostics.geweke import (
     look,
     marginal_side,
     next_length,
+    segment_length,
     stage_lengths,
 )
 from zoo.validation.kernel_check_task import kernel_check
@@ -37,13 +40,14 @@ from zoo.validation.plan import Setting
 __all__ = ["GEWEKE"]
 
 
-def _chain(tested, seed: int, setup, chain: int, iterations: int, after=None):
+def _chain(tested, seed: int, setup, chain: int, iterations: int, segment: int, after=None):
     return chain_side(
         tested.model,
         tested.kernel_under_test,
         chain=chain,
         iterations=iterations,
         seed=seed,
+        segment=segment,
         setup=setup,
         after=after,
     )
@@ -66,6 +70,8 @@ def _chain_key(chain: int, iterations: int) -> str:
 def _pieces(plan, earlier) -> list:
     iterations = _length(plan)
     before = [n for n in stage_lengths(plan.budget["iterations"], iterations) if n < iterations]
+    # Restarted at the first stage's batch length, at every stage (geweke does so).
+    segment = segment_length(plan.budget["iterations"], GEWEKE_BATCHES)
     # The chains first: each is longer than the marginal side, so two workers finish
     # together (chain, chain; chain, chain; marginal) rather than one waiting. Their
     # keys carry the length, so that a later stage runs them, not the marginal; each
@@ -74,7 +80,12 @@ def _pieces(plan, earlier) -> list:
         (
             _chain_key(c, iterations),
             _chain,
-            (c, iterations, earlier.get(_chain_key(c, before[-1])) if before else None),
+            (
+                c,
+                iterations,
+                segment,
+                earlier.get(_chain_key(c, before[-1])) if before else None,
+            ),
         )
         for c in range(CHAINS)
     ]
@@ -123,9 +134,9 @@ GEWEKE = kernel_check(
     purpose=PURPOSE,
     description="Means of each test function (normal scores, their squares, indicators "
     "at the 10/50/90% quantiles of independent joint draws) under independent joint "
-    "draws (expected) and under the chain that alternates the kernel with fresh data "
-    "(observed).",
-    # At least the 20 batches of the batch-means standard error, 10 steps each.
+    "draws (expected) and under the chain that alternates the kernel with fresh data, "
+    "restarted from an exact joint draw every first length / 20 steps (observed).",
+    # At least the 20 batches, each a segment of 10 steps begun at an exact joint draw.
     budget=(
         Setting("iterations", GEWEKE_ITERATIONS, "steps per chain of Geweke's first stage", 200),
         Setting(
