@@ -260,6 +260,30 @@ def _carried_by(records: list[dict]) -> str:
     return ", ".join(cells) or "-"
 
 
+def _paired_ratio(records: list[dict]) -> float:
+    """The median over the paired runs of sequential CPU seconds over the fixed
+    battery's beside it on the same seed (each pair taken under the same load)."""
+    return statistics.median(
+        r["cpu_seconds"] / r["fixed"]["cpu_seconds"] for r in records if "fixed" in r
+    )
+
+
+def false_alarms(records: list[dict], mode: str) -> str:
+    """The correct samplers' failures pooled over every model and example at ``mode``,
+    with the exact (Clopper-Pearson) one-sided 95% upper bound of the rate: the most a
+    false-alarm rate can be and still leave that few failures with probability 5%."""
+    runs = [r for r in records if r["mode"] == mode and r["sampler"] == "correct"]
+    if not runs:
+        return f"{mode}: no correct runs"
+    fails = sum(r["verdict"] == "fail" for r in runs)
+    upper = stats.beta.ppf(0.95, fails + 1, len(runs) - fails) if fails < len(runs) else 1.0
+    kernels = len({r["model"] for r in runs})
+    return (
+        f"{mode}: correct samplers failed in {fails} of {len(runs)} runs "
+        f"({kernels} kernels); one-sided 95% upper bound of the rate {upper:.3f}"
+    )
+
+
 def summary(records: list[dict], *, hosts: bool = True, modes=None) -> str:
     """Per model and sampler: the sequential design beside the fixed-budget battery.
 
@@ -267,7 +291,9 @@ def summary(records: list[dict], *, hosts: bool = True, modes=None) -> str:
     inconclusive runs, the stages run (median and most), the checks that carried runs
     past the first stage, the check(s) that failed, the median CPU seconds; then the
     fixed 1% battery's fails and median CPU seconds (from the fixed runs paired with
-    these, marked so, where some were; else from the baseline records); and, with
+    these, marked so with the number of pairs and the median within a pair of the
+    sequential run's CPU seconds over the fixed battery's, where some were; else from the
+    baseline records); and, with
     ``hosts``, the processors the runs were taken on.
     ``modes``: only the rows of these modes (default all).
     """
@@ -293,7 +319,7 @@ def summary(records: list[dict], *, hosts: bool = True, modes=None) -> str:
         fixed = fixed or baseline.get((model, sampler), [])
         fixed_cells = (
             f"{_interval(fixed)} | {statistics.median(r['cpu_seconds'] for r in fixed):.1f}"
-            + (f" (paired, {len(fixed)})" if paired else "")
+            + (f" (paired, {len(fixed)}; ratio {_paired_ratio(group):.2f})" if paired else "")
             if fixed
             else "- | -"
         )
@@ -328,7 +354,9 @@ def main(argv=None) -> int:
     parser.add_argument("--samplers", nargs="+", help="only these (correct, fault names)")
     args = parser.parse_args(argv)
     if args.summary:
-        print(summary(bench_records.read_file(args.out)))
+        records = bench_records.read_file(args.out)
+        print(summary(records))
+        print(false_alarms(records, mode_name(baseline=False, rate=args.rate, budget=args.budget)))
         return 0
     models = args.models
     if models is None:

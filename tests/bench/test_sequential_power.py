@@ -1,6 +1,6 @@
 """The sequential-power summary: which checks carried runs past the first stage."""
 
-from bench.sequential_power import _carried_by, summary
+from bench.sequential_power import _carried_by, false_alarms, summary
 
 
 def _run(stages, stage_checks=None, verdict="pass"):
@@ -38,3 +38,25 @@ def test_runs_without_their_stages_checks_are_counted_apart_and_one_stage_is_a_d
 def test_the_summary_row_shows_the_carriers():
     row = summary([_run(2, [["exact", "sbc"], ["sbc"]])], hosts=False).splitlines()[2]
     assert "| 2 (2) | sbc 1 | - |" in row
+
+
+def test_paired_rows_show_the_median_ratio_within_a_pair():
+    runs = []
+    for seconds, fixed in ((1.0, 2.0), (3.0, 2.0), (2.0, 4.0)):
+        run = {**_run(1), "cpu_seconds": seconds}
+        run["fixed"] = {"verdict": "pass", "cpu_seconds": fixed}
+        runs.append(run)
+    row = summary(runs, hosts=False).splitlines()[2]
+    # ratios 0.5, 1.5, 0.5: the median of the ratios, not the ratio of the medians (1.0)
+    assert "(paired, 3; ratio 0.50)" in row
+
+
+def test_pooled_false_alarms_count_correct_runs_of_the_mode_with_an_upper_bound():
+    runs = [_run(1) for _ in range(59)] + [_run(1, verdict="fail")]
+    runs += [{**_run(1, verdict="fail"), "sampler": "swapped"}, {**_run(1), "mode": "other"}]
+    line = false_alarms(runs, "m")
+    # one failure in 60: the exact one-sided 95% bound is beta(0.95; 2, 59) = 0.0766
+    assert "failed in 1 of 60 runs (1 kernels)" in line
+    assert line.endswith("upper bound of the rate 0.077")
+    # none in 20: 1 - 0.05 ** (1 / 20) = 0.139
+    assert false_alarms([_run(1)] * 20, "m").endswith("0.139")
