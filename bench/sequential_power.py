@@ -276,7 +276,7 @@ def false_alarms(records: list[dict], mode: str) -> str:
     if not runs:
         return f"{mode}: no correct runs"
     fails = sum(r["verdict"] == "fail" for r in runs)
-    upper = stats.beta.ppf(0.95, fails + 1, len(runs) - fails) if fails < len(runs) else 1.0
+    upper = stats.binomtest(fails, len(runs), alternative="less").proportion_ci(0.95).high
     kernels = len({r["model"] for r in runs})
     return (
         f"{mode}: correct samplers failed in {fails} of {len(runs)} runs "

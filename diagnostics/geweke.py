@@ -361,7 +361,7 @@ def chain_side(
     chain: int,
     iterations: int,
     seed: int,
-    segment: int = GEWEKE_ITERATIONS // GEWEKE_BATCHES,
+    segment: int | None = None,
     setup=None,
     after: Side | None = None,
 ):
@@ -386,6 +386,8 @@ def chain_side(
     kernel = model.kernel if kernel is None else kernel
     chain = as_int("chain", chain, minimum=0)
     iterations = as_int("iterations", iterations, minimum=2)
+    # The default budget's restart interval (geweke's, with its default arguments).
+    segment = segment_length(GEWEKE_ITERATIONS, GEWEKE_BATCHES) if segment is None else segment
     segment = as_int("segment", segment, minimum=1)
     checks, prior, size, rng, first, functions = _start(model, seed, chain + 1, setup)
     _, data, latents, redraws = first
