@@ -33,6 +33,10 @@ the ``-every-size`` records on, the draws each stage started from before.
     python -m bench.sequential_power --models naive-bayes gda --samplers correct --paired
     python -m bench.sequential_power --summary
 
+``--summary`` prints the table of every mode, then two lines pooled over the correct
+samplers of the current design only: their false alarms (and inconclusive runs) with
+the one-sided 95% bound of the rate, and their paired runs' cost ratios.
+
 Records are appended to ``bench/results/sequential_power/records.jsonl`` as they arrive,
 through ``bench.records`` (host, commit, date and command inside each; a rerun skips what
 is there); ``python -m bench.tables`` writes their table to ``table.md`` beside them.
@@ -260,27 +264,57 @@ def _carried_by(records: list[dict]) -> str:
     return ", ".join(cells) or "-"
 
 
+def _ratios(records: list[dict]) -> list[float]:
+    """Per paired run, its CPU seconds over those of the fixed battery run beside it on
+    the same seed (each pair taken under the same load)."""
+    return [r["cpu_seconds"] / r["fixed"]["cpu_seconds"] for r in records if "fixed" in r]
+
+
 def _paired_ratio(records: list[dict]) -> float:
-    """The median over the paired runs of sequential CPU seconds over the fixed
-    battery's beside it on the same seed (each pair taken under the same load)."""
-    return statistics.median(
-        r["cpu_seconds"] / r["fixed"]["cpu_seconds"] for r in records if "fixed" in r
-    )
+    """The median over the paired runs of the ratio within a pair (not the ratio of
+    the medians)."""
+    return statistics.median(_ratios(records))
 
 
 def false_alarms(records: list[dict], mode: str) -> str:
     """The correct samplers' failures pooled over every model and example at ``mode``,
     with the exact (Clopper-Pearson) one-sided 95% upper bound of the rate: the most a
-    false-alarm rate can be and still leave that few failures with probability 5%."""
+    false-alarm rate can be and still leave that few failures with probability 5%.
+
+    The inconclusive runs are counted beside them: ``assert_valid`` raises on those too
+    unless its caller allows them, so in a test suite they would also turn a build red.
+    """
     runs = [r for r in records if r["mode"] == mode and r["sampler"] == "correct"]
     if not runs:
         return f"{mode}: no correct runs"
     fails = sum(r["verdict"] == "fail" for r in runs)
+    unjudged = sum(r["verdict"] == "inconclusive" for r in runs)
     upper = stats.binomtest(fails, len(runs), alternative="less").proportion_ci(0.95).high
     kernels = len({r["model"] for r in runs})
     return (
         f"{mode}: correct samplers failed in {fails} of {len(runs)} runs "
-        f"({kernels} kernels); one-sided 95% upper bound of the rate {upper:.3f}"
+        f"({kernels} kernels), inconclusive in {unjudged}; "
+        f"one-sided 95% upper bound of the rate {upper:.3f}"
+    )
+
+
+def paired_costs(records: list[dict], mode: str) -> str:
+    """The correct samplers' runs at ``mode`` that have the fixed battery beside them
+    (``--paired``), pooled over every model and example: the median, least and most of
+    a pair's CPU seconds, sequential over fixed, and how many pairs are below 1."""
+    pairs = [
+        r for r in records if r["mode"] == mode and r["sampler"] == "correct" and "fixed" in r
+    ]
+    if not pairs:
+        return f"{mode}: no correct runs paired with the fixed battery"
+    ratios = sorted(_ratios(pairs))
+    kernels = len({r["model"] for r in pairs})
+    below = sum(ratio < 1 for ratio in ratios)
+    return (
+        f"{mode}: paired with the fixed 1% battery in {len(ratios)} correct runs "
+        f"({kernels} kernels); a pair's CPU seconds, sequential over fixed: median "
+        f"{statistics.median(ratios):.2f} ({ratios[0]:.2f} to {ratios[-1]:.2f}; "
+        f"{below} of {len(ratios)} below 1)"
     )
 
 
@@ -356,7 +390,9 @@ def main(argv=None) -> int:
     if args.summary:
         records = bench_records.read_file(args.out)
         print(summary(records))
-        print(false_alarms(records, mode_name(baseline=False, rate=args.rate, budget=args.budget)))
+        mode = mode_name(baseline=False, rate=args.rate, budget=args.budget)
+        print(false_alarms(records, mode))
+        print(paired_costs(records, mode))
         return 0
     models = args.models
     if models is None:

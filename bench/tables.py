@@ -56,7 +56,7 @@ from bench.own_models_timing import table as own_models_timing_table
 from bench.problem_sensitivity import HEADER as PROBLEM_SENSITIVITY_HEADER
 from bench.problem_sensitivity import summary as problem_sensitivity_summary
 from bench.sbc_vs_simuk import markdown as sbc_vs_simuk_table
-from bench.sequential_power import PREVIOUS, false_alarms, mode_name
+from bench.sequential_power import PREVIOUS, false_alarms, mode_name, paired_costs
 from bench.sequential_power import summary as sequential_summary
 from bench.small_pseudocounts import summary as small_pseudocounts_summary
 from bench.validate_power import batteries, fault_table
@@ -586,6 +586,11 @@ TABLES = (
             )
             + "\n\n"
             + false_alarms(
+                records.read("sequential_power"),
+                mode_name(baseline=False, rate=1e-4, budget="default"),
+            )
+            + "\n\n"
+            + paired_costs(
                 records.read("sequential_power"),
                 mode_name(baseline=False, rate=1e-4, budget="default"),
             )
