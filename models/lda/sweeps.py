@@ -588,21 +588,33 @@ def _sparse_range(
                         q_weight[kk] = coef[kk] * np.int64(word_topic[w, kk])
                     q_weight[ko] = coef[ko] * (np.int64(word_topic[w, ko]) - 1)
                     n_slots = n_blocks
-                    if keep_partials:
-                        for b in range(n_blocks):
-                            part = 0.0
-                            for j in range(Q_BLOCK):
-                                part += q_weight[b * Q_BLOCK + j]
-                                q_partial[b * Q_BLOCK + j] = part
-                            q += part
-                            q_cumulative[b] = q
-                    else:
-                        for b in range(n_blocks):
-                            part = 0.0
-                            for j in range(Q_BLOCK):
-                                part += q_weight[b * Q_BLOCK + j]
-                            q += part
-                            q_cumulative[b] = q
+                    for b in range(n_blocks):
+                        # The block's Q_BLOCK = 8 weights added as a tree of depth 3,
+                        # not a chain of 7 (module docstring, "Row walk"); its partial
+                        # sums from the same tree, each never below the one before (a
+                        # sum of weights >= 0 never decreases as a term grows), the one
+                        # after a zero weight equal to it, the last the total itself.
+                        base = _u(b) * _u(Q_BLOCK)
+                        w0 = q_weight[base]
+                        w1 = q_weight[base + _u(1)]
+                        w2 = q_weight[base + _u(2)]
+                        w4 = q_weight[base + _u(4)]
+                        w6 = q_weight[base + _u(6)]
+                        a01 = w0 + w1
+                        a45 = w4 + q_weight[base + _u(5)]
+                        p3 = a01 + (w2 + q_weight[base + _u(3)])
+                        part = p3 + (a45 + (w6 + q_weight[base + _u(7)]))
+                        if keep_partials:
+                            q_partial[base] = w0
+                            q_partial[base + _u(1)] = a01
+                            q_partial[base + _u(2)] = a01 + w2
+                            q_partial[base + _u(3)] = p3
+                            q_partial[base + _u(4)] = p3 + w4
+                            q_partial[base + _u(5)] = p3 + a45
+                            q_partial[base + _u(6)] = p3 + (a45 + w6)
+                            q_partial[base + _u(7)] = part
+                        q += part
+                        q_cumulative[b] = q
                 else:
                     n_slots = n_word_topics
                     for slot in range(n_word_topics):
