@@ -136,9 +136,21 @@ K = 20 and 100 and 0.95x at 1,000). Against the kernel before both changes, on t
 Zipf corpus after 10 sweeps: 20.8 against 18.4 million tokens per CPU second at K = 20
 (1.13x), 10.4 against 9.2 at K = 100 (1.12x), the same states bit for bit
 (``bench/lda_kernel_paired.py``, records in ``bench/results/lda_kernel_paired/``).
-For K up to :data:`Q_BLOCK` one block holds the whole row, summed in topic order as the
-list is (a zero adds nothing), so there the row walk draws what the list walk draws,
-bit for bit.
+Each block's eight products are added as a tree of depth 3, ``((w0 + w1) + (w2 + w3))
++ ((w4 + w5) + (w6 + w7))``, not as a chain of seven additions each waiting on the one
+before, so ``q``, and with it the draw, is ready sooner. The partial sums kept for the
+pick ("Picking the slot") come from the same tree (``w0``, ``w0 + w1``,
+``(w0 + w1) + w2``, ``(w0 + w1) + (w2 + w3)``, ...): each is never below the one before
+(in floating point a sum of numbers >= 0 does not decrease when a term grows), the one
+after a zero weight equals it, and the last is the block's sum itself, the three
+properties the pick relies on. Paired against the chain on the Zipf corpus after 10
+sweeps: 1.03x at K = 20 (5 rounds, 0.98x to 1.05x), 1.07x at K = 100 (4 rounds, 0.93x
+to 1.20x), the same states in every round. With the chain, for K up to
+:data:`Q_BLOCK` the row walk drew what the list walk draws bit for bit; with the tree
+it may differ where a uniform falls within rounding of a boundary between two topics,
+as at larger K. On the exact check's four-topic problem (every word walked by row) no
+draw differed from the chain's in 20 seeds x 20,000 sweeps from the same starts and
+generators (the two- and three-topic problems run the dense loop, unchanged).
 
 The row walk and the list walk draw from the same conditional; they add the same
 products in another grouping, so their sums may differ in the last bit, and a draw only
@@ -201,15 +213,25 @@ its document's row, its old and new topic, a list's slot), as the Metropolis-Has
 sweep does, and numba does not wrap those. Division by zero cannot happen in the
 sweep (``B > 0``, ``beta_w > 0``, ``_inv_minus`` guards an empty topic), so the kernel
 is compiled with numba's ``error_model="numpy"``, which leaves out the check before
-each division. The same arithmetic in the same order, so the same draws bit for bit.
-For the same reason of waiting, a row walk no longer writes the token's own
-coefficient ``coef[k_old]`` before reading the row's coefficients with vector loads (a
-load that overlaps a store still in flight waits for it): its product is formed from the
-value held in a register, and the coefficient is written only when the token moves
-(a list walk writes it as before and puts it back). The same values, the same draws;
-1.016x at K = 20, 1.01x at K = 100 (paired, 5 rounds).
-On the Zipf corpus after 10 sweeps, paired against the kernel before (5 rounds):
-1.09x per CPU second at K = 20 (26.8 against 24.5 million tokens).
+each division. The same arithmetic in the same order, so the same draws bit for bit:
+1.09x per CPU second at K = 20 on the Zipf corpus after 10 sweeps (26.8 against 24.5
+million tokens, 5 paired rounds, 1.08x to 1.11x).
+
+For a like reason, a row walk does not write the token's own coefficient
+``coef[k_old]`` before it reads the row's coefficients with vector loads (a load that
+overlaps a store still in flight waits for it): the token's product is formed from the
+value held in a register, and the coefficient is written only when the token moves (a
+list walk writes it and puts it back, as before). The same values, the same draws:
+1.016x at K = 20 (5 rounds, 1.007x to 1.024x), 1.01x at K = 100.
+
+With the tree of the row walk's block sums ("Row walk"), against the kernel before
+these changes (fb7ed9b), paired from the same states (``bench/lda_kernel_paired.py``,
+records in ``bench/results/lda_kernel_paired/``; every round left the same state bit
+for bit), before the coefficient change: on the Zipf corpus after 10 sweeps 25.45
+against 23.20 million tokens per CPU second at K = 20 (1.09x; 7 rounds, 1.09x to
+1.11x) and 16.04 against 15.45 at K = 100 (1.04x, 1.03x to 1.05x); on Reuters after
+30 sweeps 1.10x, 1.12x and 1.14x at K = 20, 100 and 1,000 (5 rounds). Found with
+``perf`` (numba's code dumped from memory and the samples laid on it).
 
 Random numbers: one fresh uniform per token from the caller's ``numpy.random.Generator``,
 never a recycled buffer: exactly the numbers ``rng.random()`` would give, drawn through
