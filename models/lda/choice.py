@@ -11,8 +11,9 @@ joint any contender reached (``bench/lda_time_to_quality.py``;
 
 The rule: the Gibbs sweep below a number of topics that falls with the corpus's size,
 the Metropolis-Hastings sweep with :data:`METROPOLIS_CYCLES` cycles from there up
-(:data:`METROPOLIS_FROM`: N below 300,000 tokens, from 3,000 topics; below 3,000,000,
-from 300; from 3,000,000 tokens, from 170). The Gibbs sweep's cost per token grows with
+(:data:`METROPOLIS_FROM`: N below 300,000 tokens, from 3,000 topics; from 300,000
+tokens up, from 300; from 3,000,000 tokens up it was 170 until the Gibbs sweep's
+unsigned indices and tree sums, below). The Gibbs sweep's cost per token grows with
 the topics a word holds, which grows with K until it is bounded by the word's
 frequency; the Metropolis-Hastings sweep's does not. On a larger corpus frequent words
 hold more of the K topics (on the 10-million-token Zipf corpus at K = 100, 57% of tokens
@@ -33,15 +34,21 @@ against Metropolis-Hastings with 2 cycles; ``never``: not within the run's budge
   40.1 / never (98.0%) against 34.6 / 42.8 at 100; after the row prefetch (the Gibbs
   sweep 1.33x faster per token at K = 100 there), 36.8 / 49 against 47.2 / never
   (95.4%) at 100 (45 CPU s each; with 80, 52 / 72.4 against 76.5 / never), and 45.3 /
-  never (95.7%) against 36.0 / 45.5 at 300.
+  never (95.7%) against 36.0 / 45.5 at 300; after the unsigned indices and tree sums
+  (the Gibbs sweep 1.09x faster per token at K = 20, 1.04x at 100; 45 CPU s each),
+  40.5 / 48.3 against 41.4 / never (97.0%) at 300, level at 95% and the Gibbs sweep
+  first to 99%, and never (94.8% in 47 CPU s) against 39.7 / 49.6 at 500.
 
 Each threshold lies between the largest K at which the Gibbs sweep got there first and
 the smallest at which the Metropolis-Hastings sweep did (about their geometric mean:
 3,000 for Reuters, where the two tie; 300 between 100 and 1,000; 170 between 100 and
-300, 70 between 50 and 100 before the row prefetch), and each corpus size's band
+300 before the unsigned indices, 70 between 50 and 100 before the row prefetch; on 10
+million tokens now 300, where the two are level, below the geometric mean of 300 and
+500, which makes the band from 3 million tokens the same as the one below it, so the
+two are one), and each corpus size's band
 reaches to about the geometric mean of the measured sizes (300,000 between 84,010 and
 1 million; 3 million between 1 and 10 million). Not measured: other corpora, K between
-the measured ones, corpora above 10 million tokens (the 170 is kept there).
+the measured ones, corpora above 10 million tokens (the 300 is kept there).
 """
 
 from __future__ import annotations
@@ -61,7 +68,7 @@ __all__ = [
 
 #: The rule as (fewer than this many tokens, Metropolis-Hastings from this many topics),
 #: the first band whose bound is above N deciding; N past the last bound takes its K.
-METROPOLIS_FROM = ((300_000, 3_000), (3_000_000, 300), (None, 170))
+METROPOLIS_FROM = ((300_000, 3_000), (None, 300))
 
 #: Cycles of (doc proposal, word proposal) per token and sweep when the rule picks the
 #: Metropolis-Hastings sweep: the sweep's own default.

@@ -136,9 +136,21 @@ K = 20 and 100 and 0.95x at 1,000). Against the kernel before both changes, on t
 Zipf corpus after 10 sweeps: 20.8 against 18.4 million tokens per CPU second at K = 20
 (1.13x), 10.4 against 9.2 at K = 100 (1.12x), the same states bit for bit
 (``bench/lda_kernel_paired.py``, records in ``bench/results/lda_kernel_paired/``).
-For K up to :data:`Q_BLOCK` one block holds the whole row, summed in topic order as the
-list is (a zero adds nothing), so there the row walk draws what the list walk draws,
-bit for bit.
+Each block's eight products are added as a tree of depth 3, ``((w0 + w1) + (w2 + w3))
++ ((w4 + w5) + (w6 + w7))``, not as a chain of seven additions each waiting on the one
+before, so ``q``, and with it the draw, is ready sooner. The partial sums kept for the
+pick ("Picking the slot") come from the same tree (``w0``, ``w0 + w1``,
+``(w0 + w1) + w2``, ``(w0 + w1) + (w2 + w3)``, ...): each is never below the one before
+(in floating point a sum of numbers >= 0 does not decrease when a term grows), the one
+after a zero weight equals it, and the last is the block's sum itself, the three
+properties the pick relies on. Paired against the chain on the Zipf corpus after 10
+sweeps: 1.03x at K = 20 (5 rounds, 0.98x to 1.05x), 1.07x at K = 100 (4 rounds, 0.93x
+to 1.20x), the same states in every round. With the chain, for K up to
+:data:`Q_BLOCK` the row walk drew what the list walk draws bit for bit; with the tree
+it may differ where a uniform falls within rounding of a boundary between two topics,
+as at larger K. On the exact check's four-topic problem (every word walked by row) no
+draw differed from the chain's in 20 seeds x 20,000 sweeps from the same starts and
+generators (the two- and three-topic problems run the dense loop, unchanged).
 
 The row walk and the list walk draw from the same conditional; they add the same
 products in another grouping, so their sums may differ in the last bit, and a draw only
@@ -191,6 +203,36 @@ sweeps (not recorded): counting the slots 1.20x at K = 100 and level at 20; the
 reciprocal ahead 1.07x at K = 20 and level at 100; the kept partial sums 1.05x at
 K = 20, and 1.02x at 100, where they are not kept (kept there too, 0.96x).
 
+Unsigned indices
+----------------
+numba lets a signed index count from the end (``a[-1]``), so every access with one is a
+compare, an add and a select, and the array's length is kept live for it: in a loop
+body that indexes a dozen arrays, registers run out and values spill to the stack.
+The sweep indexes with unsigned integers (``_u``, ``np.uintp``; the token, its word,
+its document's row, its old and new topic, a list's slot), as the Metropolis-Hastings
+sweep does, and numba does not wrap those. Division by zero cannot happen in the
+sweep (``B > 0``, ``beta_w > 0``, ``_inv_minus`` guards an empty topic), so the kernel
+is compiled with numba's ``error_model="numpy"``, which leaves out the check before
+each division. The same arithmetic in the same order, so the same draws bit for bit:
+1.09x per CPU second at K = 20 on the Zipf corpus after 10 sweeps (26.8 against 24.5
+million tokens, 5 paired rounds, 1.08x to 1.11x).
+
+For a like reason, a row walk does not write the token's own coefficient
+``coef[k_old]`` before it reads the row's coefficients with vector loads (a load that
+overlaps a store still in flight waits for it): the token's product is formed from the
+value held in a register, and the coefficient is written only when the token moves (a
+list walk writes it and puts it back, as before). The same values, the same draws:
+1.016x at K = 20 (5 rounds, 1.007x to 1.024x), 1.01x at K = 100.
+
+With the tree of the row walk's block sums ("Row walk"), against the kernel before
+these changes (fb7ed9b), paired from the same states (``bench/lda_kernel_paired.py``,
+records in ``bench/results/lda_kernel_paired/``; every round left the same state bit
+for bit), before the coefficient change: on the Zipf corpus after 10 sweeps 25.45
+against 23.20 million tokens per CPU second at K = 20 (1.09x; 7 rounds, 1.09x to
+1.11x) and 16.04 against 15.45 at K = 100 (1.04x, 1.03x to 1.05x); on Reuters after
+30 sweeps 1.10x, 1.12x and 1.14x at K = 20, 100 and 1,000 (5 rounds). Found with
+``perf`` (numba's code dumped from memory and the samples laid on it).
+
 Random numbers: one fresh uniform per token from the caller's ``numpy.random.Generator``,
 never a recycled buffer: exactly the numbers ``rng.random()`` would give, drawn through
 :func:`zoo.models.lda.uniforms.uniform` (for a PCG64 generator, NumPy's default, its
@@ -241,6 +283,11 @@ SPARSE_FROM_TOPICS = 4
 #: word holds at least ``ROW_WALK_EIGHTHS / 8`` of the K topics (module docstring,
 #: "Row walk"; 6, three quarters, before the branch-free pick made the row cheaper).
 ROW_WALK_EIGHTHS = 2
+
+#: An array index as an unsigned integer, which numba does not wrap around: a signed
+#: index costs a compare, an add and a select per access and keeps the array's shape
+#: live in a register (module docstring, "Unsigned indices").
+_u = np.uintp
 
 #: A threshold no word reaches (it would hold more than K topics): every word's list is
 #: walked (``_sparse_kernel(..., row_walk_eighths=ROW_WALK_NEVER)``).
@@ -500,8 +547,9 @@ def _sparse_range(
             smooth_sum = 0.0
             doc_sum = 0.0
             n_doc_topics = 0
+            row = _u(d)  # d as an index, once per document (see `_u`)
             for k in range(n_topics):
-                count = np.int64(doc_topic[d, k])
+                count = np.int64(doc_topic[row, k])
                 smooth_sum += alpha[k] * inv_denom[k]
                 coef[k] = (count + alpha[k]) * inv_denom[k]
                 if count > 0:
@@ -511,46 +559,49 @@ def _sparse_range(
                     doc_sum += count * inv_denom[k]
 
             for i in range(lo, hi):
-                w = token_word[i]
+                at = _u(i)
+                w = _u(token_word[at])
                 if prefetch:
                     # Rows of the words ahead: the offsets of the word 2 x distance
                     # ahead, then (those offsets now cached) the rows of the word at
                     # distance. A hint only: the draws are the same without it.
                     if i + 2 * PREFETCH_DISTANCE < token_hi:
-                        w_far = token_word[i + 2 * PREFETCH_DISTANCE]
+                        w_far = _u(token_word[at + _u(2 * PREFETCH_DISTANCE)])
                         prefetch_item(word_list_start, w_far)
                         prefetch_item(word_nnz, w_far)
                         prefetch_item(beta, w_far)
                     if i + PREFETCH_DISTANCE < token_hi:
-                        w_near = token_word[i + PREFETCH_DISTANCE]
+                        w_near = _u(token_word[at + _u(PREFETCH_DISTANCE)])
                         prefetch_cell(word_topic, w_near, 0)
                         for column in range(row_line_items, inner_stop, row_line_items):
                             prefetch_cell(word_topic, w_near, column)
                         prefetch_cell(word_topic, w_near, n_topics - 1)
-                        prefetch_item(word_list, word_list_start[w_near])
-                k_old = np.int64(topic[i])
+                        prefetch_item(word_list, _u(word_list_start[w_near]))
+                k_old = np.int64(topic[at])
+                ko = _u(k_old)
                 # The token leaves k_old only virtually: the caches and sums below are what
                 # they would be with the token removed, but the counts are written only if
                 # it moves. Most tokens return to their topic once the chain has settled,
                 # and then nothing but two cache entries has to be put back.
-                old_inv = inv_denom[k_old]
-                minus_inv = inv_minus[k_old]
-                doc_minus = np.int64(doc_topic[d, k_old]) - 1
-                smooth_minus = smooth_sum + alpha[k_old] * (minus_inv - old_inv)
+                old_inv = inv_denom[ko]
+                minus_inv = inv_minus[ko]
+                doc_minus = np.int64(doc_topic[row, ko]) - 1
+                smooth_minus = smooth_sum + alpha[ko] * (minus_inv - old_inv)
                 if doc_minus == 0 and n_doc_topics == 1:
                     # Exactly zero, not a rounding residue that could pick an empty bucket.
                     doc_minus_sum = 0.0
                 else:
                     doc_minus_sum = doc_sum + doc_minus * minus_inv - (doc_minus + 1) * old_inv
-                old_coef = coef[k_old]
-                coef[k_old] = (doc_minus + alpha[k_old]) * minus_inv
-                inv_denom[k_old] = minus_inv
+                old_coef = coef[ko]
+                minus_coef = (doc_minus + alpha[ko]) * minus_inv
+                inv_denom[ko] = minus_inv
                 smooth_draw = smooth_sum if fault == _STALE_SMOOTHING_SUM else smooth_minus
                 doc_draw = doc_sum if fault == _STALE_DOC_SUM else doc_minus_sum
 
                 # --- word bucket q: the only per-token loop, over the word's topics ---
                 start = word_list_start[w]
                 n_word_topics = word_nnz[w]
+                first = _u(start)
                 # A word holding most topics is walked over its whole row (module
                 # docstring, "Row walk"): the same weights, without the list.
                 whole_row = walks_row(n_word_topics, n_topics, row_walk_eighths)
@@ -561,30 +612,46 @@ def _sparse_range(
                     # per block of Q_BLOCK topics and across blocks (module docstring,
                     # "Row walk"): the blocks' sums are independent, so they overlap in
                     # the processor instead of waiting on one running sum.
+                    # coef[k_old] is not written for a row walk unless the token moves
+                    # (module docstring, "Unsigned indices"): the vector loads below
+                    # would wait on that store. Its product is replaced next.
                     for kk in range(n_topics):
                         q_weight[kk] = coef[kk] * np.int64(word_topic[w, kk])
-                    q_weight[k_old] = coef[k_old] * (np.int64(word_topic[w, k_old]) - 1)
+                    q_weight[ko] = minus_coef * (np.int64(word_topic[w, ko]) - 1)
                     n_slots = n_blocks
-                    if keep_partials:
-                        for b in range(n_blocks):
-                            part = 0.0
-                            for j in range(Q_BLOCK):
-                                part += q_weight[b * Q_BLOCK + j]
-                                q_partial[b * Q_BLOCK + j] = part
-                            q += part
-                            q_cumulative[b] = q
-                    else:
-                        for b in range(n_blocks):
-                            part = 0.0
-                            for j in range(Q_BLOCK):
-                                part += q_weight[b * Q_BLOCK + j]
-                            q += part
-                            q_cumulative[b] = q
+                    for b in range(n_blocks):
+                        # The block's Q_BLOCK = 8 weights added as a tree of depth 3,
+                        # not a chain of 7 (module docstring, "Row walk"); its partial
+                        # sums from the same tree, each never below the one before (a
+                        # sum of weights >= 0 never decreases as a term grows), the one
+                        # after a zero weight equal to it, the last the total itself.
+                        base = _u(b) * _u(Q_BLOCK)
+                        w0 = q_weight[base]
+                        w1 = q_weight[base + _u(1)]
+                        w2 = q_weight[base + _u(2)]
+                        w4 = q_weight[base + _u(4)]
+                        w6 = q_weight[base + _u(6)]
+                        a01 = w0 + w1
+                        a45 = w4 + q_weight[base + _u(5)]
+                        p3 = a01 + (w2 + q_weight[base + _u(3)])
+                        part = p3 + (a45 + (w6 + q_weight[base + _u(7)]))
+                        if keep_partials:
+                            q_partial[base] = w0
+                            q_partial[base + _u(1)] = a01
+                            q_partial[base + _u(2)] = a01 + w2
+                            q_partial[base + _u(3)] = p3
+                            q_partial[base + _u(4)] = p3 + w4
+                            q_partial[base + _u(5)] = p3 + a45
+                            q_partial[base + _u(6)] = p3 + (a45 + w6)
+                            q_partial[base + _u(7)] = part
+                        q += part
+                        q_cumulative[b] = q
                 else:
+                    coef[ko] = minus_coef
                     n_slots = n_word_topics
                     for slot in range(n_word_topics):
-                        kk = np.int64(word_list[start + slot])
-                        q += coef[kk] * (np.int64(word_topic[w, kk]) - (kk == k_old))
+                        kk = _u(word_list[first + _u(slot)])
+                        q += coef[kk] * (np.int64(word_topic[w, kk]) - (kk == ko))
                         q_cumulative[slot] = q
 
                 beta_w = beta[w]
@@ -595,7 +662,8 @@ def _sparse_range(
                     # above u: the count of those at or below u, with no branch (module
                     # docstring, "Row walk").
                     b = _count_at_or_below(q_cumulative, n_blocks, u)
-                    before = q_cumulative[b - 1] if b > 0 else 0.0
+                    base = _u(b) * _u(Q_BLOCK)
+                    before = q_cumulative[_u(b) - _u(1)] if b > 0 else 0.0
                     below = 0
                     if keep_partials:
                         # The block's partial sums were formed before u was drawn: no
@@ -604,7 +672,7 @@ def _sparse_range(
                         # the count stays below Q_BLOCK; a zero weight repeats the sum
                         # before it, so the first sum above u has weight.
                         for j in range(Q_BLOCK):
-                            below += before + q_partial[b * Q_BLOCK + j] <= u
+                            below += before + q_partial[base + _u(j)] <= u
                         new_k = b * Q_BLOCK + below
                     else:
                         # The partial sums formed now, from the sum before the block.
@@ -612,29 +680,29 @@ def _sparse_range(
                         # topic with weight (there is one: the block's sum is positive).
                         last = -1
                         for j in range(Q_BLOCK):
-                            weight = q_weight[b * Q_BLOCK + j]
+                            weight = q_weight[base + _u(j)]
                             before += weight
                             below += before <= u
                             last = b * Q_BLOCK + j if weight > 0.0 else last
                         new_k = b * Q_BLOCK + below if below < Q_BLOCK else last
                 elif u < q:
                     slot = _count_at_or_below(q_cumulative, n_slots, u)
-                    new_k = np.int64(word_list[start + slot])
+                    new_k = np.int64(word_list[first + _u(slot)])
                 else:
                     u = (u - q) / beta_w
                     if u < doc_draw:
                         new_k = -1
                         fallback = doc_list[0]
                         for j in range(n_doc_topics):
-                            kk = doc_list[j]
-                            weight = (np.int64(doc_topic[d, kk]) - (kk == k_old)) * inv_denom[kk]
+                            kk = _u(doc_list[j])
+                            weight = (np.int64(doc_topic[row, kk]) - (kk == ko)) * inv_denom[kk]
                             if weight > 0.0:
                                 # Rounding can leave u just past the last weight: fall
                                 # back to the last topic that has weight.
-                                fallback = kk
+                                fallback = np.int64(kk)
                                 u -= weight
                                 if u < 0.0:
-                                    new_k = kk
+                                    new_k = np.int64(kk)
                                     break
                         if new_k < 0:
                             new_k = fallback
@@ -648,26 +716,28 @@ def _sparse_range(
                                 break
 
                 if new_k == k_old:
-                    coef[k_old] = old_coef
-                    inv_denom[k_old] = old_inv
+                    if not whole_row:
+                        coef[ko] = old_coef
+                    inv_denom[ko] = old_inv
                     continue
 
                 # --- the token moves: commit its removal from k_old ... ---
-                doc_topic[d, k_old] = doc_minus
-                word_topic[w, k_old] -= 1
-                topic_total[k_old] -= 1
+                coef[ko] = minus_coef
+                doc_topic[row, ko] = doc_minus
+                word_topic[w, ko] -= 1
+                topic_total[ko] -= 1
                 # inv_denom[k_old] already holds 1 / (n_k_old - 1 + B); the division
                 # here is for a later token of k_old, not the next draw's chain.
-                inv_plus[k_old] = old_inv
-                inv_minus[k_old] = _inv_minus(topic_total[k_old], beta_sum)
+                inv_plus[ko] = old_inv
+                inv_minus[ko] = _inv_minus(topic_total[ko], beta_sum)
                 smooth_sum = smooth_minus
                 doc_sum = doc_minus_sum
                 if doc_minus == 0:
                     last = doc_list[n_doc_topics - 1]
-                    doc_list[doc_pos[k_old]] = last
-                    doc_pos[last] = doc_pos[k_old]
+                    doc_list[_u(doc_pos[ko])] = last
+                    doc_pos[_u(last)] = doc_pos[ko]
                     n_doc_topics -= 1
-                if word_topic[w, k_old] == 0:
+                if word_topic[w, ko] == 0:
                     # k_old leaves the word's list: close the gap (keeps the list sorted).
                     slot = start + _lower_bound_topic(word_list, start, n_word_topics, k_old)
                     for j in range(slot, start + n_word_topics - 1):
@@ -677,8 +747,9 @@ def _sparse_range(
 
                 # --- ... and its addition to new_k ---
                 k = new_k
-                old_inv = inv_denom[k]
-                if word_topic[w, k] == 0:
+                kn = _u(k)
+                old_inv = inv_denom[kn]
+                if word_topic[w, kn] == 0:
                     # k joins the word's list at its sorted place (there is room: the
                     # capacity is min(K, frequency) and k was not in the list).
                     slot = start + _lower_bound_topic(word_list, start, n_word_topics, k)
@@ -686,26 +757,26 @@ def _sparse_range(
                         word_list[j] = word_list[j - 1]
                     word_list[slot] = k
                     word_nnz[w] = n_word_topics + 1
-                doc_count = np.int64(doc_topic[d, k]) + 1
-                doc_topic[d, k] = doc_count
-                word_topic[w, k] += 1
-                topic_total[k] += 1
+                doc_count = np.int64(doc_topic[row, kn]) + 1
+                doc_topic[row, kn] = doc_count
+                word_topic[w, kn] += 1
+                topic_total[kn] += 1
                 # The old 1 / (n_k + B) is the new 1 / (n_k - 1 + B), the old
                 # 1 / (n_k + 1 + B) the new 1 / (n_k + B): read, not divided, so the next
                 # token's draw does not wait on a division; the one below is for a later
                 # move into k.
-                inv_minus[k] = old_inv
-                new_inv = inv_plus[k]
-                inv_denom[k] = new_inv
-                inv_plus[k] = 1.0 / (topic_total[k] + 1 + beta_sum)
-                smooth_sum += alpha[k] * (new_inv - old_inv)
+                inv_minus[kn] = old_inv
+                new_inv = inv_plus[kn]
+                inv_denom[kn] = new_inv
+                inv_plus[kn] = 1.0 / (topic_total[kn] + 1 + beta_sum)
+                smooth_sum += alpha[kn] * (new_inv - old_inv)
                 doc_sum += doc_count * new_inv - (doc_count - 1) * old_inv
-                coef[k] = (doc_count + alpha[k]) * new_inv
+                coef[kn] = (doc_count + alpha[kn]) * new_inv
                 if doc_count == 1:
-                    doc_pos[k] = n_doc_topics
-                    doc_list[n_doc_topics] = k
+                    doc_pos[kn] = n_doc_topics
+                    doc_list[_u(n_doc_topics)] = k
                     n_doc_topics += 1
-                topic[i] = k
+                topic[at] = k
 
 
 @numba.njit(cache=True, inline="always")
@@ -815,7 +886,7 @@ def _sparse_kernel(fault: int, prefetch: bool, row_walk_eighths: int = ROW_WALK_
     compare them.
     """
 
-    @numba.njit(cache=True)
+    @numba.njit(cache=True, error_model="numpy")
     def sparse(corpus, state, hyper, lists, token_lo, token_hi, sweeps, rng):
         _sparse_range(
             corpus, state, hyper, lists, token_lo, token_hi, sweeps, rng, fault, prefetch,
