@@ -12,7 +12,7 @@ joint any contender reached (``bench/lda_time_to_quality.py``;
 The rule: the Gibbs sweep below a number of topics that falls with the corpus's size,
 the Metropolis-Hastings sweep with :data:`METROPOLIS_CYCLES` cycles from there up
 (:data:`METROPOLIS_FROM`: N below 300,000 tokens, from 3,000 topics; from 300,000
-tokens up, from 300; from 3,000,000 tokens up it was 170 until the Gibbs sweep's
+tokens up, from 400; from 3,000,000 tokens up it was 170 until the Gibbs sweep's
 unsigned indices and tree sums, below). The Gibbs sweep's cost per token grows with
 the topics a word holds, which grows with K until it is bounded by the word's
 frequency; the Metropolis-Hastings sweep's does not. On a larger corpus frequent words
@@ -41,14 +41,15 @@ against Metropolis-Hastings with 2 cycles; ``never``: not within the run's budge
 
 Each threshold lies between the largest K at which the Gibbs sweep got there first and
 the smallest at which the Metropolis-Hastings sweep did (about their geometric mean:
-3,000 for Reuters, where the two tie; 300 between 100 and 1,000; 170 between 100 and
-300 before the unsigned indices, 70 between 50 and 100 before the row prefetch; on 10
-million tokens now 300, where the two are level, below the geometric mean of 300 and
-500, which makes the band from 3 million tokens the same as the one below it, so the
-two are one), and each corpus size's band
-reaches to about the geometric mean of the measured sizes (300,000 between 84,010 and
-1 million; 3 million between 1 and 10 million). Not measured: other corpora, K between
-the measured ones, corpora above 10 million tokens (the 300 is kept there).
+3,000 for Reuters, where the two tie; 170 between 100 and 300 on 10 million tokens
+before the unsigned indices, 70 between 50 and 100 before the row prefetch), and each
+corpus size's band reaches to about the geometric mean of the measured sizes (300,000
+between 84,010 and 1 million). From 300,000 tokens up one threshold, 400, holds every
+measurement: on 1 million tokens the Gibbs sweep first to 99% at 100 and the
+Metropolis-Hastings sweep at 1,000 (the band was 300 there, the geometric mean); on 10
+million the Gibbs sweep first to 99% at 300 (level at 95%) and the Metropolis-Hastings
+sweep at 500 (geometric mean 387). Not measured: other corpora, K between the measured
+ones, corpora above 10 million tokens (the 400 is kept there).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ __all__ = [
 
 #: The rule as (fewer than this many tokens, Metropolis-Hastings from this many topics),
 #: the first band whose bound is above N deciding; N past the last bound takes its K.
-METROPOLIS_FROM = ((300_000, 3_000), (None, 300))
+METROPOLIS_FROM = ((300_000, 3_000), (None, 400))
 
 #: Cycles of (doc proposal, word proposal) per token and sweep when the rule picks the
 #: Metropolis-Hastings sweep: the sweep's own default.

@@ -48,10 +48,26 @@ def test_the_rule_takes_gibbs_below_the_threshold_and_metropolis_from_it(bound, 
 
 def test_the_threshold_falls_with_the_corpus_and_holds_past_the_last_band():
     thresholds = [metropolis_from_topics(n) for n in (0, 84_010, 1_000_061, 10**7, 10**9)]
-    assert thresholds == [3_000, 3_000, 300, 300, 300]
-    assert METROPOLIS_FROM[-1] == (None, 300)
-    assert choose_sampler(n_topics=299, n_tokens=10**9).sampler == "gibbs"
-    assert choose_sampler(n_topics=300, n_tokens=10**7).sampler == "metropolis"
+    assert thresholds == [3_000, 3_000, 400, 400, 400]
+    assert METROPOLIS_FROM[-1] == (None, 400)
+    assert choose_sampler(n_topics=399, n_tokens=10**9).sampler == "gibbs"
+    assert choose_sampler(n_topics=400, n_tokens=10**7).sampler == "metropolis"
+
+
+@pytest.mark.parametrize(
+    ("n_tokens", "n_topics", "first_to_99"),
+    [
+        # Each measured pair of the module docstring, by the sweep first to 99% of the way.
+        (84_010, 1_000, "gibbs"),
+        (84_010, 10_000, "metropolis"),
+        (1_000_061, 100, "gibbs"),
+        (1_000_061, 1_000, "metropolis"),
+        (10**7, 300, "gibbs"),
+        (10**7, 500, "metropolis"),
+    ],
+)
+def test_the_rule_picks_the_measured_winner(n_tokens, n_topics, first_to_99):
+    assert choose_sampler(n_topics=n_topics, n_tokens=n_tokens).sampler == first_to_99
 
 
 @pytest.mark.parametrize(
