@@ -1,8 +1,9 @@
 """Geweke's test at its defaults: false alarms of correct kernels, power against bugs.
 
 For every kernel of the catalogue, the zoo's models (``zoo.names()``, the model's own
-kernel and ``spec.faults``) and the examples with a kernel (``examples/*.py``'s
-``EXAMPLES``: the correct ``kernel`` and ``bug_kernels``), this runs
+kernel, LDA's Metropolis-Hastings kernel, and ``spec.faults``) and the examples with a
+kernel (``examples/*.py``'s ``EXAMPLES``: the correct ``kernel`` and ``bug_kernels``),
+this runs
 ``zoo.diagnostics.geweke.geweke`` at its defaults (5,000 marginal draws of which 1,000
 fix the test functions, 4 chains from 10,000 steps doubling to at most 20,000, 80,000
 before commit 9c72880, restarted from exact joint draws every 500 steps under the rule
@@ -65,6 +66,11 @@ EXAMPLE_MODULES = (
 RULE = "independent segments"
 OLD_RULE = "batch means"
 
+#: Correct kernels of the zoo's models other than the model's own, by model: a name for
+#: the records and the kernel's location (the catalogue's ``lda`` rows of
+#: ``mh-*`` are this kernel's planted bugs).
+OTHER_CORRECT = {"lda": {"metropolis": "zoo.models.lda:metropolis_kernel"}}
+
 #: A run's verdicts; "error" is a run whose model or kernel raised (said in the record).
 VERDICTS = ("pass", "fail", "could not judge", "error")
 
@@ -72,11 +78,13 @@ VERDICTS = ("pass", "fail", "could not judge", "error")
 def catalogue(kind: str) -> list[tuple[str, str, object, object]]:
     """``(target, kernel name, model builder, kernel)`` for every kernel of ``kind``.
 
-    ``kind`` is ``correct`` (each model's own kernel) or ``bug`` (each planted fault).
+    ``kind`` is ``correct`` (each model's own kernel and those of ``OTHER_CORRECT``) or
+    ``bug`` (each planted fault).
     The model builder is called once per target, when its first run is due.
     """
     # deferred: zoo and the examples are imported after sys.path holds the repository
     import zoo
+    from zoo.core.loading import load_object
     from zoo.specification.adapter import data_only_kernel, specified_model
 
     entries = []
@@ -85,6 +93,9 @@ def catalogue(kind: str) -> list[tuple[str, str, object, object]]:
         if spec.kernel_checks is None:
             continue
         kernels = {"correct": spec.kernel} if kind == "correct" else dict(spec.faults or {})
+        if kind == "correct":
+            for kernel_name, location in OTHER_CORRECT.get(name, {}).items():
+                kernels[kernel_name] = load_object(location, field="OTHER_CORRECT")
         for kernel_name, kernel in kernels.items():
             entries.append((name, kernel_name, lambda name=name: zoo.get(name), kernel))
     for module_name in EXAMPLE_MODULES:
