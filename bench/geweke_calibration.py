@@ -199,16 +199,14 @@ def table(records: list[dict], rule: str) -> str:
         "CPU s per run (median) |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for kind in ("correct", "bug"):
-        keys = list(dict.fromkeys(_key(r)[:3] for r in mine if r["kind"] == kind))
-        # the zoo's models before the examples, each in the order first recorded
-        for key in sorted(keys, key=lambda k: (k[1].startswith("example: "), keys.index(k))):
-            lines.append(_row(*key, [r for r in mine if _key(r)[:3] == key]))
     for kind, words in (("correct", "every correct kernel"), ("bug", "every bug")):
         runs = [r for r in mine if r["kind"] == kind]
+        keys = list(dict.fromkeys(_key(r)[:3] for r in runs))
+        # the zoo's models before the examples, each in the order first recorded
+        for key in sorted(keys, key=lambda k: (k[1].startswith("example: "), keys.index(k))):
+            lines.append(_row(*key, [r for r in runs if _key(r)[:3] == key]))
         if runs:
-            kernels = len({_key(r) for r in runs})
-            lines.append(_row(kind, f"**pooled** ({kernels} kernels)", words, runs))
+            lines.append(_row(kind, f"**pooled** ({len(keys)} kernels)", words, runs))
     return "\n".join(lines)
 
 
