@@ -189,10 +189,14 @@ def table(records: list[dict], rule: str) -> str:
 
     The rate is a correct kernel's failures (false alarms; stated: alpha = 1% a run) or
     a bug's failures and errors (detections), out of every run, with its Clopper-Pearson
-    95% interval (``scipy.stats.binomtest``). "stopped at" is the chains' length when
-    the test was made; CPU seconds are ``time.process_time`` of the run.
+    95% interval (``scipy.stats.binomtest``); a seed's run counts once. "stopped at" is
+    the chains' length when the test was made; CPU seconds are ``time.process_time`` of
+    the run.
     """
-    mine = [r for r in records if _key(r)[3] == rule]
+    # A seed recorded twice (two processes ran it: the same draws, the same verdict)
+    # counts once, as first recorded.
+    first = {(*_key(r), r["seed"]): r for r in reversed(records) if _key(r)[3] == rule}
+    mine = list(reversed(first.values()))
     lines = [
         "| kind | target | kernel | runs | pass | fail | could not judge | error | "
         "false alarms or detections (95% CI) | stopped at (median, max) | "
