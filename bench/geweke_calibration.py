@@ -1,8 +1,9 @@
 """Geweke's test at its defaults: false alarms of correct kernels, power against bugs.
 
 For every kernel of the catalogue, the zoo's models (``zoo.names()``, the model's own
-kernel and ``spec.faults``) and the examples with a kernel (``examples/*.py``'s
-``EXAMPLES``: the correct ``kernel`` and ``bug_kernels``), this runs
+kernel, LDA's Metropolis-Hastings kernel, and ``spec.faults``) and the examples with a
+kernel (``examples/*.py``'s ``EXAMPLES``: the correct ``kernel`` and ``bug_kernels``),
+this runs
 ``zoo.diagnostics.geweke.geweke`` at its defaults (5,000 marginal draws of which 1,000
 fix the test functions, 4 chains from 10,000 steps doubling to at most 20,000, 80,000
 before commit 9c72880, restarted from exact joint draws every 500 steps under the rule
@@ -65,6 +66,11 @@ EXAMPLE_MODULES = (
 RULE = "independent segments"
 OLD_RULE = "batch means"
 
+#: Correct kernels of the zoo's models other than the model's own, by model: a name for
+#: the records and the kernel's location (the catalogue's ``lda`` rows of
+#: ``mh-*`` are this kernel's planted bugs).
+OTHER_CORRECT = {"lda": {"metropolis": "zoo.models.lda:metropolis_kernel"}}
+
 #: A run's verdicts; "error" is a run whose model or kernel raised (said in the record).
 VERDICTS = ("pass", "fail", "could not judge", "error")
 
@@ -72,11 +78,13 @@ VERDICTS = ("pass", "fail", "could not judge", "error")
 def catalogue(kind: str) -> list[tuple[str, str, object, object]]:
     """``(target, kernel name, model builder, kernel)`` for every kernel of ``kind``.
 
-    ``kind`` is ``correct`` (each model's own kernel) or ``bug`` (each planted fault).
+    ``kind`` is ``correct`` (each model's own kernel and those of ``OTHER_CORRECT``) or
+    ``bug`` (each planted fault).
     The model builder is called once per target, when its first run is due.
     """
     # deferred: zoo and the examples are imported after sys.path holds the repository
     import zoo
+    from zoo.core.loading import load_object
     from zoo.specification.adapter import data_only_kernel, specified_model
 
     entries = []
@@ -85,6 +93,9 @@ def catalogue(kind: str) -> list[tuple[str, str, object, object]]:
         if spec.kernel_checks is None:
             continue
         kernels = {"correct": spec.kernel} if kind == "correct" else dict(spec.faults or {})
+        if kind == "correct":
+            for kernel_name, location in OTHER_CORRECT.get(name, {}).items():
+                kernels[kernel_name] = load_object(location, field="OTHER_CORRECT")
         for kernel_name, kernel in kernels.items():
             entries.append((name, kernel_name, lambda name=name: zoo.get(name), kernel))
     for module_name in EXAMPLE_MODULES:
@@ -135,17 +146,10 @@ def one_run(model, kernel, seed: int) -> dict:
     }
 
 
-def _records(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line]
-
-
 def _interval(k: int, n: int) -> str:
-    """Clopper-Pearson 95% interval of a rate, in percent."""
-    low = stats.beta.ppf(0.025, k, n - k + 1) if k > 0 else 0.0
-    high = stats.beta.ppf(0.975, k + 1, n - k) if k < n else 1.0
-    return f"{100 * low:.1f}-{100 * high:.1f}%"
+    """``k/n`` with its rate and Clopper-Pearson 95% interval, in percent."""
+    low, high = stats.binomtest(k, n).proportion_ci(0.95, method="exact")
+    return f"{k}/{n} = {100 * k / n:.1f}% ({100 * low:.1f}-{100 * high:.1f}%)"
 
 
 def _key(record: dict) -> tuple:
@@ -158,35 +162,66 @@ def _key(record: dict) -> tuple:
     )
 
 
-def summary(path: Path) -> str:
-    """Markdown: per kernel, runs, verdicts, stopping length and CPU seconds.
+def _counted(record: dict) -> bool:
+    """Whether a run counts against its kernel: a correct kernel's ``fail`` (a false
+    alarm), a bug's ``fail`` or ``error`` (a detection: ``zoo validate`` fails the check
+    when the chain raises)."""
+    counted = ("fail",) if record["kind"] == "correct" else ("fail", "error")
+    return record["verdict"] in counted
 
-    The rate is a correct kernel's failures (false alarms) or a bug's failures and
-    errors (detections: the battery fails the check when the chain raises), with its
-    Clopper-Pearson 95% interval.
+
+def _row(kind: str, target: str, kernel: str, runs: list[dict]) -> str:
+    count = {v: sum(r["verdict"] == v for r in runs) for v in VERDICTS}
+    n = len(runs)
+    lengths = sorted(r["iterations"] for r in runs)
+    seconds = sorted(r["cpu_seconds"] for r in runs)
+    return (
+        f"| {kind} | {target} | {kernel} | {n} | {count['pass']} | {count['fail']} | "
+        f"{count['could not judge']} | {count['error']} | "
+        f"{_interval(sum(map(_counted, runs)), n)} | {lengths[n // 2]}, {lengths[-1]} | "
+        f"{seconds[n // 2]:.1f} |"
+    )
+
+
+def table(records: list[dict], rule: str) -> str:
+    """Markdown of the runs under ``rule``: a line per kernel, correct kernels first,
+    then each kind's runs pooled.
+
+    The rate is a correct kernel's failures (false alarms; stated: alpha = 1% a run) or
+    a bug's failures and errors (detections), out of every run, with its Clopper-Pearson
+    95% interval (``scipy.stats.binomtest``); a seed's run counts once. "stopped at" is
+    the chains' length when the test was made; CPU seconds are ``time.process_time`` of
+    the run.
     """
-    records = _records(path)
+    # A seed recorded twice (two processes ran it: the same draws, the same verdict)
+    # counts once, as first recorded.
+    first = {(*_key(r), r["seed"]): r for r in reversed(records) if _key(r)[3] == rule}
+    mine = list(reversed(first.values()))
     lines = [
-        "| kind | target | kernel | rule | seeds | pass | fail | could not judge | error | "
+        "| kind | target | kernel | runs | pass | fail | could not judge | error | "
         "false alarms or detections (95% CI) | stopped at (median, max) | "
         "CPU s per run (median) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    keys = dict.fromkeys(_key(r) for r in records)
-    for kind, target, kernel, rule in keys:
-        mine = [r for r in records if _key(r) == (kind, target, kernel, rule)]
-        count = {v: sum(r["verdict"] == v for r in mine) for v in VERDICTS}
-        n = len(mine)
-        lengths = sorted(r["iterations"] for r in mine)
-        seconds = sorted(r["cpu_seconds"] for r in mine)
-        lines.append(
-            f"| {kind} | {target} | {kernel} | {rule} | {n} | {count['pass']} | "
-            f"{count['fail']} | "
-            f"{count['could not judge']} | {count['error']} | "
-            f"{_interval(count['fail'] + (count['error'] if kind == 'bug' else 0), n)} | "
-            f"{lengths[n // 2]}, {lengths[-1]} | {seconds[n // 2]:.1f} |"
-        )
+    for kind, words in (("correct", "every correct kernel"), ("bug", "every bug")):
+        runs = [r for r in mine if r["kind"] == kind]
+        keys = list(dict.fromkeys(_key(r)[:3] for r in runs))
+        # the zoo's models before the examples, each in the order first recorded
+        for key in sorted(keys, key=lambda k: (k[1].startswith("example: "), keys.index(k))):
+            lines.append(_row(*key, [r for r in runs if _key(r)[:3] == key]))
+        if runs:
+            lines.append(_row(kind, f"**pooled** ({len(keys)} kernels)", words, runs))
     return "\n".join(lines)
+
+
+def summary(path: Path) -> str:
+    """Markdown: a table per rule (:func:`table`), the current rule's first."""
+    records = bench_records.read_file(path)
+    parts = []
+    for rule, words in ((RULE, "the current rule"), (OLD_RULE, "historical")):
+        if any(_key(r)[3] == rule for r in records):
+            parts += [f"## {rule} ({words})", "", table(records, rule), ""]
+    return "\n".join(parts).rstrip("\n")
 
 
 def main() -> None:
@@ -205,7 +240,7 @@ def main() -> None:
     warnings.filterwarnings("ignore")
     logging.getLogger("pymc").setLevel(logging.ERROR)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    done = {(*_key(r), r["seed"]) for r in _records(RESULTS)}
+    done = {(*_key(r), r["seed"]) for r in bench_records.read_file(RESULTS)}
     host, commit = cpu_name(), bench_records.provenance()["commit"]
     chosen = [
         (target, kernel_name, build, kernel)

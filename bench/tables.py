@@ -424,6 +424,12 @@ def _problem_sensitivity() -> str:
     return PROBLEM_SENSITIVITY_HEADER + problem_sensitivity_summary(*paths) + "\n"
 
 
+def _geweke_calibration(rule: str) -> str:
+    """docs/power.md: Geweke's test alone, the runs under one chain-side rule."""
+    runs = records.read_file(geweke_calibration.RESULTS)
+    return geweke_calibration.table(runs, rule) + "\n"
+
+
 def _looks() -> str:
     """The look calibration's table: its own file and docs/testing.md's region alike."""
     return look_calibration_summary(records.read("look_calibration")) + "\n"
@@ -574,6 +580,18 @@ TABLES = (
     Table("power-v0.2", "docs/power.md", _v02_power, region=True),
     Table("power-catalogue", "docs/power.md", _catalogue_power, region=True),
     Table("power-gaussian", "docs/power.md", _gaussian_power, region=True),
+    Table(
+        "power-geweke",
+        "docs/power.md",
+        lambda: _geweke_calibration(geweke_calibration.RULE),
+        region=True,
+    ),
+    Table(
+        "power-geweke-batch-means",
+        "docs/power.md",
+        lambda: _geweke_calibration(geweke_calibration.OLD_RULE),
+        region=True,
+    ),
     Table("power-classic", "docs/power.md", lambda: classic_power.summary() + "\n", region=True),
     Table(
         "testing-sequential",
