@@ -66,7 +66,7 @@ from examples import gaussian_mixture, probit_regression, pump_failures
 RESULTS = bench_records.RESULTS / "acceptance" / "records.jsonl"
 
 #: Every example of item 8 by slug: the classic ones, the mixture with exchangeable
-#: components (issue 30's label switching), then the existing two not among them.
+#: components (label switching), then the existing two not among them.
 EXAMPLES = {
     **CLASSIC,
     "gaussian-mixture-exchangeable": gaussian_mixture.EXAMPLES[1],

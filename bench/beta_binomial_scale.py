@@ -23,7 +23,7 @@ folder laid out as the installed package; "after" runs this checkout. The old
 likelihood tables hold ``3 max(n_j)`` float64 numbers (24 GB at ``n = 1e9``), so the
 old form is not run at 1e9 (``--before-scales``), and its reference, which evaluates
 that ``O(max n_j)`` likelihood at some 30,000 quadrature nodes (529 s at 1e6 on one
-core, as reported in issue 15), only where ``--before-reference-scales`` says.
+core, as reported before 0.2), only where ``--before-reference-scales`` says.
 
 Run: ``python -m bench.beta_binomial_scale [--scales 1e3 1e6 1e9] [--before-scales 1e3
 1e6] [--before-reference-scales 1e3] [--sweeps 200] [--homogeneous]``.

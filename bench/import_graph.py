@@ -1,7 +1,7 @@
 """The zoo's import graph: modules, first-party edges, function-level imports, cycles.
 
-Reads the source with ``ast`` (nothing is imported). The figures of the redesign's note
-(issue 12) came from ``python -m bench.import_graph [ROOT]``, run at commit 46ded54
+Reads the source with ``ast`` (nothing is imported). The figures of the 0.2 redesign
+came from ``python -m bench.import_graph [ROOT]``, run at commit 46ded54
 (before) and after; ``tests/architecture/test_layers.py`` enforces the layers themselves.
 
 Records: one per run in ``bench/results/import_graph/records.jsonl`` through

@@ -11,7 +11,7 @@ seconds, wall seconds, log joint), with seconds counting sweeps only (constructi
 numba compilation and the log joints excluded). CPU seconds are the process's
 (``time.process_time``: all threads, so tomotopy-2's two workers count twice).
 
-The measure (issue 33): with ``start`` the median of the contenders' log joints at sweep
+The measure: with ``start`` the median of the contenders' log joints at sweep
 0 (random or ``i % K`` assignments; they differ by a fraction of a percent) and ``best``
 the largest final log joint any contender reached in the same run, the level of
 fraction ``q`` is ``start + q (best - start)``; a contender's time to ``q`` is the CPU

@@ -1,4 +1,4 @@
-"""SBC's own false-alarm rate, measured on the zoo's correct kernels (issue 30 item 5).
+"""SBC's own false-alarm rate, measured on the zoo's correct kernels.
 
 Three studies, each record carrying the host and the git commit, in
 ``bench/results/sbc_false_alarms/``:
@@ -79,7 +79,7 @@ EARLIER = (
         )
     ),
 )
-#: The per-check rate of the records that raised the question (issue 30 item 5).
+#: The per-check rate of the records that raised the question.
 STATED = 0.002
 LEVELS = (0.05, 0.01, 0.002)
 #: Bins of the ranks' counts kept per run (``rank_counts``).

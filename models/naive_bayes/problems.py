@@ -34,7 +34,7 @@ def validation_problems() -> list[tuple[str, Data, Prior]]:
       short document say little, so its label follows the label prior and the class
       counts, and a sampler that mishandles the label prior (``alpha - 1``: 0.19
       posterior sd on ``pi``), the class totals or the per-word pseudo-counts moves
-      ``pi`` or ``phi``. (Before issue 14: 3, 2 and 2 labelled and 5 longer unlabelled
+      ``pi`` or ``phi``. (Before 0.2: 3, 2 and 2 labelled and 5 longer unlabelled
       documents, where ``alpha - 1`` moved no quantity by more than 0.05 sd;
       ``bench/results/catalogue/problem_sensitivity.md``.)
     - ``bernoulli``: binary features, 2 classes, 4 unlabelled documents, Beta(0.7, 1.5)

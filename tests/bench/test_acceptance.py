@@ -24,7 +24,7 @@ def _row(table, example, candidate):
 
 
 def test_every_example_of_item_8_has_a_correct_kernel_and_planted_bugs():
-    # issue 30 names the centred eight schools, the change point and the mixture
+    # the acceptance table names the centred eight schools, the change point and the mixture
     named = ("eight-schools-centred", "coal-mining", "gaussian-mixture-exchangeable")
     assert set(named) <= set(acceptance.EXAMPLES)
     for slug in acceptance.EXAMPLES:

@@ -1,4 +1,4 @@
-"""A run ended by code in the zoo's own process never exits 0 without a word (issue 32).
+"""A run ended by code in the zoo's own process never exits 0 without a word.
 
 A sampler calling the C library's ``exit(0)`` under ``--workers 0`` ended ``zoo validate``
 with status 0 and no output. The user's code runs in the zoo's process only when asked

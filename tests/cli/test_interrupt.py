@@ -1,6 +1,6 @@
 """Ctrl-C: exit 130, one line, no traceback, no worker noise, no report that looks finished.
 
-``zoo report`` once printed a traceback on Ctrl-C (issue 15), and ``zoo validate`` the
+``zoo report`` once printed a traceback on Ctrl-C (before 0.2), and ``zoo validate`` the
 tracebacks of its Dask workers when they were interrupted while starting. The signal is
 real in every test: sent to a process group as a terminal does; for ``zoo report``,
 raised in this process by a model's own code (the exact reference of a model registered
@@ -135,7 +135,7 @@ except KeyboardInterrupt:
 
 @pytest.mark.slow  # six fresh interpreters, each starting a two-worker cluster (~30 s)
 def test_ctrl_c_while_the_workers_start_gives_one_line():
-    # A terminal's Ctrl-C goes to the whole process group, workers included; issue 15
+    # A terminal's Ctrl-C goes to the whole process group, workers included; a probe
     # measured 93 lines of worker tracebacks and Dask exit-hook errors in this window.
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for delay in (0.3, 0.8, 1.3, 1.8, 2.5, 3.5):

@@ -1,6 +1,6 @@
 """``zoo report`` on files it cannot judge: one table of bad inputs, one test per row.
 
-Every row once ended in a traceback, or worse, a verdict (issue 15): each must end
+Every row once ended in a traceback, or worse, a verdict (before 0.2): each must end
 with one line on standard error naming the file and what is wrong, exit status 2, and
 no work done (no report folder). The rows start from one small saved run written by the
 runs layer's own writer and damage it: its bytes, its attributes, its groups, its draws.
@@ -48,7 +48,7 @@ def _flipped_in_the_middle(good, bad):
 
 
 def _one_draw_flipped(good, bad):
-    # One bit of one draw: raw arrays carry HDF5's Fletcher-32 checksum since issue 15
+    # One bit of one draw: raw arrays carry HDF5's Fletcher-32 checksum since 0.2
     # (without it the draw read back as another number and was judged).
     data = bytearray(good.read_bytes())
     theta = xr.open_datatree(good, engine="h5netcdf")[f"{MODEL}/gibbs/posterior"]["theta"]
@@ -160,7 +160,7 @@ BAD_FILES = [
 
 
 #: Rows run with ``-m slow`` only: each opens the file (0.1 s of CPU). The default run
-#: keeps a row per rule of issue 15's list (bytes, format, models, alpha, engines,
+#: keeps a row per rule of the list (bytes, format, models, alpha, engines,
 #: seconds, draws, a missing group); the further rows of the same checks are here.
 SLOW = {
     "models-not-json",

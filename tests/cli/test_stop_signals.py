@@ -1,6 +1,6 @@
 """SIGINT and SIGTERM at any moment of ``zoo check`` and ``zoo validate``: one line, 130 or 143.
 
-What issue 32 found: with ``--workers 0`` an SBC fit cut short by Ctrl-C was stored as a
+What a probe found: with ``--workers 0`` an SBC fit cut short by Ctrl-C was stored as a
 failed fit ("38 draws; 200 were asked for") and every resumed run FAILed; SIGTERM ended
 the process by the signal, with no word and the lock files left. Each test here starts
 the real command, sends the real signal to it (SIGINT to its process group, as a

@@ -1,8 +1,9 @@
 """``zoo.validate``'s exact check on the classic examples, with a hand-written reference.
 
-The zoo does not yet derive these references from the graph (issue 29 items 1-6);
-``reference=`` gives it the closed form. The correct kernel passes and each planted bug
-fails, through the same check a user runs. The kernels are those of
+The references here are written by hand (``references.py``), independently of the
+zoo's own derivation from the graph (``tests/specification``), and ``reference=`` gives
+them to the check: the closed form, not the zoo's reading of it. The correct kernel
+passes and each planted bug fails, through the same check a user runs. The kernels are those of
 ``test_posteriors.py``; here they run through the zoo's driver and its own verdict.
 """
 

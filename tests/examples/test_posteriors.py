@@ -5,9 +5,10 @@ MCSE-based z-scores of means and sds, tail probabilities at the exact 5% and 95%
 quantiles and Kolmogorov-Smirnov tests, Holm over all of them at a family-wise rate of
 1%. A correct sampler is therefore flagged with probability at most 1% per run; the
 seeds are fixed and were not tuned. The references (``references.py``) are closed forms,
-quadratures and enumerations of the model as written in the module's constants (hand
-written until the zoo derives them itself, issue 29); the NUTS tests check them against
-PyMC on the module's own ``model()``, which ties the reference to the specification.
+quadratures and enumerations of the model as written in the module's constants, written
+by hand apart from the zoo's derivation from the graph (``tests/specification``); the
+NUTS tests check them against PyMC on the module's own ``model()``, which ties the
+reference to the specification.
 """
 
 import pytest

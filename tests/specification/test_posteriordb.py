@@ -9,11 +9,10 @@ Monte Carlo standard errors.
 - The translation: each PyMC model's log density, at random points, differs from the
   Stan program's (written with scipy.stats) by one constant, so they are the same
   posterior; Stan's implicit flat priors are ``Flat``/``HalfFlat``.
-- The derived references (issue 29 item 7): ``zoo.exact_reference(model)``'s means and
-  sds are within 5 Monte Carlo standard errors of posteriordb's. With 36 compared
-  moments, each a z-score under the null, 5 MCSE is a family-wise false-alarm rate of
-  about 36 * 5.7e-7 = 2e-5 (the references' own error is far smaller). Skipped while
-  ``zoo.exact_reference`` does not exist (it is built on the branch ``exact-linear``).
+- The derived references: ``zoo.exact_reference(model)``'s means and sds are within 5
+  Monte Carlo standard errors of posteriordb's. With 36 compared moments, each a z-score
+  under the null, 5 MCSE is a family-wise false-alarm rate of about 36 * 5.7e-7 = 2e-5
+  (the references' own error is far smaller).
 """
 
 import numpy as np
@@ -138,16 +137,6 @@ def test_the_shipped_summaries_say_where_they_come_from(name):
         assert 0 < summary["mcse_sd"] < 3 * summary["sd"] / np.sqrt(record["draws"])
 
 
-def _exact_reference():
-    """``zoo.exact_reference``, or a skip naming what it waits for."""
-    try:
-        return zoo.exact_reference
-    except AttributeError:
-        pytest.skip(
-            "zoo.exact_reference does not exist yet (issue 29 items 1-6, branch exact-linear)"
-        )
-
-
 def _disagreements(reference, summaries):
     """Parameters whose reference mean or sd is beyond ``Z_LIMIT`` MCSEs of posteriordb's.
 
@@ -171,9 +160,8 @@ def _disagreements(reference, summaries):
 @pytest.mark.pymc
 @pytest.mark.parametrize("name", NAMES)
 def test_the_derived_reference_agrees_with_posteriordb(name):
-    exact_reference = _exact_reference()
     pm_model = models.POSTERIORS[name]()
-    reference = exact_reference(pm_model)
+    reference = zoo.exact_reference(pm_model)
     assert isinstance(reference, zoo.Reference), getattr(reference, "reason", reference)
     summaries = models.record(name)["reference"]
     failures, compared = _disagreements(reference, summaries)
@@ -185,9 +173,8 @@ def test_the_derived_reference_agrees_with_posteriordb(name):
 
 @pytest.mark.pymc
 def test_a_reference_six_mcse_away_from_posteriordb_is_flagged():
-    exact_reference = _exact_reference()
     name = "earnings-earn_height"
-    reference = exact_reference(models.POSTERIORS[name]())
+    reference = zoo.exact_reference(models.POSTERIORS[name]())
     summaries = models.record(name)["reference"]
     moved = {**summaries, "sigma": dict(summaries["sigma"])}
     moved["sigma"]["mean"] += 6 * moved["sigma"]["mcse_mean"]

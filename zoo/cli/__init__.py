@@ -96,7 +96,7 @@ def _stop_at_once_from_now() -> None:
     Python's own handler a Ctrl-C there was a traceback in an ``atexit`` callback, and
     once Python had set the signals back to their defaults, the end of the process by
     the signal (status -2, no word) after a run that had finished and written its
-    results (issue 32's probe: ``--checks exact --workers 0``, Ctrl-C at 20 s).
+    results (a probe: ``--checks exact --workers 0``, Ctrl-C at 20 s).
     :func:`program` ends the process before Python would reset them.
     """
     if threading.current_thread() is not threading.main_thread():

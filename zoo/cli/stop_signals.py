@@ -79,7 +79,7 @@ class StopSignals:
         A signal landing in code whose exceptions Python cannot pass on (a weakref
         callback, a ``__del__``, run for an object freed in the middle of an instruction)
         had its KeyboardInterrupt printed as "Exception ignored in ..." with a traceback,
-        and dropped: a SIGTERM during an SBC run printed 8 lines (issue 32's probe), and
+        and dropped: a SIGTERM during an SBC run printed 8 lines (a probe), and
         where nothing else noted the signal the run went on.
         """
         if self.received and _raised_here(unraisable.exc_traceback, self._handle):

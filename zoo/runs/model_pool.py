@@ -266,7 +266,7 @@ class WorkerEnded(RuntimeError):
 
     The process pool breaks with it: the models after it have no run either. Raised on,
     ``concurrent.futures`` printed some 40 lines of traceback for a ``kill -9`` of a
-    worker (issue 32's probe), or the out-of-memory killer's.
+    worker (a probe), or the out-of-memory killer's.
     """
 
     def __init__(self, model: str, after: Sequence[str]):

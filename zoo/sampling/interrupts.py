@@ -4,7 +4,7 @@ A signal handler that raises (Python's for SIGINT, the zoo's for SIGINT and SIGT
 runs at the next Python instruction. A call of a numba function taking a NumPy
 ``Generator`` runs Python code while it converts that argument, and numba does not
 check for an exception raised there: it goes on with the generator's function pointers
-unset, and the process dies of a segmentation fault (issue 32: 3 of 30 Ctrl-Cs during
+unset, and the process dies of a segmentation fault (measured: 3 of 30 Ctrl-Cs during
 an SBC fit of the Beta-Binomial kernel). The Python code it runs:
 
 - ``ctypes.cast`` of each of the bit generator's functions, at every call;

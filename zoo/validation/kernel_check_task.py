@@ -113,7 +113,7 @@ def _failed(name: str, outcome, alpha: float, started: float) -> CheckOutcome:
     """The check's outcome when one of its tasks raised, timed out or lost its worker.
 
     A task whose model could not simulate its data (:class:`SimulationFailed`) could
-    not judge: the model's simulation is not the kernel's failure (issue 30's verdict
+    not judge: the model's simulation is not the kernel's failure (the verdict
     policy, ``docs/design.md``). Anything else the kernel's step raised is a failure.
     """
     seconds = time.perf_counter() - started
