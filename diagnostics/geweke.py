@@ -45,11 +45,14 @@ independent segments"). A restart costs one joint draw, so the chain is the kern
 ``segment`` steps at a time: a wrong kernel is seen through its drift within a
 segment.
 
-The ESS gate stays, for what the test can see rather than for its error: a row whose
-chain moves too little within its segments (ArviZ's bulk ESS over the chains below
-``10 x chains x batches``) compares little more than the segments' exact starts with
-the marginal draws, so it is not judged, and such rows leave the verdict *could not
-judge* unless another row fails.
+The ESS gate stays, for what the test can see and for the t test's normal
+approximation: a row whose chain moves too little within its segments (ArviZ's bulk ESS
+over the chains below ``10 x chains x batches``) compares little more than the
+segments' exact starts with the marginal draws, and its segment means are as lumpy as
+single draws (an indicator's nearly all 0 or 1), so their spread understates the error
+(correct kernels gave such rows adjusted p down to 3e-6; ``docs/design.md``, "Geweke's
+test: independent segments"). It is not judged, and such rows leave the verdict *could
+not judge* unless another row fails.
 
 The chains' length adapts (:func:`next_length`): from ``iterations`` it doubles, the
 chains continuing from where they stopped (the values of chains run from their start
@@ -809,9 +812,9 @@ def _compare(marginal: np.ndarray, chain_values: np.ndarray, batches: int, segme
         )
     # ArviZ gives a constant series a full ESS; a stuck one has none.
     ess = np.where(chain_constant & ~constant, 0.0, ess)
-    # The gate is about what the test can see, not its error: a row whose chain hardly
-    # moves within its segments compares little more than the segments' exact starts
-    # with the marginal draws, and so says little about the kernel.
+    # A row whose chain hardly moves within its segments compares little more than the
+    # segments' exact starts with the marginal draws, and its lumpy segment means make
+    # the t test's normal approximation fail (module docstring): it is not judged.
     need = 10.0 * chains * batches
     gates = constant | (np.nan_to_num(ess, nan=0.0) >= need)
     slowest = np.inf
