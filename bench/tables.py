@@ -430,6 +430,15 @@ def _geweke_calibration(rule: str) -> str:
     return geweke_calibration.table(runs, rule) + "\n"
 
 
+def _testing_sequential() -> str:
+    """docs/testing.md: the sequential design's table (the design before and the current
+    one), then the current design's pooled false alarms and paired costs."""
+    runs = records.read("sequential_power")
+    current = mode_name(baseline=False, rate=1e-4, budget="default")
+    table = sequential_summary(runs, hosts=False, modes=(PREVIOUS, current))
+    return f"{table}\n\n{false_alarms(runs, current)}\n\n{paired_costs(runs, current)}\n"
+
+
 def _looks() -> str:
     """The look calibration's table: its own file and docs/testing.md's region alike."""
     return look_calibration_summary(records.read("look_calibration")) + "\n"
@@ -596,24 +605,7 @@ TABLES = (
     Table(
         "testing-sequential",
         "docs/testing.md",
-        lambda: (
-            sequential_summary(
-                records.read("sequential_power"),
-                hosts=False,
-                modes=(PREVIOUS, mode_name(baseline=False, rate=1e-4, budget="default")),
-            )
-            + "\n\n"
-            + false_alarms(
-                records.read("sequential_power"),
-                mode_name(baseline=False, rate=1e-4, budget="default"),
-            )
-            + "\n\n"
-            + paired_costs(
-                records.read("sequential_power"),
-                mode_name(baseline=False, rate=1e-4, budget="default"),
-            )
-            + "\n"
-        ),
+        _testing_sequential,
         region=True,
     ),
 )
