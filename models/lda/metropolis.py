@@ -84,7 +84,11 @@ from zoo.core.arguments import as_int
 from zoo.models.lda.corpus import Corpus
 from zoo.models.lda.counts import State
 from zoo.models.lda.prefetch import PREFETCH_DISTANCE, prefetch_cell, prefetch_item
-from zoo.models.lda.sweeps import check_sweep_arrays, document_span
+from zoo.models.lda.sweeps import (  # _u: an unsigned array index (sweeps, "Unsigned indices")
+    _u,
+    check_sweep_arrays,
+    document_span,
+)
 from zoo.models.lda.uniforms import fill_uniforms, uniform_source
 
 __all__ = [
@@ -137,9 +141,6 @@ DEFAULT_CYCLES = 2
 #: Tokens whose uniforms are drawn before they are updated (see the module docstring):
 #: a batch is part of one document, so the buffer does not grow with the documents.
 BATCH_TOKENS = 256
-
-#: An array index as an unsigned integer, which numba does not wrap around (see the sweep).
-_u = np.uintp
 
 
 class WordTokens(NamedTuple):
