@@ -375,16 +375,18 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--examples", nargs="*", default=(), help="classic examples (bench.classic_power)"
     )
-    parser.add_argument("--first-seed", type=int, default=0)
-    parser.add_argument("--seeds", type=int, default=20)
-    parser.add_argument("--budget", default="default")
-    parser.add_argument("--rate", type=float, default=1e-4)
-    parser.add_argument("--baseline", action="store_true")
+    parser.add_argument("--first-seed", type=int, default=0, help="the first seed (default 0)")
+    parser.add_argument(
+        "--seeds", type=int, default=20, help="run seeds below this (default 20), not a count"
+    )
+    parser.add_argument("--budget", default="default", help="the budget preset (default)")
+    parser.add_argument("--rate", type=float, default=1e-4, help="the false-alarm rate (1e-4)")
+    parser.add_argument("--baseline", action="store_true", help="the fixed 1%% battery alone")
     parser.add_argument(
         "--paired", action="store_true", help="the fixed battery beside each correct run"
     )
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument("--summary", action="store_true")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="the records file")
+    parser.add_argument("--summary", action="store_true", help="print the tables and stop")
     parser.add_argument("--samplers", nargs="+", help="only these (correct, fault names)")
     args = parser.parse_args(argv)
     if args.summary:
