@@ -1,16 +1,19 @@
 """The exact LDA sparse sweep against its own version at an earlier commit, same states.
 
-A change to the sparse kernel (``zoo.models.lda.sweeps``) is timed against the kernel
-it replaces in the same process: ``--before COMMIT``'s ``models/lda/sweeps.py`` is read
+A change to the sparse kernel (``zoo.models.lda.sweeps``) is timed against the kernel it
+replaces in the same process: ``--before COMMIT``'s ``models/lda/sweeps.py`` is read
 with ``git show`` into a temporary module (importing the rest of the zoo from the
 working tree) and its production kernel compiled beside the working tree's. Then, as in
 ``bench/lda_prefetch.py``, ``--burn`` sweeps from random topics (seed 0), and
 ``--rounds`` rounds each timing one sweep of each kernel from copies of that state with
-the same generator seed, alternating; the study stops unless both leave the same state
-bit for bit (a change that only regroups sums may differ where a uniform falls within
-rounding of a boundary between two topics: about 1e-16 relative, so a difference would
-almost surely be a mistake). Prints the medians in million tokens per CPU second, their
-ratio, and the share of tokens whose word the working tree's kernel walks by row.
+the same generator seed, its uniforms stepped inline as ``sweeps.sweep`` draws them
+(records before 2026-11-27, without a ``uniforms`` field, timed the kernel compiled for
+the Generator's portable path instead, which ``sweep`` never runs), alternating; the
+study stops unless both leave the same state bit for bit (a change that only regroups
+sums may differ where a uniform falls within rounding of a boundary between two topics:
+about 1e-16 relative, so a difference would almost surely be a mistake). Prints the
+medians in million tokens per CPU second, their ratio, and the share of tokens whose
+word the working tree's kernel walks by row.
 
     python -m bench.lda_kernel_paired --before 32a88c6 --corpus zipf --burn 10 \\
         --topics 20 100 --rounds 5

@@ -247,7 +247,10 @@ is refilled around it (centred; ``RECIPROCAL_WINDOW`` independent divisions, non
 draw's chain). Each entry is the division the sweep did before, of the same two numbers
 (``n`` an integer, then ``+ B``, then ``1.0 /``), so the same values and the same draws
 bit for bit. The windows are filled on first use and not carried between calls, so the
-sweep's output still depends only on (counts, topics, rng state). At K = 20 a window of
+sweep's output still depends only on (counts, topics, rng state). A call that visits
+fewer than :data:`RECIPROCAL_WINDOW_FROM` tokens per topic divides as before: there a
+topic's first fill and fresh memory for the K windows cost more than its few moves
+save (0.94x on Reuters at K = 1,000, 84 tokens per topic). At K = 20 a window of
 32 was refilled 85,000 times in a sweep of 10 million tokens (2.7 million divisions, in
 a loop of independent ones, against the 5 million a sweep did on the move's path); 64
 halves the refills' divisions again. The look-up is written out in the sweep, not in a
@@ -287,6 +290,7 @@ __all__ = [
     "PARTIALS_UP_TO_BLOCKS",
     "Q_BLOCK",
     "RECIPROCAL_WINDOW",
+    "RECIPROCAL_WINDOW_FROM",
     "ROW_PREFETCH_BYTES",
     "ROW_WALK_EIGHTHS",
     "ROW_WALK_NEVER",
@@ -524,6 +528,13 @@ ROW_PREFETCH_BYTES = 1024
 #: window").
 RECIPROCAL_WINDOW = 64
 
+#: A call keeps the windows only when it visits at least this many tokens per topic
+#: (``(token_hi - token_lo) * sweeps``); below, a topic's first fill (64 divisions, and
+#: fresh memory for K windows) costs more than its few moves save: 0.94x on Reuters at
+#: K = 1,000 (84 tokens per topic), 1.00x at K = 20 and 100 (module docstring,
+#: "Reciprocals from a window"). Either way the same values, so the same draws.
+RECIPROCAL_WINDOW_FROM = 1024
+
 
 @numba.njit(cache=True, inline="always")
 def _sparse_range(
@@ -546,7 +557,8 @@ def _sparse_range(
     # Topic k's window: recip_table[k * RECIPROCAL_WINDOW + j] = 1 / (recip_lo[k] + j + B),
     # filled on first use (module docstring, "Reciprocals from a window"); a start no
     # total can be in, so that the first look-up fills it.
-    recip_table = np.empty(n_topics * RECIPROCAL_WINDOW)
+    windows = (token_hi - token_lo) * sweeps >= RECIPROCAL_WINDOW_FROM * n_topics
+    recip_table = np.empty(n_topics * RECIPROCAL_WINDOW if windows else 0)
     recip_lo = np.full(n_topics, -2 * RECIPROCAL_WINDOW, dtype=np.int64)
     # The row walk's weights, in whole blocks: the slots past K stay 0.
     n_blocks = (n_topics + Q_BLOCK - 1) // Q_BLOCK
@@ -813,7 +825,9 @@ def _sparse_range(
                     k_r = ko if side == 0 else kn
                     n_r = topic_total[k_r] - 1 if side == 0 else topic_total[k_r] + 1
                     reciprocal = 0.0  # an empty k_old has no token to remove
-                    if n_r >= 0:
+                    if n_r >= 0 and not windows:
+                        reciprocal = 1.0 / (n_r + beta_sum)
+                    elif n_r >= 0:
                         row_r = k_r * _u(RECIPROCAL_WINDOW)
                         j_r = _u(n_r - recip_lo[k_r])
                         if j_r >= _u(RECIPROCAL_WINDOW):

@@ -279,12 +279,15 @@ def test_rebuilding_word_lists_gives_the_same_draws_as_carrying_them():
 
 
 def test_a_sweep_in_one_call_draws_what_one_call_per_document_draws():
-    # A call divides afresh for every topic's reciprocals at its start; within a call a
-    # move reads them from the topics' windows (sweeps.RECIPROCAL_WINDOW), refilled as
-    # the totals leave them. From random topics the totals travel several windows' widths
-    # in the first sweeps, so one wrong entry would change the draws.
+    # A call divides afresh for every topic's reciprocals at its start; within the whole
+    # sweep's call a move reads them from the topics' windows (sweeps.RECIPROCAL_WINDOW),
+    # refilled as the totals leave them, while a document's call is too short for windows
+    # (sweeps.RECIPROCAL_WINDOW_FROM) and divides. From random topics the totals travel
+    # several windows' widths in the first sweeps, so one wrong entry would change the
+    # draws.
     rng = np.random.default_rng(12)
     token_word, doc_start = make_corpus(rng, 300, 80, 40, empty=[7])
+    assert token_word.shape[0] >= sweeps.RECIPROCAL_WINDOW_FROM * 6 > np.diff(doc_start).max()
     whole = Chain(token_word, doc_start, 6, 80, 0.1, 0.01, seed=0)
     per_document = Chain(token_word, doc_start, 6, 80, 0.1, 0.01, seed=0)
     start = whole.topic_total.copy()
