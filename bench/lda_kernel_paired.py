@@ -66,11 +66,13 @@ def summary(runs: list[dict]) -> str:
         "# The sparse sweep against its earlier version, paired sweeps from the same states",
         "",
         "Million tokens per CPU second, median of the rounds (`bench/lda_kernel_paired.py`); "
-        "every round left both kernels' states equal bit for bit.",
+        "every round left both kernels' states equal bit for bit. Uniforms: `pcg64-inline`, "
+        "as `sweep` draws them; `Generator`, the portable path `sweep` never runs (the "
+        "records before 2026-11-27).",
         "",
-        "| date | commit | before | corpus | K | burn | rounds | row walk from | tokens "
-        "walked by row | before | after | after / before |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| date | commit | before | corpus | K | burn | rounds | uniforms | row walk from | "
+        "tokens walked by row | before | after | after / before |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for run in runs:
         rates = run["mtokens_per_cpu_second"]
@@ -78,7 +80,8 @@ def summary(runs: list[dict]) -> str:
         lines.append(
             f"| {run['date']} | {run['commit'][:7]}{' (dirty)' if run['dirty'] else ''} | "
             f"{run['before']} | {run['corpus']} | {run['topics']:,} | {run['burn']} | "
-            f"{len(rates['after'])} | {run['row_walk_eighths']}/8 of K | "
+            f"{len(rates['after'])} | {run.get('uniforms', 'Generator')} | "
+            f"{run['row_walk_eighths']}/8 of K | "
             f"{run['tokens_walked_by_row']:.0%} | {before:.2f} | {after:.2f} | "
             f"{after / before:.2f} |"
         )
