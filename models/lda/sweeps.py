@@ -816,18 +816,20 @@ def _sparse_range(
                 new_inv = inv_plus[kn]
                 inv_denom[kn] = new_inv
                 # The reciprocals a later token of k_old and a later move into k will
-                # need, 1 / (n_k_old - 1 + B) and 1 / (n_k + 1 + B), read from the two
-                # topics' windows, each refilled around its total when the total has left
-                # it (module docstring, "Reciprocals from a window"). Written out here,
-                # not in a helper: numba passes arrays to an inlined helper by reference
-                # counts, which stayed in the token loop (0.6x).
-                for side in range(2):
+                # need, 1 / (n_k_old - 1 + B) and 1 / (n_k + 1 + B): divided, or with
+                # windows read from the two topics' windows, each refilled around its
+                # total when the total has left it (module docstring, "Reciprocals from
+                # a window"). Written out here, not in a helper: numba passes arrays to
+                # an inlined helper by reference counts, which stayed in the token loop
+                # (0.6x).
+                if not windows:
+                    inv_minus[ko] = _inv_minus(topic_total[ko], beta_sum)
+                    inv_plus[kn] = 1.0 / (topic_total[kn] + 1 + beta_sum)
+                for side in range(2 if windows else 0):
                     k_r = ko if side == 0 else kn
                     n_r = topic_total[k_r] - 1 if side == 0 else topic_total[k_r] + 1
                     reciprocal = 0.0  # an empty k_old has no token to remove
-                    if n_r >= 0 and not windows:
-                        reciprocal = 1.0 / (n_r + beta_sum)
-                    elif n_r >= 0:
+                    if n_r >= 0:
                         row_r = k_r * _u(RECIPROCAL_WINDOW)
                         j_r = _u(n_r - recip_lo[k_r])
                         if j_r >= _u(RECIPROCAL_WINDOW):
