@@ -822,27 +822,28 @@ def _sparse_range(
                 # a window"). Written out here, not in a helper: numba passes arrays to
                 # an inlined helper by reference counts, which stayed in the token loop
                 # (0.6x).
-                if not windows:
+                if windows:
+                    for side in range(2):
+                        k_r = ko if side == 0 else kn
+                        n_r = topic_total[k_r] - 1 if side == 0 else topic_total[k_r] + 1
+                        reciprocal = 0.0  # an empty k_old has no token to remove
+                        if n_r >= 0:
+                            row_r = k_r * _u(RECIPROCAL_WINDOW)
+                            j_r = _u(n_r - recip_lo[k_r])
+                            if j_r >= _u(RECIPROCAL_WINDOW):
+                                lo_r = max(n_r - RECIPROCAL_WINDOW // 2, 0)
+                                recip_lo[k_r] = lo_r
+                                for j in range(RECIPROCAL_WINDOW):
+                                    recip_table[row_r + _u(j)] = 1.0 / (lo_r + j + beta_sum)
+                                j_r = _u(n_r - lo_r)
+                            reciprocal = recip_table[row_r + j_r]
+                        if side == 0:
+                            inv_minus[k_r] = reciprocal
+                        else:
+                            inv_plus[k_r] = reciprocal
+                else:
                     inv_minus[ko] = _inv_minus(topic_total[ko], beta_sum)
                     inv_plus[kn] = 1.0 / (topic_total[kn] + 1 + beta_sum)
-                for side in range(2 if windows else 0):
-                    k_r = ko if side == 0 else kn
-                    n_r = topic_total[k_r] - 1 if side == 0 else topic_total[k_r] + 1
-                    reciprocal = 0.0  # an empty k_old has no token to remove
-                    if n_r >= 0:
-                        row_r = k_r * _u(RECIPROCAL_WINDOW)
-                        j_r = _u(n_r - recip_lo[k_r])
-                        if j_r >= _u(RECIPROCAL_WINDOW):
-                            lo_r = max(n_r - RECIPROCAL_WINDOW // 2, 0)
-                            recip_lo[k_r] = lo_r
-                            for j in range(RECIPROCAL_WINDOW):
-                                recip_table[row_r + _u(j)] = 1.0 / (lo_r + j + beta_sum)
-                            j_r = _u(n_r - lo_r)
-                        reciprocal = recip_table[row_r + j_r]
-                    if side == 0:
-                        inv_minus[k_r] = reciprocal
-                    else:
-                        inv_plus[k_r] = reciprocal
                 smooth_sum += alpha[kn] * (new_inv - old_inv)
                 doc_sum += doc_count * new_inv - (doc_count - 1) * old_inv
                 coef[kn] = (doc_count + alpha[kn]) * new_inv
