@@ -235,31 +235,34 @@ against 23.20 million tokens per CPU second at K = 20 (1.09x; 7 rounds, 1.09x to
 
 Reciprocals from a window
 -------------------------
-A move still divides twice, for later tokens ("Reciprocals ahead"): the new
-``1 / (n_k_old - 1 + B)`` and ``1 / (n_k + 1 + B)``. Neither is on the chain to the next
-draw, but on the Zipf corpus at K = 20 (after 10 sweeps; ``perf``, numba's code dumped
-from memory) 7% of the sweep's samples fell on the two instructions after them: the
-processor retires in order, and a division takes as long as a dozen additions. So each
-topic keeps a window of :data:`RECIPROCAL_WINDOW` reciprocals ``1 / (n + B)`` for the
-totals ``n`` around its own, and a move reads the two it needs from the two topics'
-windows. A topic's total moves by one at a time; when it leaves its window, the window
-is refilled around it (centred; ``RECIPROCAL_WINDOW`` independent divisions, none on the
-draw's chain). Each entry is the division the sweep did before, of the same two numbers
-(``n`` an integer, then ``+ B``, then ``1.0 /``), so the same values and the same draws
-bit for bit. The windows are filled on first use and not carried between calls, so the
-sweep's output still depends only on (counts, topics, rng state). A call that visits
-fewer than :data:`RECIPROCAL_WINDOW_FROM` tokens per topic divides as before: there a
-topic's first fill and fresh memory for the K windows cost more than its few moves
-save (0.94x on Reuters at K = 1,000, 84 tokens per topic). At K = 20 a window of
-32 was refilled 85,000 times in a sweep of 10 million tokens (2.7 million divisions, in
-a loop of independent ones, against the 5 million a sweep did on the move's path); 64
-halves the refills' divisions again. The look-up is written out in the sweep, not in a
-helper: numba passed the arrays to an inlined helper with reference counts that stayed
-in the token loop (atomic increments and decrements every token: 0.6x). Unrecorded A/B
-runs (``/tmp`` copies of the module, the same state after 10 sweeps, 3 to 5 sweeps
-each, the same states after): 1.03x to 1.06x at K = 20 and 1.03x at K = 100 for the
-window of 64; 1.04x for removing the divisions altogether (wrong values, for the
-ceiling).
+A move still divides twice, for later tokens ("Reciprocals ahead"): the new ``1 /
+(n_k_old - 1 + B)`` and ``1 / (n_k + 1 + B)``. Neither is on the chain to the next draw,
+but on the Zipf corpus at K = 20 (after 10 sweeps; ``perf``, numba's code dumped from
+memory) 7% of the sweep's samples fell on the two instructions after them: the processor
+retires in order, and a division takes as long as a dozen additions. So each topic keeps
+a window of :data:`RECIPROCAL_WINDOW` reciprocals ``1 / (n + B)`` for the totals ``n``
+around its own, and a move reads the two it needs from the two topics' windows. A
+topic's total moves by one at a time; when it leaves its window, the window is refilled
+around it (centred; ``RECIPROCAL_WINDOW`` independent divisions, none on the draw's
+chain). Each entry is the division the sweep did before, of the same two numbers (``n``
+an integer, then ``+ B``, then ``1.0 /``), so the same values and the same draws bit for
+bit. The windows are filled on first use and not carried between calls, so the sweep's
+output still depends only on (counts, topics, rng state). A call that visits fewer than
+:data:`RECIPROCAL_WINDOW_FROM` tokens per topic divides as before: there a topic's first
+fill and fresh memory for the K windows cost more than its few moves save (0.94x on
+Reuters at K = 1,000, 84 tokens per topic, with windows in every call). At K = 20 a
+window of 32 was refilled 85,000 times in a sweep of 10 million tokens (2.7 million
+divisions, in a loop of independent ones, against the 5 million a sweep did on the
+move's path); 64 halves the refills' divisions again. The look-up is written out in the
+sweep, not in a helper: numba passed the arrays to an inlined helper with reference
+counts that stayed in the token loop (atomic increments and decrements every token:
+0.6x). Paired against the kernel before (bff190e; ``bench/lda_kernel_paired.py``,
+records in ``bench/results/lda_kernel_paired/``, the same states bit for bit in every
+round): on the Zipf corpus after 10 sweeps 1.03x at K = 20 and at K = 100 (7 rounds;
+1.04x and 1.02x for the first version, whose windows' loop had the same code); on
+Reuters after 30 sweeps 0.99x, 1.01x and 1.06x at K = 20, 100 and 1,000 (9 rounds).
+Removing the two divisions altogether (wrong values, for the ceiling) gave 1.04x at K =
+20.
 
 Random numbers: one fresh uniform per token from the caller's ``numpy.random.Generator``,
 never a recycled buffer: exactly the numbers ``rng.random()`` would give, drawn through
