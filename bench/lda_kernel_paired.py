@@ -1,16 +1,19 @@
 """The exact LDA sparse sweep against its own version at an earlier commit, same states.
 
-A change to the sparse kernel (``zoo.models.lda.sweeps``) is timed against the kernel
-it replaces in the same process: ``--before COMMIT``'s ``models/lda/sweeps.py`` is read
+A change to the sparse kernel (``zoo.models.lda.sweeps``) is timed against the kernel it
+replaces in the same process: ``--before COMMIT``'s ``models/lda/sweeps.py`` is read
 with ``git show`` into a temporary module (importing the rest of the zoo from the
 working tree) and its production kernel compiled beside the working tree's. Then, as in
 ``bench/lda_prefetch.py``, ``--burn`` sweeps from random topics (seed 0), and
 ``--rounds`` rounds each timing one sweep of each kernel from copies of that state with
-the same generator seed, alternating; the study stops unless both leave the same state
-bit for bit (a change that only regroups sums may differ where a uniform falls within
-rounding of a boundary between two topics: about 1e-16 relative, so a difference would
-almost surely be a mistake). Prints the medians in million tokens per CPU second, their
-ratio, and the share of tokens whose word the working tree's kernel walks by row.
+the same generator seed, its uniforms stepped inline as ``sweeps.sweep`` draws them
+(records before 2026-11-27, without a ``uniforms`` field, timed the kernel compiled for
+the Generator's portable path instead, which ``sweep`` never runs), alternating; the
+study stops unless both leave the same state bit for bit (a change that only regroups
+sums may differ where a uniform falls within rounding of a boundary between two topics:
+about 1e-16 relative, so a difference would almost surely be a mistake). Prints the
+medians in million tokens per CPU second, their ratio, and the share of tokens whose
+word the working tree's kernel walks by row.
 
     python -m bench.lda_kernel_paired --before 32a88c6 --corpus zipf --burn 10 \\
         --topics 20 100 --rounds 5
@@ -63,11 +66,13 @@ def summary(runs: list[dict]) -> str:
         "# The sparse sweep against its earlier version, paired sweeps from the same states",
         "",
         "Million tokens per CPU second, median of the rounds (`bench/lda_kernel_paired.py`); "
-        "every round left both kernels' states equal bit for bit.",
+        "every round left both kernels' states equal bit for bit. Uniforms: `pcg64-inline`, "
+        "as `sweep` draws them; `Generator`, the portable path `sweep` never runs (the "
+        "records before 2026-11-27).",
         "",
-        "| date | commit | before | corpus | K | burn | rounds | row walk from | tokens "
-        "walked by row | before | after | after / before |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| date | commit | before | corpus | K | burn | rounds | uniforms | row walk from | "
+        "tokens walked by row | before | after | after / before |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for run in runs:
         rates = run["mtokens_per_cpu_second"]
@@ -75,7 +80,8 @@ def summary(runs: list[dict]) -> str:
         lines.append(
             f"| {run['date']} | {run['commit'][:7]}{' (dirty)' if run['dirty'] else ''} | "
             f"{run['before']} | {run['corpus']} | {run['topics']:,} | {run['burn']} | "
-            f"{len(rates['after'])} | {run['row_walk_eighths']}/8 of K | "
+            f"{len(rates['after'])} | {run.get('uniforms', 'Generator')} | "
+            f"{run['row_walk_eighths']}/8 of K | "
             f"{run['tokens_walked_by_row']:.0%} | {before:.2f} | {after:.2f} | "
             f"{after / before:.2f} |"
         )

@@ -4,8 +4,9 @@
 "Prefetching"); ``sweeps._sparse_kernel(fault, prefetch=False)`` is the same kernel
 without the hints. This runs ``--burn`` sweeps from random topics, then times one
 sparse sweep from copies of that state with each compiled variant (``--rounds`` times,
-alternating, the same generator seed for both), checks that both leave the same state
-bit for bit, and prints the medians in million tokens per CPU second and their ratio.
+alternating, the same generator seed for both, its uniforms stepped inline as
+``sweeps.sweep`` draws them: ``timed_sweep``), checks that both leave the same state bit
+for bit, and prints the medians in million tokens per CPU second and their ratio.
 
     python -m bench.lda_prefetch --corpus zipf --burn 30 --topics 20 100
     python -m bench.lda_prefetch --corpus reuters --burn 30 --topics 20 100 1000 10000
@@ -26,6 +27,7 @@ from bench import records
 from bench.host import cpu_name
 from bench.lda_contenders import CORPORA, Zoo, load_corpus
 from zoo.models.lda import counts, sweeps
+from zoo.models.lda.uniforms import uniform_source
 
 KERNELS = {
     prefetch: sweeps._sparse_kernel(int(sweeps.Fault.NONE), prefetch) for prefetch in (False, True)
@@ -39,10 +41,15 @@ def timed_sweep(zoo: Zoo, kernel, seed: int) -> tuple[float, counts.State]:
     lists = sweeps.WordLists(*sweeps.build_word_lists(state.word_topic))
     alpha, beta, beta_sum = zoo.hyper
     n_tokens = zoo.corpus.token_word.size
-    rng = np.random.default_rng(seed)
-    started = time.process_time()
-    kernel(zoo.corpus, state, (alpha, beta, float(beta_sum)), lists, 0, n_tokens, 1, rng)
-    return n_tokens / (time.process_time() - started) / 1e6, state
+    # The uniforms as ``sweeps.sweep`` draws them (PCG64 stepped inline): the kernel a
+    # user runs. Handed the Generator itself, numba compiles the portable path, an opaque
+    # call per uniform, whose timings need not follow the production kernel's (records
+    # before 2026-11-27 were timed that way).
+    with uniform_source(np.random.default_rng(seed)) as source:
+        started = time.process_time()
+        kernel(zoo.corpus, state, (alpha, beta, float(beta_sum)), lists, 0, n_tokens, 1, source)
+        elapsed = time.process_time() - started
+    return n_tokens / elapsed / 1e6, state
 
 
 def paired_speeds(zoo: Zoo, kernels: dict, rounds: int, change: str) -> dict:

@@ -73,6 +73,8 @@ def record_pair(
             "topics": n_topics,
             "burn": args.burn,
             "row_walk_eighths": sweeps.ROW_WALK_EIGHTHS,
+            # How the timed sweeps drew their uniforms (bench.lda_prefetch.timed_sweep).
+            "uniforms": "pcg64-inline",
             "tokens_walked_by_row": share,
             "mtokens_per_cpu_second": {names[0]: speeds[False], names[1]: speeds[True]},
         },

@@ -233,6 +233,37 @@ against 23.20 million tokens per CPU second at K = 20 (1.09x; 7 rounds, 1.09x to
 30 sweeps 1.10x, 1.12x and 1.14x at K = 20, 100 and 1,000 (5 rounds). Found with
 ``perf`` (numba's code dumped from memory and the samples laid on it).
 
+Reciprocals from a window
+-------------------------
+A move still divides twice, for later tokens ("Reciprocals ahead"): the new ``1 /
+(n_k_old - 1 + B)`` and ``1 / (n_k + 1 + B)``. Neither is on the chain to the next draw,
+but on the Zipf corpus at K = 20 (after 10 sweeps; ``perf``, numba's code dumped from
+memory) 7% of the sweep's samples fell on the two instructions after them: the processor
+retires in order, and a division takes as long as a dozen additions. So each topic keeps
+a window of :data:`RECIPROCAL_WINDOW` reciprocals ``1 / (n + B)`` for the totals ``n``
+around its own, and a move reads the two it needs from the two topics' windows. A
+topic's total moves by one at a time; when it leaves its window, the window is refilled
+around it (centred; ``RECIPROCAL_WINDOW`` independent divisions, none on the draw's
+chain). Each entry is the division the sweep did before, of the same two numbers (``n``
+an integer, then ``+ B``, then ``1.0 /``), so the same values and the same draws bit for
+bit. The windows are filled on first use and not carried between calls, so the sweep's
+output still depends only on (counts, topics, rng state). A call that visits fewer than
+:data:`RECIPROCAL_WINDOW_FROM` tokens per topic divides as before: there a topic's first
+fill and fresh memory for the K windows cost more than its few moves save (0.94x on
+Reuters at K = 1,000, 84 tokens per topic, with windows in every call). At K = 20 a
+window of 32 was refilled 85,000 times in a sweep of 10 million tokens (2.7 million
+divisions, in a loop of independent ones, against the 5 million a sweep did on the
+move's path); 64 halves the refills' divisions again. The look-up is written out in the
+sweep, not in a helper: numba passed the arrays to an inlined helper with reference
+counts that stayed in the token loop (atomic increments and decrements every token:
+0.6x). Paired against the kernel before (bff190e; ``bench/lda_kernel_paired.py``,
+records in ``bench/results/lda_kernel_paired/``, the same states bit for bit in every
+round): on the Zipf corpus after 10 sweeps 1.03x at K = 20 and at K = 100 (7 rounds;
+1.04x and 1.02x for the first version, whose windows' loop had the same code); on
+Reuters after 30 sweeps 0.99x, 1.01x and 1.06x at K = 20, 100 and 1,000 (9 rounds).
+Removing the two divisions altogether (wrong values, for the ceiling) gave 1.04x at K =
+20.
+
 Random numbers: one fresh uniform per token from the caller's ``numpy.random.Generator``,
 never a recycled buffer: exactly the numbers ``rng.random()`` would give, drawn through
 :func:`zoo.models.lda.uniforms.uniform` (for a PCG64 generator, NumPy's default, its
@@ -261,6 +292,8 @@ __all__ = [
     "COUNT_SLOTS_UP_TO",
     "PARTIALS_UP_TO_BLOCKS",
     "Q_BLOCK",
+    "RECIPROCAL_WINDOW",
+    "RECIPROCAL_WINDOW_FROM",
     "ROW_PREFETCH_BYTES",
     "ROW_WALK_EIGHTHS",
     "ROW_WALK_NEVER",
@@ -493,6 +526,18 @@ CACHE_LINE_BYTES = 64
 #: "Prefetching").
 ROW_PREFETCH_BYTES = 1024
 
+#: Reciprocals ``1 / (n + B)`` kept per topic for the totals ``n`` around its current one,
+#: so that a move reads them rather than dividing (module docstring, "Reciprocals from a
+#: window").
+RECIPROCAL_WINDOW = 64
+
+#: A call keeps the windows only when it visits at least this many tokens per topic
+#: (``(token_hi - token_lo) * sweeps``); below, a topic's first fill (64 divisions, and
+#: fresh memory for K windows) costs more than its few moves save: 0.94x on Reuters at
+#: K = 1,000 (84 tokens per topic), 1.00x at K = 20 and 100 (module docstring,
+#: "Reciprocals from a window"). Either way the same values, so the same draws.
+RECIPROCAL_WINDOW_FROM = 1024
+
 
 @numba.njit(cache=True, inline="always")
 def _sparse_range(
@@ -512,6 +557,12 @@ def _sparse_range(
     doc_list = np.empty(n_topics, dtype=np.int64)
     doc_pos = np.empty(n_topics, dtype=np.int64)
     q_cumulative = np.empty(n_topics)
+    # Topic k's window: recip_table[k * RECIPROCAL_WINDOW + j] = 1 / (recip_lo[k] + j + B),
+    # filled on first use (module docstring, "Reciprocals from a window"); a start no
+    # total can be in, so that the first look-up fills it.
+    windows = (token_hi - token_lo) * sweeps >= RECIPROCAL_WINDOW_FROM * n_topics
+    recip_table = np.empty(n_topics * RECIPROCAL_WINDOW if windows else 0)
+    recip_lo = np.full(n_topics, -2 * RECIPROCAL_WINDOW, dtype=np.int64)
     # The row walk's weights, in whole blocks: the slots past K stay 0.
     n_blocks = (n_topics + Q_BLOCK - 1) // Q_BLOCK
     q_weight = np.zeros(n_blocks * Q_BLOCK)
@@ -729,7 +780,6 @@ def _sparse_range(
                 # inv_denom[k_old] already holds 1 / (n_k_old - 1 + B); the division
                 # here is for a later token of k_old, not the next draw's chain.
                 inv_plus[ko] = old_inv
-                inv_minus[ko] = _inv_minus(topic_total[ko], beta_sum)
                 smooth_sum = smooth_minus
                 doc_sum = doc_minus_sum
                 if doc_minus == 0:
@@ -768,7 +818,35 @@ def _sparse_range(
                 inv_minus[kn] = old_inv
                 new_inv = inv_plus[kn]
                 inv_denom[kn] = new_inv
-                inv_plus[kn] = 1.0 / (topic_total[kn] + 1 + beta_sum)
+                # The reciprocals a later token of k_old and a later move into k will
+                # need, 1 / (n_k_old - 1 + B) and 1 / (n_k + 1 + B): divided, or with
+                # windows read from the two topics' windows, each refilled around its
+                # total when the total has left it (module docstring, "Reciprocals from
+                # a window"). Written out here, not in a helper: numba passes arrays to
+                # an inlined helper by reference counts, which stayed in the token loop
+                # (0.6x).
+                if windows:
+                    for side in range(2):
+                        k_r = ko if side == 0 else kn
+                        n_r = topic_total[k_r] - 1 if side == 0 else topic_total[k_r] + 1
+                        reciprocal = 0.0  # an empty k_old has no token to remove
+                        if n_r >= 0:
+                            row_r = k_r * _u(RECIPROCAL_WINDOW)
+                            j_r = _u(n_r - recip_lo[k_r])
+                            if j_r >= _u(RECIPROCAL_WINDOW):
+                                lo_r = max(n_r - RECIPROCAL_WINDOW // 2, 0)
+                                recip_lo[k_r] = lo_r
+                                for j in range(RECIPROCAL_WINDOW):
+                                    recip_table[row_r + _u(j)] = 1.0 / (lo_r + j + beta_sum)
+                                j_r = _u(n_r - lo_r)
+                            reciprocal = recip_table[row_r + j_r]
+                        if side == 0:
+                            inv_minus[k_r] = reciprocal
+                        else:
+                            inv_plus[k_r] = reciprocal
+                else:
+                    inv_minus[ko] = _inv_minus(topic_total[ko], beta_sum)
+                    inv_plus[kn] = 1.0 / (topic_total[kn] + 1 + beta_sum)
                 smooth_sum += alpha[kn] * (new_inv - old_inv)
                 doc_sum += doc_count * new_inv - (doc_count - 1) * old_inv
                 coef[kn] = (doc_count + alpha[kn]) * new_inv

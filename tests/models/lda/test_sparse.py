@@ -278,6 +278,29 @@ def test_rebuilding_word_lists_gives_the_same_draws_as_carrying_them():
     assert np.array_equal(carried.topic, rebuilt.topic)
 
 
+def test_a_sweep_in_one_call_draws_what_one_call_per_document_draws():
+    # A call divides afresh for every topic's reciprocals at its start; within the whole
+    # sweep's call a move reads them from the topics' windows (sweeps.RECIPROCAL_WINDOW),
+    # refilled as the totals leave them, while a document's call is too short for windows
+    # (sweeps.RECIPROCAL_WINDOW_FROM) and divides. From random topics the totals travel
+    # several windows' widths in the first sweeps, so one wrong entry would change the
+    # draws.
+    rng = np.random.default_rng(12)
+    token_word, doc_start = make_corpus(rng, 300, 80, 40, empty=[7])
+    assert token_word.shape[0] >= sweeps.RECIPROCAL_WINDOW_FROM * 6 > np.diff(doc_start).max()
+    whole = Chain(token_word, doc_start, 6, 80, 0.1, 0.01, seed=0)
+    per_document = Chain(token_word, doc_start, 6, 80, 0.1, 0.01, seed=0)
+    start = whole.topic_total.copy()
+    rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
+    for _ in range(3):
+        whole.sweep(rng_a)
+        for d in range(doc_start.shape[0] - 1):
+            per_document.resample(doc_start[d], doc_start[d + 1], rng_b)
+    assert abs(whole.topic_total - start).max() > 2 * sweeps.RECIPROCAL_WINDOW
+    assert np.array_equal(whole.topic, per_document.topic)
+    whole.check()
+
+
 @pytest.mark.parametrize("n_topics", [25, 200])
 def test_prefetching_the_words_ahead_changes_no_draw(n_topics):
     # The sweep's kernel prefetches the rows of the words ahead; the same kernel
