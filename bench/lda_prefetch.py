@@ -29,6 +29,11 @@ from bench.lda_contenders import CORPORA, Zoo, load_corpus
 from zoo.models.lda import counts, sweeps
 from zoo.models.lda.uniforms import uniform_source
 
+#: How :func:`timed_sweep` draws the sweep's uniforms, as each paired bench's records say
+#: (``uniforms``): PCG64 stepped inline, as ``sweeps.sweep`` draws them. Records without
+#: the field timed the kernel compiled for the Generator's portable path.
+UNIFORMS = "pcg64-inline"
+
 KERNELS = {
     prefetch: sweeps._sparse_kernel(int(sweeps.Fault.NONE), prefetch) for prefetch in (False, True)
 }
@@ -115,6 +120,7 @@ def main() -> None:
                 "topics": n_topics,
                 "burn": args.burn,
                 "word_table_bytes": table_bytes,
+                "uniforms": UNIFORMS,
                 "mtokens_per_cpu_second": {"without": speeds[False], "with": speeds[True]},
             },
         )

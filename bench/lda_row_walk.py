@@ -24,7 +24,7 @@ import numpy as np
 
 from bench import records
 from bench.lda_contenders import Zoo
-from bench.lda_prefetch import paired_speeds, paired_study
+from bench.lda_prefetch import UNIFORMS, paired_speeds, paired_study
 from zoo.models.lda import sweeps
 
 KERNELS = {
@@ -73,8 +73,7 @@ def record_pair(
             "topics": n_topics,
             "burn": args.burn,
             "row_walk_eighths": sweeps.ROW_WALK_EIGHTHS,
-            # How the timed sweeps drew their uniforms (bench.lda_prefetch.timed_sweep).
-            "uniforms": "pcg64-inline",
+            "uniforms": UNIFORMS,
             "tokens_walked_by_row": share,
             "mtokens_per_cpu_second": {names[0]: speeds[False], names[1]: speeds[True]},
         },

@@ -832,6 +832,9 @@ def _sparse_range(
                         reciprocal = 0.0  # an empty k_old has no token to remove
                         if n_r >= 0:
                             row_r = k_r * _u(RECIPROCAL_WINDOW)
+                            # A total below the window's start gives a negative
+                            # offset, which as unsigned is past the window: one compare
+                            # finds both sides out of it.
                             j_r = _u(n_r - recip_lo[k_r])
                             if j_r >= _u(RECIPROCAL_WINDOW):
                                 lo_r = max(n_r - RECIPROCAL_WINDOW // 2, 0)
