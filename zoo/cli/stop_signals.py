@@ -11,7 +11,7 @@ import signal
 import sys
 import threading
 
-from zoo.sampling.interrupts import deferred, send_again
+from zoo.sampling.interrupts import deferred, raised_by, send_again
 
 __all__ = ["STOPPED", "StopSignals", "flush_streams"]
 
@@ -82,7 +82,7 @@ class StopSignals:
         and dropped: a SIGTERM during an SBC run printed 8 lines (a probe), and
         where nothing else noted the signal the run went on.
         """
-        if self.received and _raised_here(unraisable.exc_traceback, self._handle):
+        if self.received and raised_by(unraisable.exc_traceback, self._handle):
             self._dropped = True
             send_again(self.received[0])
             return
@@ -93,12 +93,3 @@ class StopSignals:
             signal.signal(number, previous)
         if self._hook is not None:
             sys.unraisablehook, self._hook = self._hook, None
-
-
-def _raised_here(trace, handler) -> bool:
-    """Whether the innermost frame of ``trace`` runs ``handler`` (a bound method)."""
-    if trace is None:
-        return False
-    while trace.tb_next is not None:
-        trace = trace.tb_next
-    return trace.tb_frame.f_code is handler.__func__.__code__

@@ -38,7 +38,7 @@ import signal
 import threading
 from importlib.util import find_spec
 
-__all__ = ["deferred", "raising_is_unsafe", "send_again"]
+__all__ = ["deferred", "raised_by", "raising_is_unsafe", "send_again"]
 
 
 def _folder(path: str) -> str:
@@ -93,6 +93,22 @@ def send_again(number: int) -> None:
     timer = threading.Timer(_AGAIN_SECONDS, signal.pthread_kill, (main, number))
     timer.daemon = True
     timer.start()
+
+
+def raised_by(trace, handler) -> bool:
+    """Whether the innermost frame of traceback ``trace`` runs ``handler`` (a function or method).
+
+    For ``sys.unraisablehook``: a signal landing in code whose exceptions Python cannot
+    pass on (a ``__del__``, a weakref callback, run for an object freed in the middle of
+    an instruction) has its handler's ``KeyboardInterrupt`` printed as "Exception ignored
+    in ..." and dropped. A hook that finds the handler's frame innermost sends the signal
+    again (:func:`send_again`) instead: otherwise the run goes on as if never stopped.
+    """
+    if trace is None:
+        return False
+    while trace.tb_next is not None:
+        trace = trace.tb_next
+    return trace.tb_frame.f_code is getattr(handler, "__func__", handler).__code__
 
 
 def raising_is_unsafe(frame) -> bool:
