@@ -339,14 +339,17 @@ def _metropolis_kernel(fault: int):
                             i = _u(batch[_u(ahead)])
                             w = _u(token_word[i])
                             prefetch_cell(word_topic, w, topic[i])
-                            u = uniforms[_u(4 * cycles * ahead)] * (n_d + alpha_sum)
-                            if u < n_d:
-                                prefetch_cell(word_topic, w, topic[_u(d_lo + int(u))])
                             w_lo = word_start[w]
                             n_w = word_start[w + _u(1)] - w_lo
-                            u = uniforms[_u(4 * cycles * ahead + 2)] * (n_w + n_topics * beta[w])
-                            if u < n_w:
-                                prefetch_item(by_word, w_lo + int(u))
+                            for c in range(0, 4 * cycles, 4):
+                                u = uniforms[_u(4 * cycles * ahead + c)] * (n_d + alpha_sum)
+                                if u < n_d:
+                                    prefetch_cell(word_topic, w, topic[_u(d_lo + int(u))])
+                                u = uniforms[_u(4 * cycles * ahead + c + 2)] * (
+                                    n_w + n_topics * beta[w]
+                                )
+                                if u < n_w:
+                                    prefetch_item(by_word, w_lo + int(u))
                             prefetch_item(by_word, slot[i])
                         if j < 0:
                             continue
