@@ -258,3 +258,88 @@ def test_the_partition_splits_documents_and_words_by_tokens():
     metropolis_sweep(data.corpus, state, hyper, np.random.default_rng(0), parts=10)
     implied = counts_from_topics(data, state.topic)
     np.testing.assert_array_equal(state.topic_total, implied.topic_total)
+
+
+def _reference_sweep(corpus, state, hyper, rng, cycles):
+    """The sweep of the module docstring in plain Python, one token at a time.
+
+    No batches, no prefetch, no unsigned indices: token by token in order, its
+    ``4 * cycles`` uniforms drawn when its turn comes (the kernel draws a batch's ahead,
+    the same numbers in the same order), each cycle a doc proposal then a word proposal.
+    """
+    token_word, doc_start = corpus
+    topic, doc_topic, word_topic, totals = state
+    alpha, beta, beta_sum = hyper
+    n_topics = totals.shape[0]
+    alpha_sum = alpha.sum()
+    keep, alias = _alias_table(alpha)
+    words = build_word_tokens(corpus, word_topic.shape[0])
+    by_word = topic[words.token].astype(np.int64)
+    for d in range(doc_start.shape[0] - 1):
+        d_lo, n_d = int(doc_start[d]), int(doc_start[d + 1] - doc_start[d])
+        for i in range(d_lo, d_lo + n_d):
+            w = int(token_word[i])
+            w_lo, n_w = int(words.start[w]), int(words.start[w + 1] - words.start[w])
+            u4 = rng.random(4 * cycles)
+            s = int(topic[i])
+            for c in range(0, 4 * cycles, 4):
+                for proposal in ("doc", "word"):
+                    if proposal == "doc":
+                        u = u4[c] * (n_d + alpha_sum)
+                        if u < n_d:
+                            t = int(topic[d_lo + int(u)])
+                        else:
+                            t = int(_alias_draw(keep, alias, (u - n_d) / alpha_sum))
+                        up = (word_topic[w, t] + beta[w]) * (totals[s] - 1.0 + beta_sum)
+                        down = (word_topic[w, s] - 1.0 + beta[w]) * (totals[t] + beta_sum)
+                        accept = u4[c + 1]
+                    else:
+                        u = u4[c + 2] * (n_w + n_topics * beta[w])
+                        if u < n_w:
+                            t = int(by_word[w_lo + int(u)])
+                        else:
+                            t = min(int((u - n_w) / beta[w]), n_topics - 1)
+                        up = (doc_topic[d, t] + alpha[t]) * (totals[s] - 1.0 + beta_sum)
+                        down = (doc_topic[d, s] - 1.0 + alpha[s]) * (totals[t] + beta_sum)
+                        accept = u4[c + 3]
+                    if t != s and accept * down < up:
+                        topic[i] = t
+                        doc_topic[d, s] -= 1
+                        doc_topic[d, t] += 1
+                        word_topic[w, s] -= 1
+                        word_topic[w, t] += 1
+                        totals[s] -= 1
+                        totals[t] += 1
+                        by_word[words.slot[i]] = t
+                        s = t
+
+
+@pytest.mark.parametrize("cycles", [1, 2, 3])
+def test_the_sweep_draws_what_the_plain_algorithm_draws(cycles):
+    # Bit for bit against the plain-Python sweep: the kernel's batches of uniforms drawn
+    # ahead and its prefetches (every cycle's proposal reads, PREFETCH_DISTANCE tokens
+    # ahead) change no draw. Documents longer than a batch and many tokens per word, so
+    # that batch edges, the prefetch window and moved topics all occur.
+    rng = np.random.default_rng(21)
+    documents = [rng.integers(0, 9, size=n) for n in (2 * BATCH_TOKENS + 31, 40, 300)]
+    data = Data(documents, topics=6)
+    hyper = Prior(alpha=[0.5, 0.2, 0.1, 0.3, 0.2, 0.4], beta=0.05).resolve(data)
+    start = rng.integers(0, data.n_topics, data.n_tokens)
+    kernel_state = counts_from_topics(data, start)
+    reference_state = counts_from_topics(data, start)
+    reference_state = type(reference_state)(
+        *(np.asarray(a, dtype=np.int64) for a in reference_state)
+    )
+    kernel_rng, reference_rng = np.random.default_rng(4), np.random.default_rng(4)
+    moved = 0
+    for _ in range(3):
+        before = kernel_state.topic.copy()
+        metropolis_sweep(data.corpus, kernel_state, hyper, kernel_rng, cycles=cycles)
+        _reference_sweep(data.corpus, reference_state, hyper, reference_rng, cycles)
+        moved += int(np.count_nonzero(kernel_state.topic != before))
+        for name in ("topic", "doc_topic", "word_topic", "topic_total"):
+            np.testing.assert_array_equal(
+                getattr(kernel_state, name), getattr(reference_state, name), err_msg=name
+            )
+    assert moved > 100  # the comparison saw many moves, not a chain that stood still
+    assert kernel_rng.random() == reference_rng.random()
