@@ -191,6 +191,8 @@ def test_bad_arguments_are_named():
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="cycles"):
         metropolis_sweep(data.corpus, state, hyper, rng, cycles=0)
+    with pytest.raises(ValueError, match="doc_proposals"):
+        metropolis_sweep(data.corpus, state, hyper, rng, doc_proposals=0)
     with pytest.raises(ValueError, match="tokens"):
         metropolis_sweep(data.corpus, state, hyper, rng, tokens=(0, data.n_tokens + 1))
     with pytest.raises(ValueError, match="word_tokens"):
@@ -260,12 +262,13 @@ def test_the_partition_splits_documents_and_words_by_tokens():
     np.testing.assert_array_equal(state.topic_total, implied.topic_total)
 
 
-def _reference_sweep(corpus, state, hyper, rng, cycles):
+def _reference_sweep(corpus, state, hyper, rng, cycles, doc_proposals=1):
     """The sweep of the module docstring in plain Python, one token at a time.
 
     No batches, no prefetch, no unsigned indices: token by token in order, its
     ``4 * cycles`` uniforms drawn when its turn comes (the kernel draws a batch's ahead,
-    the same numbers in the same order), each cycle a doc proposal then a word proposal.
+    the same numbers in the same order), each cycle ``doc_proposals`` doc proposals then
+    a word proposal.
     """
     token_word, doc_start = corpus
     topic, doc_topic, word_topic, totals = state
@@ -280,28 +283,27 @@ def _reference_sweep(corpus, state, hyper, rng, cycles):
         for i in range(d_lo, d_lo + n_d):
             w = int(token_word[i])
             w_lo, n_w = int(words.start[w]), int(words.start[w + 1] - words.start[w])
-            u4 = rng.random(4 * cycles)
+            steps = ["doc"] * doc_proposals + ["word"]
+            u4 = rng.random(2 * len(steps) * cycles).reshape(cycles, len(steps), 2)
             s = int(topic[i])
-            for c in range(0, 4 * cycles, 4):
-                for proposal in ("doc", "word"):
+            for cycle in u4:
+                for proposal, (u_proposal, accept) in zip(steps, cycle, strict=True):
                     if proposal == "doc":
-                        u = u4[c] * (n_d + alpha_sum)
+                        u = u_proposal * (n_d + alpha_sum)
                         if u < n_d:
                             t = int(topic[d_lo + int(u)])
                         else:
                             t = int(_alias_draw(keep, alias, (u - n_d) / alpha_sum))
                         up = (word_topic[w, t] + beta[w]) * (totals[s] - 1.0 + beta_sum)
                         down = (word_topic[w, s] - 1.0 + beta[w]) * (totals[t] + beta_sum)
-                        accept = u4[c + 1]
                     else:
-                        u = u4[c + 2] * (n_w + n_topics * beta[w])
+                        u = u_proposal * (n_w + n_topics * beta[w])
                         if u < n_w:
                             t = int(by_word[w_lo + int(u)])
                         else:
                             t = min(int((u - n_w) / beta[w]), n_topics - 1)
                         up = (doc_topic[d, t] + alpha[t]) * (totals[s] - 1.0 + beta_sum)
                         down = (doc_topic[d, s] - 1.0 + alpha[s]) * (totals[t] + beta_sum)
-                        accept = u4[c + 3]
                     if t != s and accept * down < up:
                         topic[i] = t
                         doc_topic[d, s] -= 1
@@ -314,8 +316,8 @@ def _reference_sweep(corpus, state, hyper, rng, cycles):
                         s = t
 
 
-@pytest.mark.parametrize("cycles", [1, 2, 3])
-def test_the_sweep_draws_what_the_plain_algorithm_draws(cycles):
+@pytest.mark.parametrize("cycles, doc_proposals", [(1, 1), (2, 1), (3, 1), (1, 2), (2, 3)])
+def test_the_sweep_draws_what_the_plain_algorithm_draws(cycles, doc_proposals):
     # Bit for bit against the plain-Python sweep: the kernel's batches of uniforms drawn
     # ahead and its prefetches (every cycle's proposal reads, PREFETCH_DISTANCE tokens
     # ahead) change no draw. Documents longer than a batch and many tokens per word, so
@@ -334,8 +336,15 @@ def test_the_sweep_draws_what_the_plain_algorithm_draws(cycles):
     moved = 0
     for _ in range(3):
         before = kernel_state.topic.copy()
-        metropolis_sweep(data.corpus, kernel_state, hyper, kernel_rng, cycles=cycles)
-        _reference_sweep(data.corpus, reference_state, hyper, reference_rng, cycles)
+        metropolis_sweep(
+            data.corpus,
+            kernel_state,
+            hyper,
+            kernel_rng,
+            cycles=cycles,
+            doc_proposals=doc_proposals,
+        )
+        _reference_sweep(data.corpus, reference_state, hyper, reference_rng, cycles, doc_proposals)
         moved += int(np.count_nonzero(kernel_state.topic != before))
         for name in ("topic", "doc_topic", "word_topic", "topic_total"):
             np.testing.assert_array_equal(
