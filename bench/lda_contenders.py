@@ -24,8 +24,9 @@ their log joints compare:
 - ``zoo-mh``: ``zoo.models.lda.metropolis.metropolis_sweep`` with its default cycles
   (``DEFAULT_CYCLES``, 2: two doc and two word proposals per token and sweep; 1 before
   the time-to-quality measurements, and in the ``lda_speed`` tables taken before them),
-  its word index (``build_word_tokens``) built once; ``zoo-mh-c1``, ``zoo-mh-c4``: the
-  same with 1 and 4 cycles;
+  its word index (``build_word_tokens``) built once; ``zoo-mh-c1``, ``zoo-mh-c3``,
+  ``zoo-mh-c4``, ``zoo-mh-c6``: the same with 1, 3, 4 and 6 cycles; ``zoo-mh-d2``: 1 cycle of two
+  doc proposals and a word proposal (``doc_proposals=2``);
 - ``zoo-mh-2``: the same on two threads (``parts=2``: blocks of documents and words;
   not exact, docs/scaling.md), its partition built once;
 - ``zoo-auto``: the sampler the zoo picks for this corpus and K
@@ -256,6 +257,7 @@ class ZooMH(Zoo):
     parts = 1
     # The sweep's default: what a user gets from metropolis_kernel.
     cycles = metropolis.DEFAULT_CYCLES
+    doc_proposals = 1
 
     def __init__(self, corpus: BenchCorpus, n_topics, seed, *, cycles: int | None = None):
         if cycles is not None:
@@ -277,6 +279,7 @@ class ZooMH(Zoo):
             self.rng,
             sweeps=n_sweeps,
             cycles=self.cycles,
+            doc_proposals=self.doc_proposals,
             tokens=tokens,
             word_tokens=self.aux,
             parts=self.parts,
@@ -298,11 +301,33 @@ class ZooMHCycles1(ZooMH):
     cycles = 1
 
 
+class ZooMHCycles3(ZooMH):
+    """The Metropolis-Hastings sweep with 3 cycles of (doc, word) proposals per token."""
+
+    name = "zoo-mh-c3"
+    cycles = 3
+
+
 class ZooMHCycles4(ZooMH):
     """The Metropolis-Hastings sweep with 4 cycles of (doc, word) proposals per token."""
 
     name = "zoo-mh-c4"
     cycles = 4
+
+
+class ZooMHCycles6(ZooMH):
+    """The Metropolis-Hastings sweep with 6 cycles of (doc, word) proposals per token."""
+
+    name = "zoo-mh-c6"
+    cycles = 6
+
+
+class ZooMHDocDoc(ZooMH):
+    """The Metropolis-Hastings sweep with 1 cycle of (doc, doc, word) proposals per token."""
+
+    name = "zoo-mh-d2"
+    cycles = 1
+    doc_proposals = 2
 
 
 def zoo_auto(corpus: BenchCorpus, n_topics, seed):
@@ -450,7 +475,10 @@ CONTENDERS = {
         ZooMH,
         ZooMH2,
         ZooMHCycles1,
+        ZooMHCycles3,
         ZooMHCycles4,
+        ZooMHCycles6,
+        ZooMHDocDoc,
         zoo_auto,
         Tomotopy,
         Tomotopy2,

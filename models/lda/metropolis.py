@@ -63,7 +63,8 @@ topics; ``bench/README.md`` ("LDA sampler speed") has the comparison with the pe
 
 Memory: the dense ``doc_topic`` (D, K) and ``word_topic`` (V, K) of
 :class:`~zoo.models.lda.counts.State` plus the index, 4 or 8 bytes per token, and the
-batch's uniforms (:data:`BATCH_TOKENS` x 4 x ``cycles`` floats).
+batch's uniforms (:data:`BATCH_TOKENS` x 4 x ``cycles`` floats, 2 (``doc_proposals`` + 1)
+in place of 4 with more doc proposals a cycle).
 
 Faults (:class:`MetropolisFault`): deliberately wrong acceptance rules, negative
 controls for the validation battery, each fixed at compile time.
@@ -275,8 +276,12 @@ def build_partition(corpus: Corpus, n_words: int, parts: int) -> Partition:
     return Partition(doc_group_start, word_group, token_group)
 
 
-def _metropolis_kernel(fault: int):
-    """The compiled kernel for one fault value (a compile-time constant).
+def _metropolis_kernel(fault: int, doc_steps: int):
+    """The compiled kernel for one fault value and doc proposals a cycle (compile-time constants).
+
+    ``doc_steps`` is a constant so that the default's single doc proposal compiles to
+    straight-line code: read at run time, its loop made the 2-cycle sweep 1.10x slower
+    (10M tokens, K = 1,000; paired sweeps, 1.285 against 1.17 CPU s).
 
     It updates, in token order, the tokens ``lo <= i < hi`` of documents
     ``doc_first <= d < doc_stop`` whose word is in group ``group`` (every word when
@@ -302,9 +307,13 @@ def _metropolis_kernel(fault: int):
         # the counts of s (not of t), unless the fault leaves it in.
         own = 0.0 if fault == _COUNTS_WITH_TOKEN else 1.0
         first, stop = document_span(doc_start, lo, hi)
-        uniforms = np.empty(BATCH_TOKENS * 4 * cycles)
+        # A cycle: doc_steps doc proposals, then a word proposal, two uniforms each.
+        per_cycle = 2 * (doc_steps + 1)
+        per_token = per_cycle * cycles
+        word_step = 2 * doc_steps
+        uniforms = np.empty(BATCH_TOKENS * per_token)
         # batch[:n_batch]: the tokens of the batch this block updates (its word group's),
-        # in token order; token batch[j]'s uniforms are uniforms[4 * cycles * j:][:4 * cycles].
+        # in token order; token batch[j]'s uniforms are uniforms[per_token * j:][:per_token].
         batch = np.empty(BATCH_TOKENS, dtype=np.int64)
         for _ in range(sweeps):
             for d in range(max(first, doc_first), min(stop, doc_stop)):
@@ -320,14 +329,19 @@ def _metropolis_kernel(fault: int):
                     for i in range(batch_lo, min(batch_lo + BATCH_TOKENS, d_hi)):
                         batch[n_batch] = i
                         n_batch += 1 if group < 0 else int(token_group[i] == group)
-                    fill_uniforms(rng, uniforms, 4 * cycles * n_batch)
+                    fill_uniforms(rng, uniforms, per_token * n_batch)
                     # From PREFETCH_DISTANCE tokens before the batch: each pass asks for
-                    # what the token that far ahead will read in its first cycle (n_sw;
-                    # n_tw for its doc proposal's likely t; its word proposal's token;
-                    # its own slot in word order, written if it moves), known from its
-                    # uniforms. A hint: a topic that changes before that token's turn
-                    # only makes the hint miss. (Written out here, not in a helper: a
-                    # call with array arguments costs reference-count updates per token.)
+                    # what the token that far ahead will read (n_sw; in every cycle, n_tw
+                    # for its doc proposal's t, from a token of the document or from the
+                    # alias table, and its word proposal's token; its own slot in word
+                    # order, written if it moves), known from its uniforms. Every cycle,
+                    # not the first only: on 10 million tokens at K = 1,000 the later
+                    # cycles' reads missed the cache, and asking for them made a sweep
+                    # of 2 cycles 1.18x faster, the alias branch's cell 1.07x more
+                    # (docs/performance.md, "LDA"). A hint: a topic that changes before
+                    # that token's turn only makes the hint miss. (Written out here, not
+                    # in a helper: a call with array arguments costs reference-count
+                    # updates per token.)
                     # Indices as unsigned integers (`_u`): numba wraps a negative signed
                     # index around (a compare, an add and a select per access, with the
                     # array's shape kept in a register or reloaded); these are never
@@ -339,46 +353,62 @@ def _metropolis_kernel(fault: int):
                             i = _u(batch[_u(ahead)])
                             w = _u(token_word[i])
                             prefetch_cell(word_topic, w, topic[i])
-                            u = uniforms[_u(4 * cycles * ahead)] * (n_d + alpha_sum)
-                            if u < n_d:
-                                prefetch_cell(word_topic, w, topic[_u(d_lo + int(u))])
                             w_lo = word_start[w]
                             n_w = word_start[w + _u(1)] - w_lo
-                            u = uniforms[_u(4 * cycles * ahead + 2)] * (n_w + n_topics * beta[w])
-                            if u < n_w:
-                                prefetch_item(by_word, w_lo + int(u))
+                            for c in range(0, per_token, per_cycle):
+                                for e in range(0, word_step, 2):
+                                    u = uniforms[_u(per_token * ahead + c + e)] * (n_d + alpha_sum)
+                                    if u < n_d:
+                                        prefetch_cell(word_topic, w, topic[_u(d_lo + int(u))])
+                                    else:
+                                        prefetch_cell(
+                                            word_topic,
+                                            w,
+                                            _alias_draw(keep, alias, (u - n_d) / alpha_sum),
+                                        )
+                                u = uniforms[_u(per_token * ahead + c + word_step)] * (
+                                    n_w + n_topics * beta[w]
+                                )
+                                if u < n_w:
+                                    prefetch_item(by_word, w_lo + int(u))
                             prefetch_item(by_word, slot[i])
                         if j < 0:
                             continue
                         i = _u(batch[_u(j)])
                         w = _u(token_word[i])
-                        own_uniforms = 4 * cycles * j
+                        own_uniforms = per_token * j
                         beta_w = beta[w]
                         w_lo = word_start[w]
                         n_w = word_start[w + _u(1)] - w_lo
                         s = _u(topic[i])
-                        for c in range(0, 4 * cycles, 4):
-                            # Doc proposal: q(k) ∝ n_dk + alpha_k, token i counted.
-                            if fault == _NO_PRIOR_BRANCH:
-                                u = uniforms[_u(own_uniforms + c)] * n_d
-                            else:
-                                u = uniforms[_u(own_uniforms + c)] * (n_d + alpha_sum)
-                            if u < n_d:
-                                t = _u(topic[_u(d_lo + int(u))])
-                            else:
-                                t = _u(_alias_draw(keep, alias, (u - n_d) / alpha_sum))
-                            if t != s:
-                                up = (word_topic[w, t] + beta_w) * (totals[s] - own + beta_sum)
-                                down = (word_topic[w, s] - own + beta_w) * (totals[t] + beta_sum)
-                                if fault == _NO_PROPOSAL_RATIO:
-                                    up *= doc_topic[row, t] + alpha[t]
-                                    down *= doc_topic[row, s] - own + alpha[s]
-                                if uniforms[_u(own_uniforms + c + 1)] * down < up:
-                                    _move(i, row, w, s, t, topic, doc_topic, word_topic, totals)
-                                    by_word[_u(slot[i])] = t
-                                    s = t
+                        for c in range(0, per_token, per_cycle):
+                            for e in range(c, c + word_step, 2):
+                                # Doc proposal: q(k) ∝ n_dk + alpha_k, token i counted.
+                                if fault == _NO_PRIOR_BRANCH:
+                                    u = uniforms[_u(own_uniforms + e)] * n_d
+                                else:
+                                    u = uniforms[_u(own_uniforms + e)] * (n_d + alpha_sum)
+                                if u < n_d:
+                                    t = _u(topic[_u(d_lo + int(u))])
+                                else:
+                                    t = _u(_alias_draw(keep, alias, (u - n_d) / alpha_sum))
+                                if t != s:
+                                    up = (word_topic[w, t] + beta_w) * (totals[s] - own + beta_sum)
+                                    down = (word_topic[w, s] - own + beta_w) * (
+                                        totals[t] + beta_sum
+                                    )
+                                    if fault == _NO_PROPOSAL_RATIO:
+                                        up *= doc_topic[row, t] + alpha[t]
+                                        down *= doc_topic[row, s] - own + alpha[s]
+                                    if uniforms[_u(own_uniforms + e + 1)] * down < up:
+                                        _move(
+                                            i, row, w, s, t, topic, doc_topic, word_topic, totals
+                                        )
+                                        by_word[_u(slot[i])] = t
+                                        s = t
                             # Word proposal: q(k) ∝ n_kw + beta_w, token i counted.
-                            u = uniforms[_u(own_uniforms + c + 2)] * (n_w + n_topics * beta_w)
+                            e = c + word_step
+                            u = uniforms[_u(own_uniforms + e)] * (n_w + n_topics * beta_w)
                             if u < n_w:
                                 t = _u(by_word[_u(w_lo + int(u))])
                             else:
@@ -391,7 +421,7 @@ def _metropolis_kernel(fault: int):
                                 if fault == _NO_PROPOSAL_RATIO:
                                     up *= word_topic[w, t] + beta_w
                                     down *= word_topic[w, s] - own + beta_w
-                                if uniforms[_u(own_uniforms + c + 3)] * down < up:
+                                if uniforms[_u(own_uniforms + e + 1)] * down < up:
                                     _move(i, row, w, s, t, topic, doc_topic, word_topic, totals)
                                     by_word[_u(slot[i])] = t
                                     s = t
@@ -399,7 +429,15 @@ def _metropolis_kernel(fault: int):
     return metropolis_block
 
 
-_KERNELS = {f: _metropolis_kernel(int(f)) for f in MetropolisFault}
+_KERNELS = {(f, 1): _metropolis_kernel(int(f), 1) for f in MetropolisFault}
+
+
+def _kernel(fault: MetropolisFault, doc_proposals: int):
+    """The compiled kernel for ``fault`` and ``doc_proposals``, built on first use."""
+    key = (fault, doc_proposals)
+    if key not in _KERNELS:
+        _KERNELS[key] = _metropolis_kernel(int(fault), doc_proposals)
+    return _KERNELS[key]
 
 
 def metropolis_sweep(
@@ -410,6 +448,7 @@ def metropolis_sweep(
     *,
     sweeps: int = 1,
     cycles: int = DEFAULT_CYCLES,
+    doc_proposals: int = 1,
     tokens: tuple[int, int] | None = None,
     word_tokens: WordTokens | None = None,
     parts: int = 1,
@@ -429,7 +468,8 @@ def metropolis_sweep(
         As ``Prior.resolve(data)`` returns them: float64 ``alpha`` (K,), ``beta`` (V,) and
         ``beta.sum()``.
     rng : numpy.random.Generator
-        Advanced in place, four uniforms per token and cycle, exactly as that many
+        Advanced in place, ``2 (doc_proposals + 1)`` uniforms per token and cycle (four
+        by default), exactly as that many
         ``rng.random()`` calls would (:mod:`zoo.models.lda.uniforms`), with one part;
         with several, each thread draws from its own ``rng.spawn(parts)`` child.
     sweeps : int
@@ -437,6 +477,15 @@ def metropolis_sweep(
     cycles : int
         Cycles of (doc proposal, word proposal) per token and sweep (default
         :data:`DEFAULT_CYCLES`).
+    doc_proposals : int
+        Doc proposals in each cycle, each a Metropolis-Hastings step of its own, before
+        the cycle's word proposal (default 1). The doc proposal is the cheaper step (its
+        topic is a token of the same document, in cache); two per cycle with one cycle
+        reached 95% of the way 1.17x sooner than the default's two cycles on 10 million
+        tokens at K = 1,000 within 45 CPU s, but no sooner in a run of 120 sweeps, where
+        the default went on to 99% first (``docs/performance.md``, "Issue 33 at K =
+        1,000"). Each step leaves the posterior invariant, so the sweep is exact for
+        any value.
     tokens : (lo, hi), optional
         Update only tokens ``lo <= i < hi``, in order; default all.
     word_tokens : WordTokens, optional
@@ -471,6 +520,7 @@ def metropolis_sweep(
         raise ValueError(f"fault: unknown fault {fault!r}; known: {known}") from err
     sweeps = as_int("sweeps", sweeps, minimum=0)
     cycles = as_int("cycles", cycles, minimum=1)
+    doc_proposals = as_int("doc_proposals", doc_proposals, minimum=1)
     corpus, state = Corpus(*corpus), State(*state)
     alpha, beta, beta_sum = hyper
     check_sweep_arrays(corpus, state, alpha, beta)
@@ -498,7 +548,7 @@ def metropolis_sweep(
         if partition.token_group.shape[0] != n_tokens:
             raise ValueError("partition: built for another corpus")
     hyper = (alpha, beta, float(beta_sum))
-    kernel = _KERNELS[fault]
+    kernel = _kernel(fault, int(doc_proposals))
     # The word proposal's view of the topics, in word order (O(N) per call).
     words = (word_tokens.start, state.topic[word_tokens.token], word_tokens.slot)
     if parts == 1:

@@ -191,6 +191,8 @@ def test_bad_arguments_are_named():
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="cycles"):
         metropolis_sweep(data.corpus, state, hyper, rng, cycles=0)
+    with pytest.raises(ValueError, match="doc_proposals"):
+        metropolis_sweep(data.corpus, state, hyper, rng, doc_proposals=0)
     with pytest.raises(ValueError, match="tokens"):
         metropolis_sweep(data.corpus, state, hyper, rng, tokens=(0, data.n_tokens + 1))
     with pytest.raises(ValueError, match="word_tokens"):
@@ -258,3 +260,95 @@ def test_the_partition_splits_documents_and_words_by_tokens():
     metropolis_sweep(data.corpus, state, hyper, np.random.default_rng(0), parts=10)
     implied = counts_from_topics(data, state.topic)
     np.testing.assert_array_equal(state.topic_total, implied.topic_total)
+
+
+def _reference_sweep(corpus, state, hyper, rng, cycles, doc_proposals=1):
+    """The sweep of the module docstring in plain Python, one token at a time.
+
+    No batches, no prefetch, no unsigned indices: token by token in order, its
+    ``4 * cycles`` uniforms drawn when its turn comes (the kernel draws a batch's ahead,
+    the same numbers in the same order), each cycle ``doc_proposals`` doc proposals then
+    a word proposal.
+    """
+    token_word, doc_start = corpus
+    topic, doc_topic, word_topic, totals = state
+    alpha, beta, beta_sum = hyper
+    n_topics = totals.shape[0]
+    alpha_sum = alpha.sum()
+    keep, alias = _alias_table(alpha)
+    words = build_word_tokens(corpus, word_topic.shape[0])
+    by_word = topic[words.token].astype(np.int64)
+    for d in range(doc_start.shape[0] - 1):
+        d_lo, n_d = int(doc_start[d]), int(doc_start[d + 1] - doc_start[d])
+        for i in range(d_lo, d_lo + n_d):
+            w = int(token_word[i])
+            w_lo, n_w = int(words.start[w]), int(words.start[w + 1] - words.start[w])
+            steps = ["doc"] * doc_proposals + ["word"]
+            u4 = rng.random(2 * len(steps) * cycles).reshape(cycles, len(steps), 2)
+            s = int(topic[i])
+            for cycle in u4:
+                for proposal, (u_proposal, accept) in zip(steps, cycle, strict=True):
+                    if proposal == "doc":
+                        u = u_proposal * (n_d + alpha_sum)
+                        if u < n_d:
+                            t = int(topic[d_lo + int(u)])
+                        else:
+                            t = int(_alias_draw(keep, alias, (u - n_d) / alpha_sum))
+                        up = (word_topic[w, t] + beta[w]) * (totals[s] - 1.0 + beta_sum)
+                        down = (word_topic[w, s] - 1.0 + beta[w]) * (totals[t] + beta_sum)
+                    else:
+                        u = u_proposal * (n_w + n_topics * beta[w])
+                        if u < n_w:
+                            t = int(by_word[w_lo + int(u)])
+                        else:
+                            t = min(int((u - n_w) / beta[w]), n_topics - 1)
+                        up = (doc_topic[d, t] + alpha[t]) * (totals[s] - 1.0 + beta_sum)
+                        down = (doc_topic[d, s] - 1.0 + alpha[s]) * (totals[t] + beta_sum)
+                    if t != s and accept * down < up:
+                        topic[i] = t
+                        doc_topic[d, s] -= 1
+                        doc_topic[d, t] += 1
+                        word_topic[w, s] -= 1
+                        word_topic[w, t] += 1
+                        totals[s] -= 1
+                        totals[t] += 1
+                        by_word[words.slot[i]] = t
+                        s = t
+
+
+@pytest.mark.parametrize("cycles, doc_proposals", [(1, 1), (2, 1), (3, 1), (1, 2), (2, 3)])
+def test_the_sweep_draws_what_the_plain_algorithm_draws(cycles, doc_proposals):
+    # Bit for bit against the plain-Python sweep: the kernel's batches of uniforms drawn
+    # ahead and its prefetches (every cycle's proposal reads, PREFETCH_DISTANCE tokens
+    # ahead) change no draw. Documents longer than a batch and many tokens per word, so
+    # that batch edges, the prefetch window and moved topics all occur.
+    rng = np.random.default_rng(21)
+    documents = [rng.integers(0, 9, size=n) for n in (2 * BATCH_TOKENS + 31, 40, 300)]
+    data = Data(documents, topics=6)
+    hyper = Prior(alpha=[0.5, 0.2, 0.1, 0.3, 0.2, 0.4], beta=0.05).resolve(data)
+    start = rng.integers(0, data.n_topics, data.n_tokens)
+    kernel_state = counts_from_topics(data, start)
+    reference_state = counts_from_topics(data, start)
+    reference_state = type(reference_state)(
+        *(np.asarray(a, dtype=np.int64) for a in reference_state)
+    )
+    kernel_rng, reference_rng = np.random.default_rng(4), np.random.default_rng(4)
+    moved = 0
+    for _ in range(3):
+        before = kernel_state.topic.copy()
+        metropolis_sweep(
+            data.corpus,
+            kernel_state,
+            hyper,
+            kernel_rng,
+            cycles=cycles,
+            doc_proposals=doc_proposals,
+        )
+        _reference_sweep(data.corpus, reference_state, hyper, reference_rng, cycles, doc_proposals)
+        moved += int(np.count_nonzero(kernel_state.topic != before))
+        for name in ("topic", "doc_topic", "word_topic", "topic_total"):
+            np.testing.assert_array_equal(
+                getattr(kernel_state, name), getattr(reference_state, name), err_msg=name
+            )
+    assert moved > 100  # the comparison saw many moves, not a chain that stood still
+    assert kernel_rng.random() == reference_rng.random()
