@@ -16,9 +16,11 @@ both have one, so a migrated record keeps what it said):
     ``os.cpu_count()``. The project's 2-core machine is not the same processor from one
     day to the next, so a timing means nothing without it.
 ``commit``, ``dirty``
-    ``git rev-parse HEAD`` of the tree that ran, and whether tracked files differed
-    from it (``git status --porcelain --untracked-files=no``), both read once when the
-    process first writes; ``None`` outside git.
+    ``git rev-parse HEAD`` of the tree that ran, and whether tracked files outside
+    ``bench/results/`` differed from it (``git status --porcelain --untracked-files=no``),
+    both read once when the process first writes; ``None`` outside git. Records are
+    not the code that ran: a study's earlier records, written but not yet committed,
+    do not make its later ones dirty.
 ``date``
     When the record was written: UTC, ISO 8601, to the second.
 ``command``
@@ -76,10 +78,10 @@ def folder(study: str, root: Path | None = None) -> Path:
     return path
 
 
-def _git(*args: str) -> str | None:
+def _git(*args: str, repository: Path = REPOSITORY) -> str | None:
     try:
         done = subprocess.run(
-            ["git", *args], cwd=REPOSITORY, capture_output=True, text=True, check=True
+            ["git", *args], cwd=repository, capture_output=True, text=True, check=True
         )
     except (OSError, subprocess.CalledProcessError):
         return None
@@ -98,14 +100,27 @@ def _command() -> str:
 def _process() -> tuple:
     # Read once: a long study's records all name the tree and host it started on.
     commit = _git("rev-parse", "HEAD")
-    status = _git("status", "--porcelain", "--untracked-files=no")
     return (
         cpu_name(),
         os.cpu_count(),
         None if commit is None else commit.strip(),
-        None if status is None else bool(status.strip()),
+        dirty(),
         _command(),
     )
+
+
+def dirty(repository: Path = REPOSITORY) -> bool | None:
+    """Whether tracked files outside ``bench/results/`` differ from the commit (docstring)."""
+    status = _git(
+        "status",
+        "--porcelain",
+        "--untracked-files=no",
+        "--",
+        ".",
+        ":(exclude)bench/results",
+        repository=repository,
+    )
+    return None if status is None else bool(status.strip())
 
 
 def provenance() -> dict:

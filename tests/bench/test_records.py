@@ -1,6 +1,7 @@
 """bench.records: provenance inside each record, one folder per study, read back whole."""
 
 import json
+import subprocess
 
 import pytest
 
@@ -60,3 +61,22 @@ def test_the_migrated_lda_speed_runs_say_their_host_inside():
     assert all(r["host"]["cpu"] in r["environment"]["cpu"] for r in runs.values())
     # every measurement belongs to a run that says where it was taken
     assert all(r["run"] in runs for r in study)
+
+
+def test_a_tree_dirty_only_in_bench_results_is_clean(tmp_path):
+    # A study's first records, written and not yet committed, made every later record of
+    # the same session say dirty: true, although the code that ran was the commit's.
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "bench" / "results" / "s").mkdir(parents=True)
+    (tmp_path / "bench" / "results" / "s" / "records.jsonl").write_text("{}\n")
+    (tmp_path / "bench" / "study.py").write_text("x = 1\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first")
+    assert records.dirty(tmp_path) is False
+    (tmp_path / "bench" / "results" / "s" / "records.jsonl").write_text("{}\n{}\n")
+    assert records.dirty(tmp_path) is False
+    (tmp_path / "bench" / "study.py").write_text("x = 2\n")
+    assert records.dirty(tmp_path) is True
