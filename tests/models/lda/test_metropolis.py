@@ -266,9 +266,9 @@ def _reference_sweep(corpus, state, hyper, rng, cycles, doc_proposals=1):
     """The sweep of the module docstring in plain Python, one token at a time.
 
     No batches, no prefetch, no unsigned indices: token by token in order, its
-    ``4 * cycles`` uniforms drawn when its turn comes (the kernel draws a batch's ahead,
-    the same numbers in the same order), each cycle ``doc_proposals`` doc proposals then
-    a word proposal.
+    ``2 (doc_proposals + 1) cycles`` uniforms drawn when its turn comes (the kernel
+    draws a batch's ahead, the same numbers in the same order), each cycle
+    ``doc_proposals`` doc proposals then a word proposal.
     """
     token_word, doc_start = corpus
     topic, doc_topic, word_topic, totals = state
