@@ -41,6 +41,8 @@ The API, kept small and stable so that studies added on other branches merge in:
     option names one (``bench/results/<study>/<file>.jsonl``).
 ``folder(study)``
     ``bench/results/<study>`` (created).
+``dirty(repository=REPOSITORY)``
+    The ``dirty`` field's value for a repository (tests give a throwaway one).
 
 ``RESULTS`` is the results folder; ``root`` arguments let tests use another one.
 """
