@@ -29,6 +29,9 @@ their log joints compare:
   doc proposals and a word proposal (``doc_proposals=2``);
 - ``zoo-mh-2``: the same on two threads (``parts=2``: blocks of documents and words;
   not exact, docs/scaling.md), its partition built once;
+- ``zoo-gibbs-2``: the collapsed Gibbs sweep (``zoo``) on two threads
+  (``sweep(..., parts=2)``: the sparse kernel in the same blocks; not exact,
+  docs/scaling.md), its word lists and partition built once;
 - ``zoo-auto``: the sampler the zoo picks for this corpus and K
   (``zoo.models.lda.choice.choose_sampler``), run as the contender of that sampler;
 - ``tomotopy``: ``LDAModel(k=K, alpha=0.1, eta=0.01, seed=...)`` with
@@ -63,7 +66,7 @@ from typing import NamedTuple
 import numpy as np
 
 from bench.host import cpu_name
-from zoo.models.lda import counts, metropolis, sweeps
+from zoo.models.lda import blocks, counts, metropolis, sweeps
 from zoo.models.lda.choice import choose_sampler
 from zoo.models.lda.corpus import Corpus
 
@@ -252,6 +255,31 @@ class Zoo:
         return log_joint(self)
 
 
+class ZooGibbs2(Zoo):
+    """The collapsed Gibbs sweep on two threads (``parts=2``; not exact)."""
+
+    name = "zoo-gibbs-2"
+    parts = 2
+
+    def _prepare(self):
+        # The threaded sweep is the sparse one at every K: its word lists always.
+        self.aux = sweeps.build_word_lists(self.state.word_topic)
+        self.partition = blocks.build_partition(self.corpus, self.n_words, self.parts)
+
+    def _sweep(self, n_sweeps, tokens=None):
+        sweeps.sweep(
+            self.corpus,
+            self.state,
+            self.hyper,
+            self.rng,
+            sweeps=n_sweeps,
+            tokens=tokens,
+            word_lists=self.aux,
+            parts=self.parts,
+            partition=self.partition,
+        )
+
+
 class ZooMH(Zoo):
     name = "zoo-mh"
     parts = 1
@@ -269,7 +297,7 @@ class ZooMH(Zoo):
         self.aux = metropolis.build_word_tokens(self.corpus, n_words)
         self.partition = None
         if self.parts > 1:
-            self.partition = metropolis.build_partition(self.corpus, n_words, self.parts)
+            self.partition = blocks.build_partition(self.corpus, n_words, self.parts)
 
     def _sweep(self, n_sweeps, tokens=None):
         metropolis.metropolis_sweep(
@@ -472,6 +500,7 @@ CONTENDERS = {
     cls.name: cls
     for cls in (
         Zoo,
+        ZooGibbs2,
         ZooMH,
         ZooMH2,
         ZooMHCycles1,

@@ -120,12 +120,13 @@ def _largest_errors(agreements) -> tuple[float, float]:
     return shift, tail
 
 
-def distance(parts_list, seeds, kernel_for=None, draws=None) -> list[dict]:
+def distance(parts_list, seeds, kernel_for=None, draws=None, on_row=None) -> list[dict]:
     """The exact check of a partitioned kernel on LDA's validation problems.
 
     ``kernel_for(parts)`` builds the kernel (default: this module's AD-LDA kernel;
-    ``bench/lda_threaded.py`` passes the threaded Metropolis-Hastings one); ``draws``
-    per chain (default: ``zoo validate``'s).
+    ``bench/lda_threaded.py`` passes the threaded ones); ``draws`` per chain (default:
+    ``zoo validate``'s); ``on_row(row)``, if given, is called with each row as soon as
+    it is measured.
     """
     budget = {} if draws is None else {"budgets": {"exact": {"draws": draws}}}
     kernel_for = kernel_for or partitioned_kernel
@@ -159,6 +160,8 @@ def distance(parts_list, seeds, kernel_for=None, draws=None) -> list[dict]:
                 }
             )
             print(rows[-1], flush=True)
+            if on_row is not None:
+                on_row(rows[-1])
     return rows
 
 

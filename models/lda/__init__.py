@@ -25,7 +25,9 @@ from zoo.models.lda.gibbs import (
     kernel,
     make_kernel,
     metropolis_kernel,
+    threaded_gibbs_kernel,
     threaded_kernel,
+    threaded_metropolis_kernel,
 )
 from zoo.models.lda.invariants import label_invariants
 from zoo.models.lda.kernel_checks import KERNEL_CHECKS
@@ -55,7 +57,9 @@ __all__ = [
     "program",
     "simulate",
     "sweep",
+    "threaded_gibbs_kernel",
     "threaded_kernel",
+    "threaded_metropolis_kernel",
 ]
 
 LABEL_INVARIANT = ("doc_word", "coassignment")

@@ -72,9 +72,6 @@ controls for the validation battery, each fixed at compile time.
 
 from __future__ import annotations
 
-import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from enum import IntEnum
 from typing import NamedTuple
 
@@ -82,6 +79,7 @@ import numba
 import numpy as np
 
 from zoo.core.arguments import as_int
+from zoo.models.lda.blocks import Partition, build_partition, check_partition, sweep_in_blocks
 from zoo.models.lda.corpus import Corpus
 from zoo.models.lda.counts import State
 from zoo.models.lda.prefetch import PREFETCH_DISTANCE, prefetch_cell, prefetch_item
@@ -92,6 +90,8 @@ from zoo.models.lda.sweeps import (  # _u: an unsigned array index (sweeps, "Uns
 )
 from zoo.models.lda.uniforms import fill_uniforms, uniform_source
 
+# Partition and build_partition live in zoo.models.lda.blocks (shared with the threaded
+# Gibbs sweep) and stay importable from here, where they were first defined.
 __all__ = [
     "DEFAULT_CYCLES",
     "MetropolisFault",
@@ -240,40 +240,6 @@ def _move(i, d, w, s, t, topic, doc_topic, word_topic, topic_total):
     word_topic[w, t] += 1
     topic_total[s] -= 1
     topic_total[t] += 1
-
-
-class Partition(NamedTuple):
-    """The blocks of the threaded sweep: ``parts`` groups of documents and of words.
-
-    Document group ``p`` is documents ``doc_group_start[p] <= d < doc_group_start[p + 1]``;
-    word ``w`` is in group ``word_group[w]``. Both are contiguous ranges (of document and
-    of word ids) holding about ``N / parts`` tokens each. ``token_group[i]`` is the word
-    group of token ``i`` (narrowest unsigned type): a block walks its documents' tokens
-    and reads it in token order, where ``word_group[token_word[i]]`` would be a random
-    read per token and epoch.
-    """
-
-    doc_group_start: np.ndarray
-    word_group: np.ndarray
-    token_group: np.ndarray
-
-
-def build_partition(corpus: Corpus, n_words: int, parts: int) -> Partition:
-    """Split documents and words into ``parts`` groups of about equal token counts, O(N + V)."""
-    parts = as_int("parts", parts, minimum=1)
-    n_tokens = corpus.token_word.shape[0]
-    doc_start = corpus.doc_start
-    # Cut where the running token count crosses n_tokens * p / parts.
-    cuts = np.arange(1, parts) * (n_tokens / parts)
-    doc_group_start = np.concatenate(
-        [[0], np.searchsorted(doc_start[1:], cuts, side="left") + 1, [doc_start.shape[0] - 1]]
-    ).astype(np.int64)
-    doc_group_start = np.minimum(doc_group_start, doc_start.shape[0] - 1)
-    frequency = np.bincount(corpus.token_word, minlength=n_words)
-    before = np.cumsum(frequency) - frequency  # tokens of the words before w
-    word_group = np.minimum((before * parts) // max(n_tokens, 1), parts - 1).astype(np.int64)
-    token_group = word_group.astype(np.min_scalar_type(parts - 1))[corpus.token_word]
-    return Partition(doc_group_start, word_group, token_group)
 
 
 def _metropolis_kernel(fault: int, doc_steps: int):
@@ -540,13 +506,7 @@ def metropolis_sweep(
         raise ValueError("word_tokens: built for another corpus")
     parts = as_int("parts", parts, minimum=1)
     if partition is not None:
-        if partition.doc_group_start.shape[0] != parts + 1:
-            built = partition.doc_group_start.shape[0] - 1
-            raise ValueError(f"partition: built for {built} parts")
-        if partition.word_group.shape[0] != n_words:
-            raise ValueError("partition: built for another vocabulary")
-        if partition.token_group.shape[0] != n_tokens:
-            raise ValueError("partition: built for another corpus")
+        partition = check_partition(partition, parts, n_words, n_tokens)
     hyper = (alpha, beta, float(beta_sum))
     kernel = _kernel(fault, int(doc_proposals))
     # The word proposal's view of the topics, in word order (O(N) per call).
@@ -563,40 +523,10 @@ def metropolis_sweep(
     if partition is None:
         partition = build_partition(corpus, n_words, parts)
     groups = partition.token_group
-    rngs = rng.spawn(parts)
-    starts = partition.doc_group_start
-    pool = _threads(parts)
     cycles = int(cycles)
 
-    def run_block(p: int, epoch: int, totals: np.ndarray) -> None:
-        group, first, stop = (p + epoch) % parts, starts[p], starts[p + 1]
-        with uniform_source(rngs[p]) as source:
-            kernel(corpus, state, totals, hyper, words, groups, group, first, stop, lo, hi, 1,
-                   cycles, source)  # fmt: skip
+    def block(totals, group, first, stop, source):
+        kernel(corpus, state, totals, hyper, words, groups, group, first, stop, lo, hi, 1,
+               cycles, source)  # fmt: skip
 
-    for _ in range(int(sweeps)):
-        for epoch in range(parts):
-            totals = np.tile(state.topic_total, (parts, 1))
-            blocks = [pool.submit(run_block, p, epoch, totals[p]) for p in range(parts)]
-            for future in blocks:
-                future.result()
-            # Each thread moved tokens between topics in its own copy: add the moves.
-            state.topic_total[:] += (totals - state.topic_total).sum(axis=0)
-
-
-#: The threaded sweep's worker threads, started on first use and kept (starting two
-#: threads per epoch cost more than a sweep of a small corpus).
-_POOL: list = []
-_POOL_LOCK = threading.Lock()
-# A forked child inherits the pool object but not its threads: it starts its own.
-os.register_at_fork(after_in_child=_POOL.clear)
-
-
-def _threads(parts: int) -> ThreadPoolExecutor:
-    """A pool of at least ``parts`` threads (the blocks' results do not depend on timing)."""
-    with _POOL_LOCK:
-        if not _POOL or _POOL[0]._max_workers < parts:
-            if _POOL:
-                _POOL.pop().shutdown(wait=False)
-            _POOL.append(ThreadPoolExecutor(max_workers=parts, thread_name_prefix="zoo-lda"))
-        return _POOL[0]
+    sweep_in_blocks(partition, state.topic_total, rng, int(sweeps), block)

@@ -264,6 +264,31 @@ Reuters after 30 sweeps 0.99x, 1.01x and 1.06x at K = 20, 100 and 1,000 (9 round
 Removing the two divisions altogether (wrong values, for the ceiling) gave 1.04x at K =
 20.
 
+Threads
+-------
+``sweep(..., parts=P)`` with ``P > 1`` runs the sparse sweep on ``P`` threads over
+``P x P`` blocks of documents and words (:mod:`zoo.models.lda.blocks`, shared with the
+threaded Metropolis-Hastings sweep): in epoch ``e`` thread ``p`` updates the tokens of
+document group ``p`` whose word is in word group ``(p + e) mod P`` (the partition of Yan,
+Xu & Qi, "Parallel inference for latent Dirichlet allocation on graphics processing
+units", NIPS 2009), so each document's counts, each word's counts and topic list and
+each token's topic are written by one thread in an epoch. The topic totals ``n_k`` are
+every token's: each thread reads and writes its own copy through the epoch, and the
+copies' changes are added at its end (AD-LDA's merge, Newman, Asuncion, Smyth &
+Welling, "Distributed algorithms for topic models", JMLR 10, 2009, section 2, here for
+``n_k`` only). Within a block everything the bucket sums and caches are built from
+that reads ``n_k`` (the reciprocals ``1 / (n_k + B)``, the smoothing sum, the
+coefficients) is the thread's copy, kept in step with its own moves; the other thread's
+moves reach it at the next epoch. So the threaded sweep is **not exact**: a token's
+conditional is formed with totals that lag by up to an epoch of the other thread's
+moves (docs/scaling.md measures the distance from the posterior). The draws do not
+depend on the threads' timing: each thread has its own child of the caller's generator
+and reads only its own totals. The serial sweep is the same body (``_sparse_range``)
+with the group -1 (every word), all documents and the state's own totals, passed as
+constants so that the block's tests fold away: the same draws bit for bit as before.
+The dense kernel (K < :data:`SPARSE_FROM_TOPICS`) has no blocks: with ``parts > 1``
+"auto" runs the sparse one at any K.
+
 Random numbers: one fresh uniform per token from the caller's ``numpy.random.Generator``,
 never a recycled buffer: exactly the numbers ``rng.random()`` would give, drawn through
 :func:`zoo.models.lda.uniforms.uniform` (for a PCG64 generator, NumPy's default, its
@@ -282,6 +307,7 @@ import numba
 import numpy as np
 
 from zoo.core.arguments import as_int
+from zoo.models.lda.blocks import Partition, build_partition, check_partition, sweep_in_blocks
 from zoo.models.lda.corpus import Corpus
 from zoo.models.lda.counts import State
 from zoo.models.lda.prefetch import PREFETCH_DISTANCE, prefetch_cell, prefetch_item
@@ -541,12 +567,20 @@ RECIPROCAL_WINDOW_FROM = 1024
 
 @numba.njit(cache=True, inline="always")
 def _sparse_range(
-    corpus, state, hyper, lists, token_lo, token_hi, sweeps, rng, fault, prefetch,
-    row_walk_eighths,
+    corpus, state, totals, hyper, lists, token_group, group, doc_first, doc_stop, token_lo,
+    token_hi, sweeps, rng, fault, prefetch, row_walk_eighths,
 ):  # fmt: skip
-    """SparseLDA sweeps over tokens [token_lo, token_hi), in place (module docstring)."""
+    """SparseLDA sweeps over tokens [token_lo, token_hi), in place (module docstring).
+
+    A block (module docstring, "Threads"): only the tokens of documents
+    ``doc_first <= d < doc_stop`` whose word is in ``group`` (``token_group[i]``; every
+    token when ``group`` is -1), reading and writing the topic totals ``totals``: the
+    state's own for the serial sweep, a thread's copy for a block of the threaded one.
+    Every reciprocal of ``n_k + B`` and the smoothing sum are formed from ``totals``.
+    """
     token_word, doc_start = corpus
-    topic, doc_topic, word_topic, topic_total = state
+    topic, doc_topic, word_topic, _ = state
+    topic_total = totals
     alpha, beta, beta_sum = hyper
     word_list_start, word_list, word_nnz = lists
     n_topics = topic_total.shape[0]
@@ -579,6 +613,7 @@ def _sparse_range(
     if 2 * CACHE_LINE_BYTES < row_bytes <= ROW_PREFETCH_BYTES:
         inner_stop = n_topics - 1
     first_doc, stop_doc = document_span(doc_start, token_lo, token_hi)
+    first_doc, stop_doc = max(first_doc, doc_first), min(stop_doc, doc_stop)
     for _ in range(sweeps):
         # 1 / (n_k + B), 1 / (n_k - 1 + B) and 1 / (n_k + 1 + B), kept in step with
         # topic_total: a token that stays in its topic (most of them, once the chain has
@@ -615,19 +650,29 @@ def _sparse_range(
                 if prefetch:
                     # Rows of the words ahead: the offsets of the word 2 x distance
                     # ahead, then (those offsets now cached) the rows of the word at
-                    # distance. A hint only: the draws are the same without it.
-                    if i + 2 * PREFETCH_DISTANCE < token_hi:
-                        w_far = _u(token_word[at + _u(2 * PREFETCH_DISTANCE)])
+                    # distance. A hint only: the draws are the same without it. In a
+                    # block, only the words of its own group: another group's rows are
+                    # another thread's, being written.
+                    far = at + _u(2 * PREFETCH_DISTANCE)
+                    if i + 2 * PREFETCH_DISTANCE < token_hi and (
+                        group < 0 or token_group[far] == group
+                    ):
+                        w_far = _u(token_word[far])
                         prefetch_item(word_list_start, w_far)
                         prefetch_item(word_nnz, w_far)
                         prefetch_item(beta, w_far)
-                    if i + PREFETCH_DISTANCE < token_hi:
-                        w_near = _u(token_word[at + _u(PREFETCH_DISTANCE)])
+                    near = at + _u(PREFETCH_DISTANCE)
+                    if i + PREFETCH_DISTANCE < token_hi and (
+                        group < 0 or token_group[near] == group
+                    ):
+                        w_near = _u(token_word[near])
                         prefetch_cell(word_topic, w_near, 0)
                         for column in range(row_line_items, inner_stop, row_line_items):
                             prefetch_cell(word_topic, w_near, column)
                         prefetch_cell(word_topic, w_near, n_topics - 1)
                         prefetch_item(word_list, _u(word_list_start[w_near]))
+                if group >= 0 and token_group[at] != group:
+                    continue  # another word group's token: another epoch's block
                 k_old = np.int64(topic[at])
                 ko = _u(k_old)
                 # The token leaves k_old only virtually: the caches and sums below are what
@@ -969,12 +1014,39 @@ def _sparse_kernel(fault: int, prefetch: bool, row_walk_eighths: int = ROW_WALK_
 
     @numba.njit(cache=True, error_model="numpy")
     def sparse(corpus, state, hyper, lists, token_lo, token_hi, sweeps, rng):
+        # The serial sweep: the block kernel's body over every document and every word
+        # (group -1, no groups read) with the state's own totals. The constants fold
+        # the block's tests away (the body is inlined), so it runs what it ran before.
+        no_groups = np.zeros(0, dtype=np.uint8)
         _sparse_range(
-            corpus, state, hyper, lists, token_lo, token_hi, sweeps, rng, fault, prefetch,
-            row_walk_eighths,
+            corpus, state, state[3], hyper, lists, no_groups, -1, 0, corpus[1].shape[0] - 1,
+            token_lo, token_hi, sweeps, rng, fault, prefetch, row_walk_eighths,
         )  # fmt: skip
 
     return sparse
+
+
+def _sparse_block_kernel(fault: int):
+    """The sparse kernel of one block of the threaded sweep, ``fault`` fixed at compile time.
+
+    The same body as :func:`_sparse_kernel`'s (prefetching, the default row walk), with
+    the block's arguments read at run time: the thread's ``totals``, the words' groups
+    ``token_group``, the ``group`` of words and the documents ``doc_first <= d <
+    doc_stop`` (module docstring, "Threads"). It releases the GIL, so that the blocks of
+    an epoch run at once.
+    """
+
+    @numba.njit(cache=True, error_model="numpy", nogil=True)
+    def sparse_block(
+        corpus, state, totals, hyper, lists, token_group, group, doc_first, doc_stop,
+        token_lo, token_hi, sweeps, rng,
+    ):  # fmt: skip
+        _sparse_range(
+            corpus, state, totals, hyper, lists, token_group, group, doc_first, doc_stop,
+            token_lo, token_hi, sweeps, rng, fault, True, ROW_WALK_EIGHTHS,
+        )  # fmt: skip
+
+    return sparse_block
 
 
 def _dense_kernel(fault: int):
@@ -997,6 +1069,7 @@ def _dense_kernel(fault: int):
 # Every sweep prefetches; the kernel without (``_sparse_kernel(fault, prefetch=False)``)
 # exists for the benchmark and the test that compare the two.
 _SPARSE_KERNELS = {f: _sparse_kernel(int(f), True) for f in (Fault.NONE, *_SPARSE_FAULTS)}
+_SPARSE_BLOCK_KERNELS = {f: _sparse_block_kernel(int(f)) for f in (Fault.NONE, *_SPARSE_FAULTS)}
 _DENSE_KERNELS = {f: _dense_kernel(int(f)) for f in (Fault.NONE, *_DENSE_FAULTS)}
 
 
@@ -1059,6 +1132,8 @@ def sweep(
     phi: np.ndarray | None = None,
     method: str = "auto",
     fault: Fault = Fault.NONE,
+    parts: int = 1,
+    partition: Partition | None = None,
 ) -> None:
     """Collapsed Gibbs sweeps over the tokens, updating ``state`` in place.
 
@@ -1073,7 +1148,8 @@ def sweep(
         float64 ``alpha`` (K,) and ``beta`` (V,) and ``beta_sum = beta.sum()``, as
         ``Prior.resolve(data)`` returns them (computed once per chain, not per sweep).
     rng : numpy.random.Generator
-        One fresh uniform per token (numba advances the generator's own state).
+        One fresh uniform per token (numba advances the generator's own state); with
+        several ``parts``, each thread draws from its own ``rng.spawn(parts)`` child.
     sweeps : int
         How many sweeps to run (default 1).
     tokens : (lo, hi), optional
@@ -1090,17 +1166,35 @@ def sweep(
         from ``(n_dk + alpha_k) phi_kw`` (``beta`` is not read).
     method : {"auto", "dense", "sparse"}
         The kernel: "auto" (default) is the sparse one from :data:`SPARSE_FROM_TOPICS`
-        topics up, the dense one below; the two sample the same conditional.
+        topics up, the dense one below; the two sample the same conditional. With
+        ``parts`` more than 1, "auto" is the sparse one at every K (the dense one has
+        no blocks: "dense" is refused).
     fault : Fault
         :attr:`Fault.NONE` for the correct sampler; anything else samples from a wrong
         conditional, runs the kernel that fault belongs to, and exists only for
-        negative controls.
+        negative controls. The sparse kernel's faults and the wrong hyperparameters
+        run in parts too; the dense kernel's do not.
+    parts : int
+        1 (default): the exact serial sweep. More: the threaded sweep over
+        ``parts x parts`` blocks of documents and words (:mod:`zoo.models.lda.blocks`;
+        ``parts`` threads), **not exact**: a thread reads its own copy of the topic
+        totals ``n_k``, brought up to date at the end of each of the sweep's ``parts``
+        epochs, so within an epoch it does not see the other threads' moves in
+        ``n_k + B`` (AD-LDA's approximation, Newman et al. 2009, confined to ``n_k`` by
+        the blocks of Yan, Xu & Qi 2009; docs/scaling.md measures how far it is from
+        the posterior). The draws do not depend on the threads' timing (same seed,
+        same draws). Not with ``phi`` (held-out inference).
+    partition : Partition, optional
+        The blocks (:func:`~zoo.models.lda.blocks.build_partition`); built here when
+        not given and ``parts`` is more than 1. A caller running many sweeps builds it
+        once.
 
     Notes
     -----
     Griffiths & Steyvers (2004), equation 5 (dense: O(K) per token); Yao, Mimno &
     McCallum (KDD 2009), section 3.4 (sparse: O(topics of the word) per token in the
-    usual regime); exactness and bucket formulas in the module docstring.
+    usual regime); exactness and bucket formulas in the module docstring; the threaded
+    sweep in its section "Threads".
     """
     if isinstance(fault, bool) or not isinstance(fault, int | np.integer):
         raise ValueError(f"fault: expected a Fault, got {fault!r}")
@@ -1116,6 +1210,22 @@ def sweep(
     lo, hi = (0, n_tokens) if tokens is None else (int(tokens[0]), int(tokens[1]))
     if not 0 <= lo <= hi <= n_tokens:
         raise ValueError(f"tokens: range [{lo}, {hi}) outside [0, {n_tokens}]")
+    parts = as_int("parts", parts, minimum=1)
+    if parts > 1:
+        if phi is not None:
+            raise ValueError("parts: the held-out sweep (phi) runs on one thread")
+        if method == "dense" or fault in _DENSE_FAULTS:
+            raise ValueError(
+                "parts: the dense kernel (and its faults) runs on one thread; "
+                "the threaded sweep is the sparse one"
+            )
+        method = "sparse"
+        n_words = state.word_topic.shape[0]
+        if partition is None:
+            partition = build_partition(corpus, n_words, parts)
+        partition = check_partition(partition, parts, n_words, n_tokens)
+    elif partition is not None:
+        check_partition(partition, parts, state.word_topic.shape[0], n_tokens)
     kernel = _method(method, state.topic_total.shape[0], fault, phi is not None)
     if kernel == "held-out":
         phi = np.asarray(phi)
@@ -1146,5 +1256,15 @@ def sweep(
     elif word_lists.word_nnz.shape[0] != state.word_topic.shape[0]:
         raise ValueError("word_lists: built for another vocabulary")
     lists = WordLists(*word_lists)
-    with uniform_source(rng) as source:
-        _SPARSE_KERNELS[fault](corpus, state, hyper, lists, lo, hi, int(sweeps), source)
+    if parts == 1:
+        with uniform_source(rng) as source:
+            _SPARSE_KERNELS[fault](corpus, state, hyper, lists, lo, hi, int(sweeps), source)
+        return
+    block_kernel = _SPARSE_BLOCK_KERNELS[fault]
+    groups = partition.token_group
+
+    def block(totals, group, first, stop, source):
+        block_kernel(corpus, state, totals, hyper, lists, groups, group, first, stop, lo, hi,
+                     1, source)  # fmt: skip
+
+    sweep_in_blocks(partition, state.topic_total, rng, int(sweeps), block)
