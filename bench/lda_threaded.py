@@ -19,8 +19,8 @@ Records: ``bench/results/lda_threaded/records.jsonl``, one per sampler, part cou
 seed, with the sampler and the draws per chain asked for (``None``: validate's default),
 through ``bench.records`` (host, commit, date and command inside each). The first 24
 records predate those fields and the provenance: they are the Metropolis-Hastings
-sweep's (the only threaded one then), and which of them ran with ``--draws`` is not
-recorded.
+sweep's (the only threaded one then); the first 9 do not say whether they ran with
+``--draws``, the next 15 do in their row's own ``draws`` field (the table reads it).
 """
 
 from __future__ import annotations
@@ -44,7 +44,10 @@ def table(study: list[dict]) -> str:
     """Markdown: per sampler and parts (and draws asked for), verdicts and largest errors."""
     groups: dict[tuple, list[dict]] = {}
     for record in study:
-        draws = record.get("draws_per_chain", "not recorded")
+        # draws_per_chain, else the row's own draws (the records between the first 9 and
+        # the field); None is validate's default.
+        draws = record.get("draws_per_chain", record.get("draws", "not recorded"))
+        draws = "default" if draws is None else draws
         sampler = record.get("sampler", "metropolis")
         groups.setdefault((sampler, record["parts"], str(draws)), []).append(record)
     lines = [
