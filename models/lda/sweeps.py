@@ -289,6 +289,15 @@ constants so that the block's tests fold away: the same draws bit for bit as bef
 The dense kernel (K < :data:`SPARSE_FROM_TOPICS`) has no blocks: with ``parts > 1``
 "auto" runs the sparse one at any K.
 
+A block first gathers its own tokens (those of its documents whose word is in its
+group) into a list, without a branch per token, and walks that list, prefetching the
+words of its own tokens ahead. Testing each token's group in the walk instead cost a
+mispredicted branch at about every other token (the groups alternate at random within
+a document) and prefetched the other thread's rows: on the 1-million-token Zipf corpus
+at K = 20, three two-thread sweeps took 0.20 CPU s against 0.135 for the serial sweep
+(both threads counted); with the list, 0.15 (one throwaway run each on a loaded
+machine, the same draws bit for bit).
+
 Random numbers: one fresh uniform per token from the caller's ``numpy.random.Generator``,
 never a recycled buffer: exactly the numbers ``rng.random()`` would give, drawn through
 :func:`zoo.models.lda.uniforms.uniform` (for a PCG64 generator, NumPy's default, its
@@ -614,6 +623,24 @@ def _sparse_range(
         inner_stop = n_topics - 1
     first_doc, stop_doc = document_span(doc_start, token_lo, token_hi)
     first_doc, stop_doc = max(first_doc, doc_first), min(stop_doc, doc_stop)
+    # A block's own tokens, gathered once per call without a branch per token (half a
+    # block's documents' tokens are another word group's, in no predictable order):
+    # mine[mine_start[d - first_doc]:mine_start[d - first_doc + 1]] are document d's, in
+    # token order. The serial sweep (group -1, a constant there) walks the tokens
+    # themselves and gathers nothing.
+    blocked = group >= 0
+    n_gathered = max(stop_doc - first_doc, 0) if blocked else 0
+    mine_start = np.zeros(n_gathered + 1, dtype=np.int64)
+    mine = np.empty(
+        max(min(doc_start[stop_doc], token_hi) - token_lo, 0) if n_gathered else 0,
+        dtype=np.int64,
+    )
+    n_mine = 0
+    for d in range(first_doc, first_doc + n_gathered):
+        for i in range(max(doc_start[d], token_lo), min(doc_start[d + 1], token_hi)):
+            mine[n_mine] = i
+            n_mine += token_group[i] == group
+        mine_start[d - first_doc + 1] = n_mine
     for _ in range(sweeps):
         # 1 / (n_k + B), 1 / (n_k - 1 + B) and 1 / (n_k + 1 + B), kept in step with
         # topic_total: a token that stays in its topic (most of them, once the chain has
@@ -624,8 +651,11 @@ def _sparse_range(
             inv_minus[k] = _inv_minus(topic_total[k], beta_sum)
             inv_plus[k] = 1.0 / (topic_total[k] + 1 + beta_sum)
         for d in range(first_doc, stop_doc):
-            lo = max(doc_start[d], token_lo)
-            hi = min(doc_start[d + 1], token_hi)
+            if blocked:
+                lo, hi = mine_start[d - first_doc], mine_start[d - first_doc + 1]
+            else:
+                lo = max(doc_start[d], token_lo)
+                hi = min(doc_start[d + 1], token_hi)
             if lo >= hi:
                 continue
             # Running sums recomputed at every document: rounding drift of the O(1)
@@ -644,35 +674,39 @@ def _sparse_range(
                     n_doc_topics += 1
                     doc_sum += count * inv_denom[k]
 
-            for i in range(lo, hi):
+            for j in range(lo, hi):
+                # The token: the j-th of the block's own (gathered above), or token j.
+                i = mine[_u(j)] if blocked else j
                 at = _u(i)
                 w = _u(token_word[at])
                 if prefetch:
                     # Rows of the words ahead: the offsets of the word 2 x distance
                     # ahead, then (those offsets now cached) the rows of the word at
                     # distance. A hint only: the draws are the same without it. In a
-                    # block, only the words of its own group: another group's rows are
-                    # another thread's, being written.
-                    far = at + _u(2 * PREFETCH_DISTANCE)
-                    if i + 2 * PREFETCH_DISTANCE < token_hi and (
-                        group < 0 or token_group[far] == group
-                    ):
+                    # block, the block's own tokens ahead (another group's rows are
+                    # another thread's, being written).
+                    if blocked:
+                        far_ok = j + 2 * PREFETCH_DISTANCE < n_mine
+                        near_ok = j + PREFETCH_DISTANCE < n_mine
+                        far = _u(mine[_u(j + 2 * PREFETCH_DISTANCE)]) if far_ok else at
+                        near = _u(mine[_u(j + PREFETCH_DISTANCE)]) if near_ok else at
+                    else:
+                        far_ok = i + 2 * PREFETCH_DISTANCE < token_hi
+                        near_ok = i + PREFETCH_DISTANCE < token_hi
+                        far = at + _u(2 * PREFETCH_DISTANCE)
+                        near = at + _u(PREFETCH_DISTANCE)
+                    if far_ok:
                         w_far = _u(token_word[far])
                         prefetch_item(word_list_start, w_far)
                         prefetch_item(word_nnz, w_far)
                         prefetch_item(beta, w_far)
-                    near = at + _u(PREFETCH_DISTANCE)
-                    if i + PREFETCH_DISTANCE < token_hi and (
-                        group < 0 or token_group[near] == group
-                    ):
+                    if near_ok:
                         w_near = _u(token_word[near])
                         prefetch_cell(word_topic, w_near, 0)
                         for column in range(row_line_items, inner_stop, row_line_items):
                             prefetch_cell(word_topic, w_near, column)
                         prefetch_cell(word_topic, w_near, n_topics - 1)
                         prefetch_item(word_list, _u(word_list_start[w_near]))
-                if group >= 0 and token_group[at] != group:
-                    continue  # another word group's token: another epoch's block
                 k_old = np.int64(topic[at])
                 ko = _u(k_old)
                 # The token leaves k_old only virtually: the caches and sums below are what
