@@ -30,6 +30,20 @@ def test_variables_without_dims_get_pymcs_default_names():
     assert parts.discrete == ("k",)
 
 
+def test_shapes_known_when_built_and_shapes_known_only_by_evaluating():
+    with pm.Model(coords={"group": ["a", "b", "c"]}) as model:
+        covariate = pm.Data("covariate", np.zeros(5))
+        pm.Normal("fixed", 0.0, 1.0, shape=(2, 3))
+        pm.Normal("scalar", 0.0, 1.0)
+        pm.Normal("grouped", 0.0, 1.0, dims="group")
+        pm.Normal("sized_by_data", 0.0, 1.0, size=covariate.shape[0])
+        pm.Normal("y", 0.0, 1.0, observed=np.zeros(3))
+    assert model["sized_by_data"].type.shape == (None,)  # the evaluated branch is used
+    expected = {"fixed": (2, 3), "scalar": (), "grouped": (3,), "sized_by_data": (5,)}
+    assert model_parts(model).shapes == expected
+    assert expected == {rv.name: tuple(rv.shape.eval()) for rv in model.free_RVs}
+
+
 def test_observed_values_are_copies():
     model = pymc_models.beta_binomial()
     values = observed_values(model)
