@@ -201,6 +201,9 @@ def hyper(n_topics: int, n_words: int):
 
 class Zoo:
     name = "zoo"
+    # The serial sweep; subclasses with more parts build their partition in _prepare.
+    parts = 1
+    partition = None
 
     def __init__(self, corpus: BenchCorpus, n_topics, seed):
         self.n_topics, self.n_words = n_topics, corpus.n_words
@@ -237,6 +240,8 @@ class Zoo:
             sweeps=n_sweeps,
             tokens=tokens,
             word_lists=self.aux,
+            parts=self.parts,
+            partition=self.partition,
         )
 
     def run(self, n_sweeps):
@@ -265,19 +270,6 @@ class ZooGibbs2(Zoo):
         # The threaded sweep is the sparse one at every K: its word lists always.
         self.aux = sweeps.build_word_lists(self.state.word_topic)
         self.partition = blocks.build_partition(self.corpus, self.n_words, self.parts)
-
-    def _sweep(self, n_sweeps, tokens=None):
-        sweeps.sweep(
-            self.corpus,
-            self.state,
-            self.hyper,
-            self.rng,
-            sweeps=n_sweeps,
-            tokens=tokens,
-            word_lists=self.aux,
-            parts=self.parts,
-            partition=self.partition,
-        )
 
 
 class ZooMH(Zoo):
