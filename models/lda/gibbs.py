@@ -34,11 +34,7 @@ from zoo.models.lda.metropolis import (
     metropolis_sweep,
 )
 from zoo.models.lda.spec import Data, Hyperparameters, Prior
-from zoo.models.lda.sweeps import (  # _DENSE_FAULTS: the faults that run the dense kernel
-    _DENSE_FAULTS,
-    Fault,
-    sweep,
-)
+from zoo.models.lda.sweeps import DENSE_FAULTS, Fault, sweep
 from zoo.models.memo import LastResolved
 from zoo.models.simplex import dirichlet
 
@@ -176,7 +172,7 @@ def make_kernel(
     parts = as_int("parts", parts, minimum=1)
     if parts != 1 and sampler not in ("gibbs", "metropolis"):
         raise ValueError("parts: name the sampler that runs in parts, 'gibbs' or 'metropolis'")
-    if parts != 1 and switch in _DENSE_FAULTS:
+    if parts != 1 and switch in DENSE_FAULTS:
         raise ValueError(f"parts: the fault {fault!r} is the dense kernel's, which has no parts")
     if sampler == "metropolis" and not metropolis:
         switch = MetropolisFault.NONE

@@ -325,6 +325,7 @@ from zoo.models.lda.uniforms import uniform, uniform_source
 __all__ = [
     "CACHE_LINE_BYTES",
     "COUNT_SLOTS_UP_TO",
+    "DENSE_FAULTS",
     "PARTIALS_UP_TO_BLOCKS",
     "Q_BLOCK",
     "RECIPROCAL_WINDOW",
@@ -414,7 +415,8 @@ _TOKEN_NOT_REMOVED = int(Fault.TOKEN_NOT_REMOVED)
 _ADDED_BACK_UNDER_OLD_TOPIC = int(Fault.ADDED_BACK_UNDER_OLD_TOPIC)
 _STALE_SMOOTHING_SUM = int(Fault.STALE_SMOOTHING_SUM)
 _STALE_DOC_SUM = int(Fault.STALE_DOC_SUM)
-_DENSE_FAULTS = (Fault.TOKEN_NOT_REMOVED, Fault.ADDED_BACK_UNDER_OLD_TOPIC)
+#: The faults of the dense kernel (it alone runs them; it has no threaded blocks).
+DENSE_FAULTS = (Fault.TOKEN_NOT_REMOVED, Fault.ADDED_BACK_UNDER_OLD_TOPIC)
 _SPARSE_FAULTS = (Fault.STALE_SMOOTHING_SUM, Fault.STALE_DOC_SUM)
 
 
@@ -1104,7 +1106,7 @@ def _dense_kernel(fault: int):
 # exists for the benchmark and the test that compare the two.
 _SPARSE_KERNELS = {f: _sparse_kernel(int(f), True) for f in (Fault.NONE, *_SPARSE_FAULTS)}
 _SPARSE_BLOCK_KERNELS = {f: _sparse_block_kernel(int(f)) for f in (Fault.NONE, *_SPARSE_FAULTS)}
-_DENSE_KERNELS = {f: _dense_kernel(int(f)) for f in (Fault.NONE, *_DENSE_FAULTS)}
+_DENSE_KERNELS = {f: _dense_kernel(int(f)) for f in (Fault.NONE, *DENSE_FAULTS)}
 
 
 def check_sweep_arrays(corpus: Corpus, state: State, alpha: np.ndarray, beta: np.ndarray) -> None:
@@ -1144,7 +1146,7 @@ def _method(method: str, n_topics: int, fault: Fault, held_out: bool) -> str:
         if method != "auto" or fault != Fault.NONE:
             raise ValueError("phi: the held-out sweep has one kernel and no fault")
         return "held-out"
-    wanted = {**dict.fromkeys(_DENSE_FAULTS, "dense"), **dict.fromkeys(_SPARSE_FAULTS, "sparse")}
+    wanted = {**dict.fromkeys(DENSE_FAULTS, "dense"), **dict.fromkeys(_SPARSE_FAULTS, "sparse")}
     if fault in wanted:
         if method not in ("auto", wanted[fault]):
             raise ValueError(f"fault: {fault.name} is a fault of the {wanted[fault]} kernel")
@@ -1248,7 +1250,7 @@ def sweep(
     if parts > 1:
         if phi is not None:
             raise ValueError("parts: the held-out sweep (phi) runs on one thread")
-        if method == "dense" or fault in _DENSE_FAULTS:
+        if method == "dense" or fault in DENSE_FAULTS:
             raise ValueError(
                 "parts: the dense kernel (and its faults) runs on one thread; "
                 "the threaded sweep is the sparse one"
