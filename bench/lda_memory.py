@@ -390,10 +390,9 @@ def contenders_table(runs: list[dict]) -> str:
             for name in sorted(set(measured) - set(DEFAULT_CONTENDERS)):
                 peer = "-"
                 if "tomotopy-2" in measured and name != "tomotopy-2":
-                    both = measured["tomotopy-2"], measured[name]
-                    peer = (
-                        f"{both[0]['peak_bytes_per_token'] / both[1]['peak_bytes_per_token']:.2f}"
-                    )
+                    # Three figures: a ratio just below 1 must not print as 1.00.
+                    theirs = measured["tomotopy-2"]["peak_bytes_per_token"]
+                    peer = f"{theirs / measured[name]['peak_bytes_per_token']:.3g}"
                 lines.append(
                     f"| {run['date'][:10]} "
                     f"| {run['commit'][:7]}{' (dirty)' if run['dirty'] else ''} "
