@@ -250,6 +250,8 @@ class Zoo:
 
     def state_bytes(self) -> int:
         arrays = list(self.state) + ([] if self.aux is None else list(self.aux))
+        # The threaded samplers' blocks: a word group per word and per token.
+        arrays += [] if self.partition is None else list(self.partition)
         return int(sum(a.nbytes for a in arrays))
 
     def assignments(self) -> tuple[Corpus, np.ndarray]:

@@ -371,6 +371,35 @@ def contenders_table(runs: list[dict]) -> str:
             f"| {ratio(measured, 'zoo-mh')} | {arrays(measured, 'zoo', n_tokens)} "
             f"| {arrays(measured, 'zoo-mh', n_tokens)} |"
         )
+    others = [run for run in runs if set(run["contenders"]) - set(DEFAULT_CONTENDERS)]
+    if others:
+        # Any other contender (the two-thread samplers, tomotopy on 2 workers): a row each,
+        # against tomotopy on as many workers where that run measured it.
+        lines += [
+            "",
+            "The other contenders (the two-thread samplers against tomotopy on 2 workers), "
+            "the same measure:",
+            "",
+            "| date | commit | corpus | tokens | K | sweeps | contender | bytes per token "
+            "| tomotopy-2 / it | arrays |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for run in others:
+            measured = run["contenders"]
+            n_tokens = run["corpus"]["n_tokens"]
+            for name in sorted(set(measured) - set(DEFAULT_CONTENDERS)):
+                peer = "-"
+                if "tomotopy-2" in measured and name != "tomotopy-2":
+                    # Three figures: a ratio just below 1 must not print as 1.00.
+                    theirs = measured["tomotopy-2"]["peak_bytes_per_token"]
+                    peer = f"{theirs / measured[name]['peak_bytes_per_token']:.3g}"
+                lines.append(
+                    f"| {run['date'][:10]} "
+                    f"| {run['commit'][:7]}{' (dirty)' if run['dirty'] else ''} "
+                    f"| {run['corpus']['name']} | {n_tokens:,} | {run['topics']:,} "
+                    f"| {run['sweeps']} | {name} | {cell(measured, name)} | {peer} "
+                    f"| {arrays(measured, name, n_tokens) if name.startswith('zoo') else '-'} |"
+                )
     return "\n".join(lines) + "\n"
 
 

@@ -32,10 +32,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from zoo.core.arguments import as_int
 from zoo.models.lda.corpus import Corpus
+from zoo.models.lda.counts import word_frequency
 from zoo.models.lda.uniforms import uniform_source
 
 __all__ = ["Partition", "build_partition", "check_partition", "sweep_in_blocks"]
@@ -68,11 +70,21 @@ def build_partition(corpus: Corpus, n_words: int, parts: int) -> Partition:
         [[0], np.searchsorted(doc_start[1:], cuts, side="left") + 1, [doc_start.shape[0] - 1]]
     ).astype(np.int64)
     doc_group_start = np.minimum(doc_group_start, doc_start.shape[0] - 1)
-    frequency = np.bincount(corpus.token_word, minlength=n_words)
+    frequency = word_frequency(corpus.token_word, n_words)
     before = np.cumsum(frequency) - frequency  # tokens of the words before w
     word_group = np.minimum((before * parts) // max(n_tokens, 1), parts - 1).astype(np.int64)
-    token_group = word_group.astype(np.min_scalar_type(parts - 1))[corpus.token_word]
+    token_group = np.empty(n_tokens, dtype=np.min_scalar_type(parts - 1))
+    _token_groups(corpus.token_word, word_group.astype(token_group.dtype), token_group)
     return Partition(doc_group_start, word_group, token_group)
+
+
+@numba.njit(cache=True)
+def _token_groups(token_word, word_group, out):
+    # out[i] = word_group[token_word[i]]: NumPy's indexing with the int32 token words
+    # would first copy them to intp, 8 bytes a token (as `numpy.bincount` would for the
+    # frequencies above, hence `word_frequency`), more than the partition itself.
+    for i in range(token_word.shape[0]):
+        out[i] = word_group[token_word[i]]
 
 
 def check_partition(partition: Partition, parts: int, n_words: int, n_tokens: int) -> Partition:

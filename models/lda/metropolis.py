@@ -81,7 +81,7 @@ import numpy as np
 from zoo.core.arguments import as_int
 from zoo.models.lda.blocks import Partition, build_partition, check_partition, sweep_in_blocks
 from zoo.models.lda.corpus import Corpus
-from zoo.models.lda.counts import State
+from zoo.models.lda.counts import State, word_frequency
 from zoo.models.lda.prefetch import PREFETCH_DISTANCE, prefetch_cell, prefetch_item
 from zoo.models.lda.sweeps import (  # _u: an unsigned array index (sweeps, "Unsigned indices")
     _u,
@@ -180,7 +180,8 @@ def build_word_tokens(corpus: Corpus, n_words: int) -> WordTokens:
     """
     token_word = corpus.token_word
     start = np.zeros(n_words + 1, dtype=np.int64)
-    np.cumsum(np.bincount(token_word, minlength=n_words), out=start[1:])
+    # word_frequency, not numpy.bincount: no 8-byte copy of the token words.
+    np.cumsum(word_frequency(token_word, n_words), out=start[1:])
     index_dtype = np.int32 if token_word.shape[0] < 2**31 else np.int64
     token = np.empty(token_word.shape[0], dtype=index_dtype)
     slot = np.empty(token_word.shape[0], dtype=index_dtype)

@@ -289,14 +289,16 @@ constants so that the block's tests fold away: the same draws bit for bit as bef
 The dense kernel (K < :data:`SPARSE_FROM_TOPICS`) has no blocks: with ``parts > 1``
 "auto" runs the sparse one at any K.
 
-A block first gathers its own tokens (those of its documents whose word is in its
-group) into a list, without a branch per token, and walks that list, prefetching the
-words of its own tokens ahead. Testing each token's group in the walk instead cost a
-mispredicted branch at about every other token (the groups alternate at random within
-a document) and prefetched the other thread's rows: on the 1-million-token Zipf corpus
-at K = 20, three two-thread sweeps took 0.20 CPU s against 0.135 for the serial sweep
-(both threads counted); with the list, 0.15 (one throwaway run each on a loaded
-machine, the same draws bit for bit).
+A block first gathers its own tokens (those of its documents whose word is in its group)
+into a list, without a branch per token, and walks that list, prefetching the words of
+its own tokens ahead. The list is counted before it is filled and holds 4-byte offsets,
+so an epoch's blocks hold about ``4 / parts`` bytes a token between them, freed at the
+block's end (the serial sweeps allocate nothing per token). Testing each token's group
+in the walk instead cost a mispredicted branch at about every other token (the groups
+alternate at random within a document) and prefetched the other thread's rows: on the
+1-million-token Zipf corpus at K = 20, three two-thread sweeps took 0.20 CPU s against
+0.135 for the serial sweep (both threads counted); with the list, 0.15 (one throwaway
+run each on a loaded machine, the same draws bit for bit).
 
 Random numbers: one fresh uniform per token from the caller's ``numpy.random.Generator``,
 never a recycled buffer: exactly the numbers ``rng.random()`` would give, drawn through
@@ -627,22 +629,29 @@ def _sparse_range(
     first_doc, stop_doc = max(first_doc, doc_first), min(stop_doc, doc_stop)
     # A block's own tokens, gathered once per call without a branch per token (half a
     # block's documents' tokens are another word group's, in no predictable order):
-    # mine[mine_start[d - first_doc]:mine_start[d - first_doc + 1]] are document d's, in
-    # token order. The serial sweep (group -1, a constant there) walks the tokens
-    # themselves and gathers nothing.
+    # span_lo + mine[mine_start[d - first_doc]:mine_start[d - first_doc + 1]] are
+    # document d's, in token order. Counted first, so that the list holds the block's
+    # tokens only (about N / parts**2), as 4-byte offsets from the first of its
+    # documents' tokens (`sweep` refuses a corpus of 2**32 tokens or more with parts):
+    # 4 / parts bytes a token across the threads of an epoch. The serial sweep (group -1, a
+    # constant there) walks the tokens themselves and gathers nothing.
     blocked = group >= 0
     n_gathered = max(stop_doc - first_doc, 0) if blocked else 0
     mine_start = np.zeros(n_gathered + 1, dtype=np.int64)
-    mine = np.empty(
-        max(min(doc_start[stop_doc], token_hi) - token_lo, 0) if n_gathered else 0,
-        dtype=np.int64,
-    )
+    span_lo = max(doc_start[first_doc], token_lo) if n_gathered else 0
     n_mine = 0
     for d in range(first_doc, first_doc + n_gathered):
         for i in range(max(doc_start[d], token_lo), min(doc_start[d + 1], token_hi)):
-            mine[n_mine] = i
             n_mine += token_group[i] == group
         mine_start[d - first_doc + 1] = n_mine
+    # One slot more: the fill below writes every token's offset and moves on past the
+    # block's own, so its last write may land one past them.
+    mine = np.empty(n_mine + 1 if n_gathered else 0, dtype=np.uint32)
+    filled = 0
+    for d in range(first_doc, first_doc + n_gathered):
+        for i in range(max(doc_start[d], token_lo), min(doc_start[d + 1], token_hi)):
+            mine[filled] = i - span_lo
+            filled += token_group[i] == group
     for _ in range(sweeps):
         # 1 / (n_k + B), 1 / (n_k - 1 + B) and 1 / (n_k + 1 + B), kept in step with
         # topic_total: a token that stays in its topic (most of them, once the chain has
@@ -678,7 +687,7 @@ def _sparse_range(
 
             for j in range(lo, hi):
                 # The token: the j-th of the block's own (gathered above), or token j.
-                i = mine[_u(j)] if blocked else j
+                i = span_lo + mine[_u(j)] if blocked else j
                 at = _u(i)
                 w = _u(token_word[at])
                 if prefetch:
@@ -690,8 +699,8 @@ def _sparse_range(
                     if blocked:
                         far_ok = j + 2 * PREFETCH_DISTANCE < n_mine
                         near_ok = j + PREFETCH_DISTANCE < n_mine
-                        far = _u(mine[_u(j + 2 * PREFETCH_DISTANCE)]) if far_ok else at
-                        near = _u(mine[_u(j + PREFETCH_DISTANCE)]) if near_ok else at
+                        far = _u(span_lo + mine[_u(j + 2 * PREFETCH_DISTANCE)]) if far_ok else at
+                        near = _u(span_lo + mine[_u(j + PREFETCH_DISTANCE)]) if near_ok else at
                     else:
                         far_ok = i + 2 * PREFETCH_DISTANCE < token_hi
                         near_ok = i + PREFETCH_DISTANCE < token_hi
@@ -1248,6 +1257,11 @@ def sweep(
         raise ValueError(f"tokens: range [{lo}, {hi}) outside [0, {n_tokens}]")
     parts = as_int("parts", parts, minimum=1)
     if parts > 1:
+        if n_tokens >= 2**32:
+            # A block's gathered tokens are 4-byte offsets (`_sparse_range`).
+            raise ValueError(
+                f"parts: the threaded sweep takes fewer than 2**32 tokens, got {n_tokens}"
+            )
         if phi is not None:
             raise ValueError("parts: the held-out sweep (phi) runs on one thread")
         if method == "dense" or fault in DENSE_FAULTS:
