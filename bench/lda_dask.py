@@ -120,6 +120,30 @@ def _largest_errors(agreements) -> tuple[float, float]:
     return shift, tail
 
 
+def _bias_beyond_noise(agreements) -> tuple[float, float]:
+    """Over every problem's posterior means: the bias their Monte Carlo error cannot explain.
+
+    For a mean with error ``e = estimate - reference`` and standard errors ``mcse`` (the
+    chains') and ``reference_mcse``, ``E[e^2] = bias^2 + mcse^2 + reference_mcse^2``, so
+    ``e^2 - mcse^2 - reference_mcse^2`` estimates ``bias^2`` without the noise. Returns the
+    root of its mean over the means in exact posterior sds (0 when the mean is negative:
+    no bias beyond the noise), and the mean of ``z^2`` (1 for an exact sampler). The first
+    tells a larger bias from a smaller Monte Carlo error showing the same one, which the
+    largest shift and |z| cannot.
+    """
+    squares, z_squares = [], []
+    for agreement in agreements:
+        frame = agreement.table.to_dataframe().reset_index()
+        means = frame[frame.statistic == "mean"].set_index(["variable", "element"])
+        sds = frame[frame.statistic == "sd"].set_index(["variable", "element"])
+        both = means.join(sds[["reference"]], rsuffix="_sd", how="inner")
+        noise = both.mcse**2 + both.reference_mcse.fillna(0.0) ** 2
+        squares.extend(((both.estimate - both.reference) ** 2 - noise) / both.reference_sd**2)
+        z_squares.extend(both.z.dropna() ** 2)
+    rms = float(np.sqrt(max(np.mean(squares), 0.0))) if squares else float("nan")
+    return rms, float(np.mean(z_squares)) if z_squares else float("nan")
+
+
 def distance(parts_list, seeds, kernel_for=None, draws=None, on_row=None) -> list[dict]:
     """The exact check of a partitioned kernel on LDA's validation problems.
 
@@ -147,6 +171,7 @@ def distance(parts_list, seeds, kernel_for=None, draws=None, on_row=None) -> lis
                 for agreement in check.details.values()
             )
             shift, tail = _largest_errors(check.details.values())
+            bias, z_square = _bias_beyond_noise(check.details.values())
             rows.append(
                 {
                     "parts": parts,
@@ -156,6 +181,8 @@ def distance(parts_list, seeds, kernel_for=None, draws=None, on_row=None) -> lis
                     "max_abs_z": worst,
                     "max_mean_shift_sd": shift,
                     "max_tail_error": tail,
+                    "rms_bias_sd": bias,
+                    "mean_z_squared": z_square,
                     "failing": len([f for f in check.findings if f.verdict == "fail"]),
                 }
             )

@@ -8,8 +8,11 @@ thread reads topic totals that lag the other threads' moves within an epoch
 on LDA's validation problems (tiny corpora whose posterior is enumerated), per number
 of parts and seed, and reports the verdict, the failing quantities, the largest mean
 shift in exact posterior sds and the largest tail error, as ``bench/lda_dask.py
---distance`` does for AD-LDA. One part is the exact serial sampler: its row is the
-yardstick.
+--distance`` does for AD-LDA, and (records from 2026-11-27 noon) the bias of the
+posterior means beyond their Monte Carlo error, in posterior sds, and the mean of z^2
+(``bench.lda_dask._bias_beyond_noise``): a larger bias and a smaller Monte Carlo error
+showing the same one look alike in the largest shift and |z|, not in these. One part
+is the exact serial sampler: its row is the yardstick.
 
 Run: ``python -m bench.lda_threaded [--sampler metropolis] [--parts 1 2 3] [--seeds 3]
 [--draws N]`` (``--sampler gibbs`` for the Gibbs sweep; ``--draws``: per chain, to
@@ -58,16 +61,26 @@ def table(study: list[dict]) -> str:
         "sweep's (the only threaded one when they were made).",
         "",
         "| sampler | parts | draws per chain | seeds | pass | fail | inconclusive | max abs z "
-        "| max mean shift (sd) | max tail error |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| max mean shift (sd) | max tail error | bias beyond noise (sd) | mean z^2 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+
+    def spread(rows: list[dict], field: str, digits: int) -> str:
+        # Over the seeds whose records have the field (those after 2026-11-27 noon).
+        values = [r[field] for r in rows if field in r]
+        if not values:
+            return "-"
+        low, high = min(values), max(values)
+        return f"{low:.{digits}f}" if low == high else f"{low:.{digits}f} to {high:.{digits}f}"
+
     for (sampler, parts, draws), rows in sorted(groups.items(), key=_order):
         count = {v: sum(r["verdict"] == v for r in rows) for v in ("pass", "fail", "inconclusive")}
         lines.append(
             f"| {sampler} | {parts} | {draws} | {len(rows)} | {count['pass']} | {count['fail']} | "
             f"{count['inconclusive']} | {max(r['max_abs_z'] for r in rows):.2f} | "
             f"{max(r['max_mean_shift_sd'] for r in rows):.3f} | "
-            f"{max(r['max_tail_error'] for r in rows):.4f} |"
+            f"{max(r['max_tail_error'] for r in rows):.4f} | "
+            f"{spread(rows, 'rms_bias_sd', 4)} | {spread(rows, 'mean_z_squared', 2)} |"
         )
     return "\n".join(lines) + "\n"
 
