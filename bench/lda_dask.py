@@ -102,15 +102,22 @@ def partitioned_kernel(parts: int) -> zoo.Kernel:
     return zoo.Kernel(init=exact_kernel.init, step=step, draw=exact_kernel.draw)
 
 
+def _means_with_sds(frame):
+    """The rows of an agreement table's posterior means, with the exact sd as ``reference_sd``."""
+    means = frame[frame.statistic == "mean"].set_index(["variable", "element"])
+    sds = frame[frame.statistic == "sd"].set_index(["variable", "element"])
+    return means.join(
+        sds[["reference"]].rename(columns={"reference": "reference_sd"}), how="inner"
+    )
+
+
 def _largest_errors(agreements) -> tuple[float, float]:
     """Over every problem: the largest |posterior mean error| in exact posterior sds, and
     the largest error of a tail probability (the chain's mass below an exact quantile)."""
     shift = tail = 0.0
     for agreement in agreements:
         frame = agreement.table.to_dataframe().reset_index()
-        means = frame[frame.statistic == "mean"].set_index(["variable", "element"])
-        sds = frame[frame.statistic == "sd"].set_index(["variable", "element"])
-        both = means.join(sds[["reference"]], rsuffix="_sd", how="inner")
+        both = _means_with_sds(frame)
         if len(both):
             ratio = (both.estimate - both.reference).abs() / both.reference_sd
             shift = max(shift, float(ratio.max()))
@@ -133,15 +140,12 @@ def _bias_beyond_noise(agreements) -> tuple[float, float]:
     """
     squares, z_squares = [], []
     for agreement in agreements:
-        frame = agreement.table.to_dataframe().reset_index()
-        means = frame[frame.statistic == "mean"].set_index(["variable", "element"])
-        sds = frame[frame.statistic == "sd"].set_index(["variable", "element"])
-        both = means.join(sds[["reference"]], rsuffix="_sd", how="inner")
+        both = _means_with_sds(agreement.table.to_dataframe().reset_index())
         noise = both.mcse**2 + both.reference_mcse.fillna(0.0) ** 2
         squares.extend(((both.estimate - both.reference) ** 2 - noise) / both.reference_sd**2)
         z_squares.extend(both.z.dropna() ** 2)
     rms = float(np.sqrt(max(np.mean(squares), 0.0))) if squares else float("nan")
-    return rms, float(np.mean(z_squares)) if z_squares else float("nan")
+    return rms, (float(np.mean(z_squares)) if z_squares else float("nan"))
 
 
 def distance(parts_list, seeds, kernel_for=None, draws=None, on_row=None) -> list[dict]:
