@@ -36,7 +36,7 @@ import numba
 import numpy as np
 
 from zoo.core.arguments import as_int
-from zoo.models.lda.corpus import Corpus
+from zoo.models.lda.corpus import Corpus, check_corpus
 from zoo.models.lda.counts import word_frequency
 from zoo.models.lda.uniforms import uniform_source
 
@@ -62,6 +62,8 @@ class Partition(NamedTuple):
 def build_partition(corpus: Corpus, n_words: int, parts: int) -> Partition:
     """Split documents and words into ``parts`` groups of about equal token counts, O(N + V)."""
     parts = as_int("parts", parts, minimum=1)
+    # The loops below index by word id without bounds checks (numba does not either).
+    check_corpus(corpus, n_words)
     n_tokens = corpus.token_word.shape[0]
     doc_start = corpus.doc_start
     # Cut where the running token count crosses n_tokens * p / parts.

@@ -80,7 +80,7 @@ import numpy as np
 
 from zoo.core.arguments import as_int
 from zoo.models.lda.blocks import Partition, build_partition, check_partition, sweep_in_blocks
-from zoo.models.lda.corpus import Corpus
+from zoo.models.lda.corpus import Corpus, check_corpus
 from zoo.models.lda.counts import State, word_frequency
 from zoo.models.lda.prefetch import PREFETCH_DISTANCE, prefetch_cell, prefetch_item
 from zoo.models.lda.sweeps import (  # _u: an unsigned array index (sweeps, "Unsigned indices")
@@ -178,6 +178,8 @@ def build_word_tokens(corpus: Corpus, n_words: int) -> WordTokens:
     n_words : int
         The vocabulary size V (words that never occur have no tokens).
     """
+    # The loops below index by word id without bounds checks (numba does not either).
+    check_corpus(corpus, n_words)
     token_word = corpus.token_word
     start = np.zeros(n_words + 1, dtype=np.int64)
     # word_frequency, not numpy.bincount: no 8-byte copy of the token words.

@@ -248,6 +248,14 @@ def test_bad_parts_and_partitions_are_named():
     np.testing.assert_array_equal(counts_from_topics(data, state.topic).doc_topic, state.doc_topic)
 
 
+def test_word_ids_outside_the_vocabulary_are_named_before_the_blocks_are_built():
+    # build_partition indexes by word id in numba, which does not bounds-check: word 3 of a
+    # three-word vocabulary would be written past the end of the frequencies.
+    corpus = Corpus(np.array([0, 3, 1], dtype=np.int32), np.array([0, 3], dtype=np.int64))
+    with pytest.raises(ValueError, match=r"^token_word: word ids must lie in \[0, 3\)"):
+        build_partition(corpus, 3, 2)
+
+
 def test_the_threaded_kernels_say_what_they_run():
     data, prior = SPEC.default_problem()
     assert threaded_gibbs_kernel.describe(data, prior) == "lda gibbs, 2 threads (not exact)"

@@ -16,6 +16,7 @@ import zoo
 from tests.support.replicates import agreement_on_replicates
 from zoo.diagnostics import agreement
 from zoo.models.lda import Data, Prior, counts_from_topics, make_kernel, metropolis_kernel
+from zoo.models.lda.corpus import Corpus
 from zoo.models.lda.metropolis import (
     BATCH_TOKENS,
     MetropolisFault,
@@ -352,3 +353,10 @@ def test_the_sweep_draws_what_the_plain_algorithm_draws(cycles, doc_proposals):
             )
     assert moved > 100  # the comparison saw many moves, not a chain that stood still
     assert kernel_rng.random() == reference_rng.random()
+
+
+def test_word_ids_outside_the_vocabulary_are_named_before_the_index_is_built():
+    # The word proposal's index is filled in numba by word id, without bounds checks.
+    corpus = Corpus(np.array([0, 3, 1], dtype=np.int32), np.array([0, 3], dtype=np.int64))
+    with pytest.raises(ValueError, match=r"^token_word: word ids must lie in \[0, 3\)"):
+        build_word_tokens(corpus, 3)
