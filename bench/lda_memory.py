@@ -349,11 +349,12 @@ def contenders_table(runs: list[dict]) -> str:
         row = measured[name]
         return f"{row['peak_bytes_per_token']:.1f} ({row['held_bytes_per_token']:.1f})"
 
-    def ratio(measured: dict, name: str) -> str:
-        if name not in measured or "tomotopy" not in measured:
+    def ratio(measured: dict, name: str, peer: str = "tomotopy", spec: str = ".2f") -> str:
+        # The peer's peak over the contender's; "-" where either was not measured.
+        if name not in measured or peer not in measured or name == peer:
             return "-"
-        peer = measured["tomotopy"]["peak_bytes_per_token"]
-        return f"{peer / measured[name]['peak_bytes_per_token']:.2f}"
+        theirs = measured[peer]["peak_bytes_per_token"]
+        return f"{theirs / measured[name]['peak_bytes_per_token']:{spec}}"
 
     def arrays(measured: dict, name: str, n_tokens: int) -> str:
         if name not in measured:
@@ -388,11 +389,8 @@ def contenders_table(runs: list[dict]) -> str:
             measured = run["contenders"]
             n_tokens = run["corpus"]["n_tokens"]
             for name in sorted(set(measured) - set(DEFAULT_CONTENDERS)):
-                peer = "-"
-                if "tomotopy-2" in measured and name != "tomotopy-2":
-                    # Three figures: a ratio just below 1 must not print as 1.00.
-                    theirs = measured["tomotopy-2"]["peak_bytes_per_token"]
-                    peer = f"{theirs / measured[name]['peak_bytes_per_token']:.3g}"
+                # Three figures: a ratio just below 1 must not print as 1.00.
+                peer = ratio(measured, name, "tomotopy-2", ".3g")
                 lines.append(
                     f"| {run['date'][:10]} "
                     f"| {run['commit'][:7]}{' (dirty)' if run['dirty'] else ''} "
