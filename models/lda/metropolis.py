@@ -62,7 +62,8 @@ K). ``bench/lda_mh_word_order.py --before 41567eb`` repeats the comparison from 
 topics; ``bench/README.md`` ("LDA sampler speed") has the comparison with the peers.
 
 Memory: the dense ``doc_topic`` (D, K) and ``word_topic`` (V, K) of
-:class:`~zoo.models.lda.counts.State` plus the index, 4 or 8 bytes per token, and the
+:class:`~zoo.models.lda.counts.State`; the index, ``slot``, 4 bytes a token (8 from 2**31
+tokens); the topics in word order, a copy of ``topic`` made at each call; and the
 batch's uniforms (:data:`BATCH_TOKENS` x 4 x ``cycles`` floats, 2 (``doc_proposals`` + 1)
 in place of 4 with more doc proposals a cycle).
 
@@ -145,32 +146,41 @@ BATCH_TOKENS = 256
 
 
 class WordTokens(NamedTuple):
-    """The tokens of each word: word ``w``'s are ``token[start[w]:start[w + 1]]``.
+    """The word proposal's index: word ``w``'s tokens sit at ``start[w]:start[w + 1]``.
 
-    ``slot[i]`` is token ``i``'s position in ``token`` (the inverse permutation): the
-    sweep keeps the topics in this word order too, so that the word proposal reads one
+    ``slot[i]`` is token ``i``'s position in that word order (a counting sort by word,
+    tokens of a word in increasing position). The sweep keeps the topics in this order
+    too (``by_word[slot[i]]`` is ``topic[i]``), so that the word proposal reads one
     entry near the word's others instead of two far apart (on 10 million tokens both
-    reads of ``topic[token[j]]`` miss the cache).
+    reads of ``topic[token[j]]`` missed the cache). Before 0.3 the index also held the
+    inverse permutation ``token`` (4 bytes a token); the sweep fills its word-order
+    topics from ``slot`` alone.
     """
 
     start: np.ndarray
-    token: np.ndarray
     slot: np.ndarray
 
 
 @numba.njit(cache=True)
-def _fill_word_tokens(token_word, start, token, slot):
+def _fill_slots(token_word, start, slot):
     # A counting sort by word: tokens of a word in increasing position.
     cursor = start[:-1].copy()
     for i in range(token_word.shape[0]):
         w = token_word[i]
-        token[cursor[w]] = i
         slot[i] = cursor[w]
         cursor[w] += 1
 
 
+@numba.njit(cache=True)
+def _topics_in_word_order(topic, slot, by_word):
+    # A scatter in numba, not NumPy's by_word[slot] = topic, which would first copy the
+    # int32 slots to 8-byte indices (8 bytes a token at the call's peak).
+    for i in range(topic.shape[0]):
+        by_word[slot[i]] = topic[i]
+
+
 def build_word_tokens(corpus: Corpus, n_words: int) -> WordTokens:
-    """The inverted index of the word proposal: every word's token positions, O(N + V).
+    """The inverted index of the word proposal: every token's place in word order, O(N + V).
 
     Parameters
     ----------
@@ -185,10 +195,9 @@ def build_word_tokens(corpus: Corpus, n_words: int) -> WordTokens:
     # word_frequency, not numpy.bincount: no 8-byte copy of the token words.
     np.cumsum(word_frequency(token_word, n_words), out=start[1:])
     index_dtype = np.int32 if token_word.shape[0] < 2**31 else np.int64
-    token = np.empty(token_word.shape[0], dtype=index_dtype)
     slot = np.empty(token_word.shape[0], dtype=index_dtype)
-    _fill_word_tokens(token_word, start, token, slot)
-    return WordTokens(start, token, slot)
+    _fill_slots(token_word, start, slot)
+    return WordTokens(start, slot)
 
 
 @numba.njit(cache=True)
@@ -502,10 +511,13 @@ def metropolis_sweep(
     n_words = state.word_topic.shape[0]
     if word_tokens is None:
         word_tokens = build_word_tokens(corpus, n_words)
+    if len(word_tokens) != len(WordTokens._fields):
+        raise ValueError(
+            "word_tokens: expected (start, slot) as build_word_tokens returns them, got "
+            f"{len(word_tokens)} arrays (0.2's index also held token; rebuild it)"
+        )
     word_tokens = WordTokens(*word_tokens)
-    if word_tokens.start.shape[0] != n_words + 1 or any(
-        index.shape[0] != n_tokens for index in (word_tokens.token, word_tokens.slot)
-    ):
+    if word_tokens.start.shape[0] != n_words + 1 or word_tokens.slot.shape[0] != n_tokens:
         raise ValueError("word_tokens: built for another corpus")
     parts = as_int("parts", parts, minimum=1)
     if partition is not None:
@@ -513,7 +525,9 @@ def metropolis_sweep(
     hyper = (alpha, beta, float(beta_sum))
     kernel = _kernel(fault, int(doc_proposals))
     # The word proposal's view of the topics, in word order (O(N) per call).
-    words = (word_tokens.start, state.topic[word_tokens.token], word_tokens.slot)
+    by_word = np.empty_like(state.topic)
+    _topics_in_word_order(state.topic, word_tokens.slot, by_word)
+    words = (word_tokens.start, by_word, word_tokens.slot)
     if parts == 1:
         # The serial sweep: every document, every word (group -1: the word groups are
         # not read, so no partition is built), the state's own totals, the caller's

@@ -134,11 +134,13 @@ def test_same_seed_same_draws():
 def test_the_word_index_lists_each_words_tokens_in_order():
     words = build_word_tokens(TOKEN_DATA.corpus, TOKEN_DATA.n_words)
     token_word = TOKEN_DATA.corpus.token_word
+    # slot is a permutation: token i sits at position slot[i] of the word order.
+    np.testing.assert_array_equal(np.sort(words.slot), np.arange(token_word.size))
+    in_word_order = np.empty_like(words.slot)
+    in_word_order[words.slot] = np.arange(token_word.size)
     for w in range(TOKEN_DATA.n_words):
-        mine = words.token[words.start[w] : words.start[w + 1]]
+        mine = in_word_order[words.start[w] : words.start[w + 1]]
         np.testing.assert_array_equal(mine, np.flatnonzero(token_word == w))
-    # slot is the inverse permutation: token i sits at position slot[i].
-    np.testing.assert_array_equal(words.token[words.slot], np.arange(token_word.size))
 
 
 def test_the_alias_table_draws_its_weights():
@@ -199,6 +201,12 @@ def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="word_tokens"):
         other = build_word_tokens(TOKEN_DATA.corpus, TOKEN_DATA.n_words)
         metropolis_sweep(data.corpus, state, hyper, rng, word_tokens=other)
+    own = build_word_tokens(data.corpus, data.n_words)
+    with pytest.raises(ValueError, match=r"word_tokens: expected \(start, slot\)"):
+        # 0.2's index, (start, token, slot): named, not unpacked into the wrong fields.
+        metropolis_sweep(
+            data.corpus, state, hyper, rng, word_tokens=(own.start, own.slot, own.slot)
+        )
     with pytest.raises(ValueError, match="fault"):
         metropolis_sweep(data.corpus, state, hyper, rng, fault=9)
     with pytest.raises(ValueError, match="sampler"):
@@ -278,7 +286,8 @@ def _reference_sweep(corpus, state, hyper, rng, cycles, doc_proposals=1):
     alpha_sum = alpha.sum()
     keep, alias = _alias_table(alpha)
     words = build_word_tokens(corpus, word_topic.shape[0])
-    by_word = topic[words.token].astype(np.int64)
+    by_word = np.empty(topic.size, dtype=np.int64)
+    by_word[words.slot] = topic
     for d in range(doc_start.shape[0] - 1):
         d_lo, n_d = int(doc_start[d]), int(doc_start[d + 1] - doc_start[d])
         for i in range(d_lo, d_lo + n_d):
