@@ -1,5 +1,8 @@
 """Geweke calibration's table: rates from the verdicts, one rule at a time."""
 
+import numpy as np
+import xarray as xr
+
 from bench import geweke_calibration
 
 
@@ -65,3 +68,14 @@ def test_a_seed_recorded_twice_counts_once_as_first_recorded():
     rows = _rows(geweke_calibration.table(runs, geweke_calibration.RULE))
     # seed 1's second record is left out: 1 detection in 2 runs, not 2 in 3
     assert "| 2 | 1 | 1 | 0 | 0 | 1/2 = 50.0%" in rows[("bug", "m", "b")]
+
+
+def test_the_smallest_judged_p_leaves_out_rows_below_the_gate():
+    table = xr.Dataset(
+        {
+            "p_adjusted": ("test", np.array([1e-6, 0.3, 0.004])),
+            "gates_passed": ("test", np.array([False, True, True])),
+        }
+    )
+    assert geweke_calibration.smallest_judged_p(table) == 0.004
+    assert geweke_calibration.smallest_judged_p(table.isel(test=[0])) is None
