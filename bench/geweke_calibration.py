@@ -10,10 +10,9 @@ before commit 9c72880, restarted from exact joint draws every 500 steps under th
 ``independent segments``, alpha 0.01) for each seed, in one process, and writes one JSON
 line per run: the verdict, the length the chains stopped at, the stages, the rejected
 and unjudged test functions, the smallest Holm-adjusted p over all rows and over the
-rows past the ESS gate (``smallest_p_adjusted_judged``; older records lack it:
-a run that could not judge may carry its smallest p on an unjudged row), the CPU
-seconds of the run
-(``time.process_time``), the host and the commit. Runs already in the records are
+rows past the ESS gate (``smallest_p_adjusted_judged``, which older records lack: a run
+that could not judge may carry its smallest p on an unjudged row), the CPU seconds of
+the run (``time.process_time``), the host and the commit. Runs already in the records are
 skipped, so a study can be resumed and extended seed by seed.
 
     nice python -m bench.geweke_calibration --kind correct --seeds 100
