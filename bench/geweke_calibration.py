@@ -26,6 +26,15 @@ floor) or ``independent segments`` (each chain restarted from an exact joint dra
 every batch, the segments' means independent: the rule since it was named). A run is
 skipped when the records hold it under the current rule; the table has a line per rule.
 
+A run under the current rule is one replicate, the first ``geweke`` makes; when it
+fails, ``geweke`` runs a confirmation (an independent replicate, from the stream
+``geweke-confirmation``) and fails only if that fails too. So when a first replicate
+fails (in the records, from any earlier commit of the same rule: its draws are the
+same), this runs its confirmation and records it under the rule ``confirmation``; the
+same command completes the confirmations the records lack. ``geweke``'s verdict for a
+seed is the first replicate's when it did not fail, and otherwise the confirmation's
+when it did not fail, else FAIL (:func:`confirmed_runs`; the summary's first table).
+
 A correct kernel's ``fail`` is a false alarm (stated rate: alpha = 1% a run); a bug's
 ``fail`` is power. ``could not judge`` is a run whose chains reached the maximum length
 with a test function still below the ESS gate.
@@ -67,6 +76,9 @@ EXAMPLE_MODULES = (
 #: the name of the rule of the records that do not say theirs.
 RULE = "independent segments"
 OLD_RULE = "batch means"
+#: The rule of a confirmation's records: the replicate ``geweke`` runs after a first
+#: replicate (a record under ``RULE``) failed, from the ``geweke-confirmation`` stream.
+CONFIRMATION = "confirmation"
 
 #: Correct kernels of the zoo's models other than the model's own, by model: a name for
 #: the records and the kernel's location (the catalogue's ``lda`` rows of
@@ -130,13 +142,15 @@ def smallest_judged_p(table) -> float | None:
     return float(judged.min()) if judged.size else None
 
 
-def one_run(model, kernel, seed: int) -> dict:
-    """One default Geweke run of ``kernel`` on ``model``, as a JSON-ready record."""
-    from zoo.diagnostics.geweke import geweke
+def one_run(model, kernel, seed: int, *, confirming: bool = False) -> dict:
+    """One default replicate of Geweke's test of ``kernel`` on ``model``, as a JSON-ready
+    record: the first (``geweke-chains``) or, ``confirming``, the confirmation that
+    ``geweke`` runs when the first fails (``geweke-confirmation``)."""
+    from zoo.diagnostics.geweke import geweke_replicate
 
     started = time.process_time()
     try:
-        result = geweke(model, kernel, seed=seed)
+        result = geweke_replicate(model, kernel, seed=seed, confirming=confirming)
     except Exception as error:  # a study records what a run raised, and goes on
         return {
             "seed": seed,
@@ -158,6 +172,39 @@ def one_run(model, kernel, seed: int) -> dict:
         "smallest_p_adjusted_judged": smallest_judged_p(t),
         "cpu_seconds": time.process_time() - started,
     }
+
+
+def confirmed_runs(records: list[dict]) -> tuple[list[dict], int]:
+    """``geweke``'s verdict per seed: each first replicate under :data:`RULE` with its
+    confirmation (:data:`CONFIRMATION`), and the count of failed ones not yet confirmed
+    (left out).
+
+    A first replicate that did not fail is the verdict. One that failed is FAIL when
+    its confirmation failed too, and otherwise the confirmation's verdict (pass, could
+    not judge, error: ``zoo.diagnostics.geweke.confirmed``); its CPU seconds are the
+    two replicates'. A seed recorded twice counts once, as first recorded.
+    """
+    firsts = {(*_key(r), r["seed"]): r for r in reversed(records) if _key(r)[3] == RULE}
+    confirmations = {
+        (*_key(r)[:3], r["seed"]): r for r in reversed(records) if _key(r)[3] == CONFIRMATION
+    }
+    runs, unconfirmed = [], 0
+    for first in reversed(firsts.values()):
+        if first["verdict"] != "fail":
+            runs.append(first)
+            continue
+        second = confirmations.get((*_key(first)[:3], first["seed"]))
+        if second is None:
+            unconfirmed += 1
+            continue
+        runs.append(
+            {
+                **first,
+                "verdict": "fail" if second["verdict"] == "fail" else second["verdict"],
+                "cpu_seconds": first["cpu_seconds"] + second["cpu_seconds"],
+            }
+        )
+    return runs, unconfirmed
 
 
 def _interval(k: int, n: int) -> str:
@@ -229,10 +276,21 @@ def table(records: list[dict], rule: str) -> str:
 
 
 def summary(path: Path) -> str:
-    """Markdown: a table per rule (:func:`table`), the current rule's first."""
+    """Markdown: ``geweke``'s verdicts (a failure confirmed, :func:`confirmed_runs`),
+    then a table per rule of single replicates (:func:`table`), the current rule's
+    first."""
     records = bench_records.read_file(path)
     parts = []
-    for rule, words in ((RULE, "the current rule"), (OLD_RULE, "historical")):
+    runs, unconfirmed = confirmed_runs(records)
+    if any(_key(r)[3] == CONFIRMATION for r in records):
+        words = f"; {unconfirmed} failed first replicates not yet confirmed" * bool(unconfirmed)
+        parts += [
+            f"## {RULE}, a failure confirmed (geweke's verdict{words})",
+            "",
+            table(runs, RULE),
+            "",
+        ]
+    for rule, words in ((RULE, "the current rule, one replicate"), (OLD_RULE, "historical")):
         if any(_key(r)[3] == rule for r in records):
             parts += [f"## {rule} ({words})", "", table(records, rule), ""]
     return "\n".join(parts).rstrip("\n")
@@ -254,7 +312,9 @@ def main() -> None:
     warnings.filterwarnings("ignore")
     logging.getLogger("pymc").setLevel(logging.ERROR)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    done = {(*_key(r), r["seed"]) for r in bench_records.read_file(RESULTS)}
+    held = bench_records.read_file(RESULTS)
+    done = {(*_key(r), r["seed"]) for r in held}
+    failed = {(*_key(r), r["seed"]) for r in held if r["verdict"] == "fail"}
     host, commit = cpu_name(), bench_records.provenance()["commit"]
     chosen = [
         (target, kernel_name, build, kernel)
@@ -266,21 +326,33 @@ def main() -> None:
     # a study cut short by its time still covers them all.
     for seed in range(args.start, args.seeds):
         for target, kernel_name, build, kernel in chosen:
-            if (args.kind, target, kernel_name, RULE, seed) in done:
-                continue
-            if target not in models:
-                models[target] = build()
-            record = {
-                "kind": args.kind,
-                "target": target,
-                "kernel": kernel_name,
-                "rule": RULE,
-                **one_run(models[target], kernel, seed),
-                "host": host,
-                "commit": commit,
-            }
-            bench_records.append_to(RESULTS, record)
-            print(json.dumps(record), flush=True)
+            first = (args.kind, target, kernel_name, RULE, seed)
+            confirmation = (args.kind, target, kernel_name, CONFIRMATION, seed)
+            due = [
+                rule
+                for rule, key in ((RULE, first), (CONFIRMATION, confirmation))
+                if key not in done
+            ]
+            for rule in due:
+                # A confirmation is run only for a first replicate that failed.
+                if rule == CONFIRMATION and first not in failed:
+                    continue
+                if target not in models:
+                    models[target] = build()
+                confirming = rule == CONFIRMATION
+                record = {
+                    "kind": args.kind,
+                    "target": target,
+                    "kernel": kernel_name,
+                    "rule": rule,
+                    **one_run(models[target], kernel, seed, confirming=confirming),
+                    "host": host,
+                    "commit": commit,
+                }
+                bench_records.append_to(RESULTS, record)
+                print(json.dumps(record), flush=True)
+                if record["verdict"] == "fail":
+                    failed.add((*_key(record), seed))
     print(summary(RESULTS))
 
 

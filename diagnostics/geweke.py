@@ -114,13 +114,16 @@ from zoo.diagnostics.moments import MomentFunctions
 from zoo.diagnostics.sbc import drawn_inside, redrawn
 
 __all__ = [
+    "CONFIRMATION_PURPOSE",
     "EARLY_SHARE",
     "FUTILITY_MARGIN",
     "PURPOSE",
     "ChainEnd",
     "Side",
     "chain_side",
+    "confirmed",
     "geweke",
+    "geweke_replicate",
     "geweke_result",
     "kernel_checks_of",
     "length_to_clear",
@@ -145,6 +148,11 @@ FUTILITY_MARGIN = 4.0
 #: The stream of :mod:`zoo.core.streams` Geweke's test draws from: the marginal side
 #: from item 0, successive-conditional chain ``c`` from item ``c + 1``.
 PURPOSE = "geweke-chains"
+
+#: The stream of the confirmation (:func:`geweke`): a replicate of the whole test, its
+#: marginal side and chains drawn as the first's are but from this stream, so that the
+#: two replicates share no draw and are independent.
+CONFIRMATION_PURPOSE = "geweke-confirmation"
 
 
 class ChainEnd(NamedTuple):
@@ -267,16 +275,17 @@ def _joint_draw(model, checks, prior, size, rng):
     return truth, data, latents, redraws
 
 
-def _start(model, seed: int, item: int, setup):
+def _start(model, seed: int, item: int, setup, purpose: str = PURPOSE):
     """What both simulators begin with: their stream, first joint draw and test functions.
 
-    The generator of item ``item`` of the ``geweke-chains`` stream, the first exact
-    joint draw from it, and the test functions for its design. Returns ``(checks,
+    The generator of item ``item`` of the ``purpose`` stream (``geweke-chains``, or
+    ``geweke-confirmation`` for the confirmation), the first exact joint draw from it,
+    and the test functions for its design. Returns ``(checks,
     prior, size, rng, (truth, data, latents, redraws), functions)``.
     """
     checks = kernel_checks_of(model)
     prior, size = checks.setup() if setup is None else setup
-    rng = np.random.default_rng(streams.item(seed, PURPOSE, item))
+    rng = np.random.default_rng(streams.item(seed, purpose, item))
     first = _joint_draw(model, checks, prior, size, rng)
     truth, data, latents, _ = first
     tested = tested_latents(model, prior, data, latents)
@@ -338,15 +347,24 @@ def _maximum(iterations: int, max_iterations) -> int:
     return as_int("max_iterations", max_iterations, minimum=iterations)
 
 
-def marginal_side(model: Model, *, draws: int, seed: int, setup=None):
+def _purpose(confirming) -> str:
+    """The stream a replicate draws from: the first's, or the confirmation's."""
+    if not isinstance(confirming, bool | np.bool_):
+        raise ValueError(f"confirming: must be True or False, got {confirming!r:.40}")
+    return CONFIRMATION_PURPOSE if confirming else PURPOSE
+
+
+def marginal_side(model: Model, *, draws: int, seed: int, setup=None, confirming: bool = False):
     """The marginal-conditional simulator: ``draws`` independent joint draws.
 
-    From item 0 of the ``geweke-chains`` stream of ``seed``. Returns a :class:`Side`:
+    From item 0 of the ``geweke-chains`` stream of ``seed`` (of ``geweke-confirmation``
+    when ``confirming``: the confirmation's, :func:`geweke`). Returns a :class:`Side`:
     the names of the scalars the test functions are built from, their values, shape
     (draws, scalars), and the data sets redrawn outside their support or type.
     """
     draws = as_int("draws", draws, minimum=2)
-    checks, prior, size, rng, first, functions = _start(model, seed, 0, setup)
+    purpose = _purpose(confirming)
+    checks, prior, size, rng, first, functions = _start(model, seed, 0, setup, purpose)
     truth, data, latents, redraws = first
     values = np.empty((draws, len(functions)))
     values[0] = functions(truth, data, tested_latents(model, prior, data, latents))
@@ -367,10 +385,12 @@ def chain_side(
     segment: int | None = None,
     setup=None,
     after: Side | None = None,
+    confirming: bool = False,
 ):
     """One successive-conditional chain of the kernel under test, ``iterations`` long.
 
-    From item ``chain + 1`` of the ``geweke-chains`` stream of ``seed``: chains and the
+    From item ``chain + 1`` of the ``geweke-chains`` stream of ``seed`` (of
+    ``geweke-confirmation`` when ``confirming``: the confirmation's): chains and the
     marginal side are independent of one another, so they may run in any order or
     process with the same values, and a longer chain of the same seed begins with the
     values of a shorter one. Every ``segment`` steps the chain starts again from a
@@ -381,7 +401,7 @@ def chain_side(
     chain's starts included), and where the chain stopped.
 
     ``after``, this chain's side at a shorter length (what this function returned for
-    the same model, kernel, chain, seed and setup), is continued from where it
+    the same model, kernel, chain, seed, setup and ``confirming``), is continued from where it
     stopped rather than run again from the start: the side returned is the same, bit
     for bit, as the longer chain run from its start (the steps depend on nothing but
     the latents, data and generator its end holds), at the cost of the new steps only.
@@ -392,7 +412,8 @@ def chain_side(
     # The default budget's restart interval (geweke's, with its default arguments).
     segment = segment_length(GEWEKE_ITERATIONS, GEWEKE_BATCHES) if segment is None else segment
     segment = as_int("segment", segment, minimum=1)
-    checks, prior, size, rng, first, functions = _start(model, seed, chain + 1, setup)
+    purpose = _purpose(confirming)
+    checks, prior, size, rng, first, functions = _start(model, seed, chain + 1, setup, purpose)
     _, data, latents, redraws = first
     done = 0
     if after is not None:
@@ -607,6 +628,115 @@ def next_length(result: KernelCheckResult, iterations: int, max_iterations: int)
     return min(2 * iterations, max_iterations)
 
 
+def confirmed(first: KernelCheckResult, confirmation: KernelCheckResult) -> KernelCheckResult:
+    """The verdict of a failed run and its confirmation: FAIL only when both failed.
+
+    ``first`` is a replicate that failed and ``confirmation`` an independent replicate
+    of the same test (:func:`geweke_replicate` with ``confirming``: other draws, the same
+    settings). When the confirmation fails too, the answer is ``first``, failing, its
+    settings naming what the confirmation rejected; otherwise the answer is the
+    confirmation's (pass, or could not judge), its settings naming what the first run
+    rejected. Under a correct kernel the two replicates fail independently, so a FAIL
+    has probability the product of a run's false-alarm rate with itself (module
+    docstring, "The confirmation").
+    """
+    if first.verdict != "fail":
+        raise ValueError(f"first: only a failed run is confirmed, got {first.verdict!r}")
+
+    def rejected(result: KernelCheckResult) -> str:
+        t = result.table
+        judged = t.p_adjusted.values[t.rejected.values]
+        rows = result.failing()
+        named = ", ".join(rows[:3]) + (f" and {len(rows) - 3} more" if len(rows) > 3 else "")
+        return f"{len(rows)} test functions ({named}; smallest adjusted p {judged.min():.2g})"
+
+    if confirmation.verdict == "fail":
+        note = (
+            f"confirmed: an independent replicate (stream {CONFIRMATION_PURPOSE}) failed "
+            f"too, rejecting {rejected(confirmation)}"
+        )
+        answer = first
+    else:
+        note = (
+            f"not confirmed: a first replicate rejected {rejected(first)}, an independent "
+            f"one (stream {CONFIRMATION_PURPOSE}, these values) did not; a FAIL needs both"
+        )
+        answer = confirmation
+    table = answer.table.copy()
+    table.attrs = {
+        **answer.table.attrs,
+        "settings": f"{answer.table.attrs['settings']}; {note}",
+        "confirmation": note,
+    }
+    return KernelCheckResult(table)
+
+
+def geweke_replicate(
+    model: Model,
+    kernel=None,
+    *,
+    draws: int = GEWEKE_DRAWS,
+    chains: int = CHAINS,
+    iterations: int = GEWEKE_ITERATIONS,
+    max_iterations: int = GEWEKE_MAX_ITERATIONS,
+    batches: int = GEWEKE_BATCHES,
+    seed: int = 0,
+    alpha: float = ALPHA,
+    setup=None,
+    pilot: int = GEWEKE_PILOT,
+    confirming: bool = False,
+) -> KernelCheckResult:
+    """One replicate of Geweke's test, without the confirmation :func:`geweke` adds.
+
+    The parameters are :func:`geweke`'s; ``confirming`` draws the replicate from the
+    confirmation's stream (``geweke-confirmation``) instead of ``geweke-chains``.
+    """
+    kernel_checks_of(model)
+    draws, chains, iterations, batches, alpha, pilot = _arguments(
+        draws, chains, iterations, batches, alpha, pilot
+    )
+    _purpose(confirming)
+    max_iterations = _maximum(iterations, max_iterations)
+    segment = segment_length(iterations, batches)
+    started = time.perf_counter()
+    marginal = marginal_side(model, draws=draws, seed=seed, setup=setup, confirming=confirming)
+    first = iterations
+    lengths = []
+    sides = [None] * chains
+    while True:
+        # A longer chain of the same seed begins with the shorter one's steps: each
+        # stage continues its chains from where the last stopped.
+        sides = [
+            chain_side(
+                model,
+                kernel,
+                chain=c,
+                iterations=iterations,
+                seed=seed,
+                segment=segment,
+                setup=setup,
+                after=side,
+                confirming=confirming,
+            )
+            for c, side in enumerate(sides)
+        ]
+        result, following = look(
+            marginal,
+            sides,
+            alpha=alpha,
+            first=first,
+            max_iterations=max_iterations,
+            batches=batches,
+            seconds=time.perf_counter() - started,
+            pilot=pilot,
+            lengths=lengths,
+        )
+        if following is None:
+            return result
+        lengths.append(iterations)
+        iterations = following
+
+
 def geweke(
     model: Model,
     kernel=None,
@@ -623,9 +753,12 @@ def geweke(
 ) -> KernelCheckResult:
     """Geweke's test of ``kernel`` (default: the model's own) for ``model``.
 
-    The two sides run here one after the other; ``zoo validate`` runs the marginal side
-    and each chain as tasks of its own (:func:`marginal_side`, :func:`chain_side`,
-    :func:`geweke_result`), with the same values.
+    A replicate (:func:`geweke_replicate`) that fails is confirmed by an independent
+    one from its own stream, and the test fails only when both do (:func:`confirmed`;
+    the module's docstring says why). The two sides run here one after the other;
+    ``zoo validate`` runs the marginal side and each chain as tasks of their own
+    (:func:`marginal_side`, :func:`chain_side`, :func:`geweke_result`), with the same
+    values.
 
     Parameters
     ----------
@@ -645,9 +778,9 @@ def geweke(
     seed : int
         Root seed. The marginal side draws from item 0 of the ``geweke-chains`` stream
         of :mod:`zoo.core.streams`, successive-conditional chain ``c`` from item
-        ``c + 1``.
+        ``c + 1``; the confirmation likewise from the ``geweke-confirmation`` stream.
     alpha : float
-        Family-wise false-alarm rate over the test functions (Holm).
+        Family-wise false-alarm rate over the test functions (Holm) of a replicate.
     setup : (prior, size), optional
         Prior and design (default: ``model.kernel_checks.setup()``).
     pilot : int
@@ -658,50 +791,24 @@ def geweke(
     KernelCheckResult
         ``part`` is ``"joint"`` for every row; ``expected`` is the marginal-conditional
         mean, ``observed`` the successive-conditional one; ``table.attrs["draws"]`` the
-        length the chains stopped at.
+        length the chains stopped at; after a confirmation, ``table.attrs
+        ["confirmation"]`` says what it found.
     """
-    kernel_checks_of(model)
-    draws, chains, iterations, batches, alpha, pilot = _arguments(
-        draws, chains, iterations, batches, alpha, pilot
+    options = dict(
+        draws=draws,
+        chains=chains,
+        iterations=iterations,
+        max_iterations=max_iterations,
+        batches=batches,
+        seed=seed,
+        alpha=alpha,
+        setup=setup,
+        pilot=pilot,
     )
-    max_iterations = _maximum(iterations, max_iterations)
-    segment = segment_length(iterations, batches)
-    started = time.perf_counter()
-    marginal = marginal_side(model, draws=draws, seed=seed, setup=setup)
-    first = iterations
-    lengths = []
-    sides = [None] * chains
-    while True:
-        # A longer chain of the same seed begins with the shorter one's steps: each
-        # stage continues its chains from where the last stopped.
-        sides = [
-            chain_side(
-                model,
-                kernel,
-                chain=c,
-                iterations=iterations,
-                seed=seed,
-                segment=segment,
-                setup=setup,
-                after=side,
-            )
-            for c, side in enumerate(sides)
-        ]
-        result, following = look(
-            marginal,
-            sides,
-            alpha=alpha,
-            first=first,
-            max_iterations=max_iterations,
-            batches=batches,
-            seconds=time.perf_counter() - started,
-            pilot=pilot,
-            lengths=lengths,
-        )
-        if following is None:
-            return result
-        lengths.append(iterations)
-        iterations = following
+    first = geweke_replicate(model, kernel, **options)
+    if first.verdict != "fail":
+        return first
+    return confirmed(first, geweke_replicate(model, kernel, **options, confirming=True))
 
 
 def length_to_clear(attrs: Mapping) -> int | None:
