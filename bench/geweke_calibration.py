@@ -146,11 +146,11 @@ def one_run(model, kernel, seed: int, *, confirming: bool = False) -> dict:
     """One default replicate of Geweke's test of ``kernel`` on ``model``, as a JSON-ready
     record: the first (``geweke-chains``) or, ``confirming``, the confirmation that
     ``geweke`` runs when the first fails (``geweke-confirmation``)."""
-    from zoo.diagnostics.geweke import geweke_replicate
+    from zoo.diagnostics.geweke import geweke
 
     started = time.process_time()
     try:
-        result = geweke_replicate(model, kernel, seed=seed, confirming=confirming)
+        result = geweke(model, kernel, seed=seed, replicate=int(confirming))
     except Exception as error:  # a study records what a run raised, and goes on
         return {
             "seed": seed,

@@ -430,6 +430,17 @@ def _geweke_calibration(rule: str) -> str:
     return geweke_calibration.table(runs, rule) + "\n"
 
 
+def _geweke_confirmed() -> str:
+    """docs/power.md: ``geweke``'s verdicts, a failed first replicate confirmed."""
+    runs, unconfirmed = geweke_calibration.confirmed_runs(
+        records.read_file(geweke_calibration.RESULTS)
+    )
+    left = f"\n\n{unconfirmed} failed first replicates are not yet confirmed (left out)."
+    return (
+        geweke_calibration.table(runs, geweke_calibration.RULE) + left * bool(unconfirmed) + "\n"
+    )
+
+
 def _testing_sequential() -> str:
     """docs/testing.md: the sequential design's table (the design before and the current
     one), then the current design's pooled false alarms and paired costs, and its pooled
@@ -601,6 +612,7 @@ TABLES = (
         lambda: _geweke_calibration(geweke_calibration.RULE),
         region=True,
     ),
+    Table("power-geweke-confirmed", "docs/power.md", _geweke_confirmed, region=True),
     Table(
         "power-geweke-batch-means",
         "docs/power.md",

@@ -78,6 +78,24 @@ overflowing count under a heavy-tailed prior) are drawn again and counted on bot
 so that both simulate the joint distribution conditioned on the same event of the data
 (:func:`_joint_draw`; ``docs/design.md``, "SBC and data outside their support").
 
+**The confirmation.** A replicate that fails is run again from streams of its own
+(``geweke-confirmation``: another marginal side, other chains, the same settings), and
+the test fails only when the confirmation fails too (:func:`confirmed`). The segments'
+means are independent and identically distributed, but on a model with a slow, heavy
+tailed component they are a mixture: most segments stay in the bulk, a few percent
+wander into the tail and stay there, and a run that drew fewer of the rare kind than
+their share is off in many rows at once while its standard error, made of the segments
+it drew, never saw them (eight schools, centred, seed 163: no segment of the failing
+look stayed in ``tau``'s upper tail, the next 80 segments held five; correct kernels
+of eight schools failed 8 and 6 times in 200 seeds at a stated 1%; ``docs/design.md``,
+"Geweke's test: the confirmation"). No test on one replicate's segments can see what
+they lack; an independent replicate does not share it. Under a correct kernel the two
+replicates fail independently, so the test's false-alarm rate is the square of a
+replicate's, however a replicate errs: at most ``alpha ** 2`` where a replicate is
+calibrated, 0.16% where it fails 4% of the time. A wrong kernel fails both (the
+replicates of a planted bug fail together, ``docs/power.md``); the confirmation costs
+one more run, and only when the first fails.
+
 Only the kernel is under test (``step`` and ``draw``); the model's own
 :class:`zoo.KernelChecks` supply the exact latent draws, the data redraw and the state
 built from latents, so a user's kernel under this test takes the model's state type.
@@ -123,7 +141,6 @@ __all__ = [
     "chain_side",
     "confirmed",
     "geweke",
-    "geweke_replicate",
     "geweke_result",
     "kernel_checks_of",
     "length_to_clear",
@@ -632,7 +649,7 @@ def confirmed(first: KernelCheckResult, confirmation: KernelCheckResult) -> Kern
     """The verdict of a failed run and its confirmation: FAIL only when both failed.
 
     ``first`` is a replicate that failed and ``confirmation`` an independent replicate
-    of the same test (:func:`geweke_replicate` with ``confirming``: other draws, the same
+    of the same test (:func:`geweke` with ``replicate=1``: other draws, the same
     settings). When the confirmation fails too, the answer is ``first``, failing, its
     settings naming what the confirmation rejected; otherwise the answer is the
     confirmation's (pass, or could not judge), its settings naming what the first run
@@ -648,7 +665,10 @@ def confirmed(first: KernelCheckResult, confirmation: KernelCheckResult) -> Kern
         judged = t.p_adjusted.values[t.rejected.values]
         rows = result.failing()
         named = ", ".join(rows[:3]) + (f" and {len(rows) - 3} more" if len(rows) > 3 else "")
-        return f"{len(rows)} test functions ({named}; smallest adjusted p {judged.min():.2g})"
+        # a p below the smallest double is 0: say so rather than print "0"
+        smallest = judged.min()
+        p = f"{smallest:.2g}" if smallest > 0 else "below 1e-300"
+        return f"{len(rows)} test functions ({named}; smallest adjusted p {p})"
 
     if confirmation.verdict == "fail":
         note = (
@@ -671,32 +691,13 @@ def confirmed(first: KernelCheckResult, confirmation: KernelCheckResult) -> Kern
     return KernelCheckResult(table)
 
 
-def geweke_replicate(
-    model: Model,
-    kernel=None,
-    *,
-    draws: int = GEWEKE_DRAWS,
-    chains: int = CHAINS,
-    iterations: int = GEWEKE_ITERATIONS,
-    max_iterations: int = GEWEKE_MAX_ITERATIONS,
-    batches: int = GEWEKE_BATCHES,
-    seed: int = 0,
-    alpha: float = ALPHA,
-    setup=None,
-    pilot: int = GEWEKE_PILOT,
-    confirming: bool = False,
-) -> KernelCheckResult:
-    """One replicate of Geweke's test, without the confirmation :func:`geweke` adds.
+def _replicate(model, kernel, seed: int, setup, confirming: bool, settings: tuple):
+    """One replicate's stages, from the first stream or the confirmation's.
 
-    The parameters are :func:`geweke`'s; ``confirming`` draws the replicate from the
-    confirmation's stream (``geweke-confirmation``) instead of ``geweke-chains``.
+    ``settings`` are :func:`geweke`'s, checked: ``(draws, chains, iterations, batches,
+    alpha, pilot, max_iterations)``.
     """
-    kernel_checks_of(model)
-    draws, chains, iterations, batches, alpha, pilot = _arguments(
-        draws, chains, iterations, batches, alpha, pilot
-    )
-    _purpose(confirming)
-    max_iterations = _maximum(iterations, max_iterations)
+    draws, chains, iterations, batches, alpha, pilot, max_iterations = settings
     segment = segment_length(iterations, batches)
     started = time.perf_counter()
     marginal = marginal_side(model, draws=draws, seed=seed, setup=setup, confirming=confirming)
@@ -750,15 +751,15 @@ def geweke(
     alpha: float = ALPHA,
     setup=None,
     pilot: int = GEWEKE_PILOT,
+    replicate: int | None = None,
 ) -> KernelCheckResult:
     """Geweke's test of ``kernel`` (default: the model's own) for ``model``.
 
-    A replicate (:func:`geweke_replicate`) that fails is confirmed by an independent
-    one from its own stream, and the test fails only when both do (:func:`confirmed`;
-    the module's docstring says why). The two sides run here one after the other;
-    ``zoo validate`` runs the marginal side and each chain as tasks of their own
-    (:func:`marginal_side`, :func:`chain_side`, :func:`geweke_result`), with the same
-    values.
+    A replicate that fails is confirmed by an independent one from its own stream, and
+    the test fails only when both do (:func:`confirmed`; the module's docstring says
+    why). The two sides run here one after the other; ``zoo validate`` runs the marginal
+    side and each chain as tasks of their own (:func:`marginal_side`,
+    :func:`chain_side`, :func:`geweke_result`), with the same values.
 
     Parameters
     ----------
@@ -785,6 +786,10 @@ def geweke(
         Prior and design (default: ``model.kernel_checks.setup()``).
     pilot : int
         Marginal draws that fix the test functions (at most ``draws - 2``).
+    replicate : {None, 0, 1}
+        None, the test: the first replicate, confirmed when it fails. 0 or 1: that
+        replicate alone (the first, or the confirmation), as the test runs it; a study of
+        the test's rates records them apart (``bench.geweke_calibration``).
 
     Returns
     -------
@@ -794,21 +799,17 @@ def geweke(
         length the chains stopped at; after a confirmation, ``table.attrs
         ["confirmation"]`` says what it found.
     """
-    options = dict(
-        draws=draws,
-        chains=chains,
-        iterations=iterations,
-        max_iterations=max_iterations,
-        batches=batches,
-        seed=seed,
-        alpha=alpha,
-        setup=setup,
-        pilot=pilot,
-    )
-    first = geweke_replicate(model, kernel, **options)
+    kernel_checks_of(model)
+    checked = _arguments(draws, chains, iterations, batches, alpha, pilot)
+    settings = (*checked, _maximum(checked[2], max_iterations))
+    if replicate not in (None, 0, 1) or isinstance(replicate, bool):
+        raise ValueError(f"replicate: must be None, 0 or 1, got {replicate!r:.40}")
+    if replicate is not None:
+        return _replicate(model, kernel, seed, setup, replicate == 1, settings)
+    first = _replicate(model, kernel, seed, setup, False, settings)
     if first.verdict != "fail":
         return first
-    return confirmed(first, geweke_replicate(model, kernel, **options, confirming=True))
+    return confirmed(first, _replicate(model, kernel, seed, setup, True, settings))
 
 
 def length_to_clear(attrs: Mapping) -> int | None:

@@ -79,3 +79,34 @@ def test_the_smallest_judged_p_leaves_out_rows_below_the_gate():
     )
     assert geweke_calibration.smallest_judged_p(table) == 0.004
     assert geweke_calibration.smallest_judged_p(table.isel(test=[0])) is None
+
+
+def test_geweke_fails_a_seed_only_when_its_confirmation_failed_too():
+    confirm = geweke_calibration.CONFIRMATION
+    runs = [
+        _run("correct", "m", "correct", "fail", seed=0),
+        _run("correct", "m", "correct", "pass", rule=confirm, seed=0),
+        _run("correct", "m", "correct", "fail", seed=1),
+        _run("correct", "m", "correct", "could not judge", rule=confirm, seed=1),
+        _run("correct", "m", "correct", "pass", seed=2),
+        _run("bug", "m", "b", "fail", seed=0),
+        _run("bug", "m", "b", "fail", rule=confirm, seed=0),
+        _run("bug", "m", "b", "fail", seed=1),
+    ]
+    combined, unconfirmed = geweke_calibration.confirmed_runs(runs)
+    verdicts = {(r["kind"], r["seed"]): r["verdict"] for r in combined}
+    # the bug's seed 1 failed and has no confirmation yet: left out, and counted
+    assert verdicts == {
+        ("correct", 0): "pass",
+        ("correct", 1): "could not judge",
+        ("correct", 2): "pass",
+        ("bug", 0): "fail",
+    }
+    assert unconfirmed == 1
+    # a confirmed seed costs both replicates
+    assert [r["cpu_seconds"] for r in combined if r["kind"] == "bug"] == [2.0]
+    rows = _rows(geweke_calibration.table(combined, geweke_calibration.RULE))
+    assert "| 0/3 = 0.0% (0.0-70.8%) |" in rows[("correct", "m", "correct")]
+    # The twin: a replicate's own table still counts the first replicates' failures.
+    rows = _rows(geweke_calibration.table(runs, geweke_calibration.RULE))
+    assert "| 2/3 = 66.7%" in rows[("correct", "m", "correct")]

@@ -22,6 +22,7 @@ from zoo.diagnostics.geweke import (
     EARLY_SHARE,
     FUTILITY_MARGIN,
     chain_side,
+    confirmed,
     geweke,
     geweke_result,
     length_to_clear,
@@ -33,7 +34,7 @@ from zoo.diagnostics.geweke import (
     within_reach,
 )
 from zoo.diagnostics.invariance import invariance, invariance_replicates, invariance_result
-from zoo.diagnostics.kernel_result import welch_test
+from zoo.diagnostics.kernel_result import KernelCheckResult, welch_test
 from zoo.diagnostics.moments import MomentFunctions
 from zoo.specification.adapter import data_only_kernel, specified_model
 
@@ -205,6 +206,8 @@ def test_geweke_passes_the_kernel_and_catches_a_fault():
     spec = zoo.get("beta-binomial")
     wrong = geweke(spec, spec.faults["jacobian-omitted"], seed=1)
     assert wrong.verdict == "fail", str(wrong)
+    # Failed twice: the first replicate, then its independent confirmation.
+    assert wrong.table.attrs["confirmation"].startswith("confirmed: an independent replicate")
     # Its chain drifts in log_concentration (ESS about 5 at 10,000 steps), whose rows
     # stay below the gate; a row that cleared it fails, its error bounded by that ESS.
     failing = wrong.failing()
@@ -297,6 +300,73 @@ def test_geweke_runs_each_step_of_a_growing_chain_once():
     stopped = result.table.attrs["draws"]
     assert stopped > 200, "the chains must have grown for this test to say anything"
     assert len(steps) == 2 * stopped
+
+
+def test_a_confirmation_draws_from_streams_of_its_own():
+    """Its marginal side and chains are new draws, reproducible as the first's are."""
+    spec = zoo.get("beta-binomial")
+    first = marginal_side(spec, draws=50, seed=1)
+    confirming = marginal_side(spec, draws=50, seed=1, confirming=True)
+    assert not np.array_equal(first.values, confirming.values)
+    again = marginal_side(spec, draws=50, seed=1, confirming=True)
+    np.testing.assert_array_equal(confirming.values, again.values)
+    chain = chain_side(spec, chain=0, iterations=40, seed=1, segment=10)
+    confirming = chain_side(spec, chain=0, iterations=40, seed=1, segment=10, confirming=True)
+    assert not np.array_equal(chain.values, confirming.values)
+    # A confirmation's chain continues as any chain does, from its own end.
+    short = chain_side(spec, chain=0, iterations=20, seed=1, segment=10, confirming=True)
+    longer = chain_side(
+        spec, chain=0, iterations=40, seed=1, segment=10, after=short, confirming=True
+    )
+    np.testing.assert_array_equal(longer.values, confirming.values)
+    with pytest.raises(ValueError, match="confirming: must be True or False"):
+        marginal_side(spec, draws=50, seed=1, confirming="yes")
+    for replicate in (2, True, "first"):
+        with pytest.raises(ValueError, match="replicate: must be None, 0 or 1"):
+            geweke(spec, seed=1, replicate=replicate)
+
+
+def _replicate(p_values, settings="a replicate"):
+    """A Geweke result from its rows' p-values (the rest of each row made up)."""
+    n = len(p_values)
+    rows = {
+        "function": [f"f{i}" for i in range(n)],
+        "part": ["joint"] * n,
+        "expected": np.zeros(n),
+        "expected_se": np.ones(n),
+        "observed": np.ones(n),
+        "se": np.ones(n),
+        "t": np.ones(n),
+        "df": np.full(n, 100.0),
+        "p": np.asarray(p_values, dtype=float),
+    }
+    return KernelCheckResult.build("geweke", rows, alpha=0.01, settings=settings)
+
+
+def test_a_failure_stands_only_when_its_confirmation_fails_too():
+    failed, passed = _replicate([1e-6, 0.3], "first"), _replicate([0.4, 0.9], "second")
+    answer = confirmed(failed, passed)
+    assert answer.verdict == "pass"
+    np.testing.assert_array_equal(answer.table.p.values, passed.table.p.values)
+    note = answer.table.attrs["confirmation"]
+    assert note.startswith("not confirmed: a first replicate rejected 1 test functions")
+    # Holm over the two rows doubles the smallest p
+    assert "(joint: f0; smallest adjusted p 2e-06)" in note
+    assert answer.table.attrs["settings"] == f"second; {note}"
+    # The twin: a confirmation that fails too leaves the first replicate failing.
+    again = _replicate([0.5, 1e-8], "second")
+    answer = confirmed(failed, again)
+    assert answer.verdict == "fail"
+    np.testing.assert_array_equal(answer.table.p.values, failed.table.p.values)
+    assert answer.table.attrs["confirmation"].startswith(
+        "confirmed: an independent replicate (stream geweke-confirmation) failed too, "
+        "rejecting 1 test functions (joint: f1"
+    )
+    # The results given are left as they were.
+    assert "confirmation" not in failed.table.attrs
+    assert failed.table.attrs["settings"] == "first"
+    with pytest.raises(ValueError, match="first: only a failed run is confirmed, got 'pass'"):
+        confirmed(passed, failed)
 
 
 def test_geweke_result_refuses_sides_of_other_test_functions():

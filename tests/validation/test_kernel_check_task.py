@@ -48,6 +48,39 @@ def test_the_battery_gives_the_values_of_one_geweke_run():
     assert check.verdict == whole.verdict
 
 
+def test_the_battery_confirms_a_failure_as_one_geweke_run_does():
+    """A first replicate that fails runs its confirmation as stages of the battery's own."""
+    budget = {"iterations": 400, "max_iterations": 400, "marginal_draws": 1500}
+    result = validate(
+        "beta-binomial",
+        fault="jacobian-omitted",
+        checks=("geweke",),
+        budgets={"geweke": budget},
+        seed=3,
+        workers=0,
+    )
+    (check,) = result.checks
+    spec = zoo.get("beta-binomial")
+    whole = geweke(
+        spec,
+        spec.faults["jacobian-omitted"],
+        draws=GEWEKE_PILOT + 1500,
+        iterations=400,
+        max_iterations=400,
+        seed=3,
+        alpha=check.alpha,
+    )
+    assert check.verdict == whole.verdict == "fail"
+    note = whole.table.attrs["confirmation"]
+    assert note.startswith("confirmed: an independent replicate")
+    assert check.details.table.attrs["confirmation"] == note
+    assert note in check.head
+    for column in ("expected", "observed", "se", "t", "p"):
+        np.testing.assert_array_equal(
+            check.details.table[column].values, whole.table[column].values
+        )
+
+
 def test_the_battery_gives_the_values_of_one_invariance_run():
     result = validate("beta-binomial", checks=("invariance",), seed=2, workers=0)
     (check,) = result.checks

@@ -16,7 +16,10 @@ steps per chain; on slowly mixing successive-conditional chains they reach it (t
 examples' known-noise regression at the default preset, when it was 80,000 steps:
 three quarters of the run), so the first stage alone undershot such a run. A check whose
 budget has ``max_iterations`` is given both figures: the first stage, and all stages
-(:func:`most_check_seconds`); the line's total says both when they differ.
+(:func:`most_check_seconds`); the line's total says both when they differ. A Geweke
+replicate that fails is confirmed by a second (``zoo.diagnostics.geweke.confirmed``),
+which the estimate leaves out: it runs only after a failure, when the check of a wrong
+kernel may take up to twice its figure.
 
 The rule reads the budget's settings by name, so a new check is estimated when its
 budget is made of the same settings (``simulations``, ``draws``, ``chains``,

@@ -10,7 +10,11 @@ from separate stream items), so the values are those of
 :func:`~zoo.diagnostics.geweke.geweke` run in one process, and two workers share the
 check (it was the longest of ``zoo validate``). A stage runs only its chains, each
 continued from where the last stage stopped it (:func:`~zoo.diagnostics.geweke.chain_side`
-with ``after``): the marginal side is drawn once, and no step is run twice.
+with ``after``): the marginal side is drawn once, and no step is run twice. A first
+replicate that fails is confirmed as :func:`~zoo.diagnostics.geweke.geweke` confirms it:
+an independent replicate from the stream ``geweke-confirmation``, run in stages of its
+own, and the check fails only when both fail
+(:func:`~zoo.diagnostics.geweke.confirmed`).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from zoo.core.defaults import (
 from zoo.diagnostics.geweke import (
     PURPOSE,
     chain_side,
+    confirmed,
     look,
     marginal_side,
     next_length,
@@ -40,7 +45,16 @@ from zoo.validation.plan import Setting
 __all__ = ["GEWEKE"]
 
 
-def _chain(tested, seed: int, setup, chain: int, iterations: int, segment: int, after=None):
+def _chain(
+    tested,
+    seed: int,
+    setup,
+    chain: int,
+    iterations: int,
+    segment: int,
+    after=None,
+    confirming: bool = False,
+):
     return chain_side(
         tested.model,
         tested.kernel_under_test,
@@ -50,12 +64,19 @@ def _chain(tested, seed: int, setup, chain: int, iterations: int, segment: int, 
         segment=segment,
         setup=setup,
         after=after,
+        confirming=confirming,
     )
 
 
-def _marginal(tested, seed: int, setup, compared: int):
+def _marginal(tested, seed: int, setup, compared: int, confirming: bool = False):
     # The pilot draws fix the test functions; the budget counts the draws compared.
-    return marginal_side(tested.model, draws=GEWEKE_PILOT + compared, seed=seed, setup=setup)
+    return marginal_side(
+        tested.model,
+        draws=GEWEKE_PILOT + compared,
+        seed=seed,
+        setup=setup,
+        confirming=confirming,
+    )
 
 
 def _length(plan) -> int:
@@ -63,12 +84,21 @@ def _length(plan) -> int:
     return plan.budget.get("length", plan.budget["iterations"])
 
 
-def _chain_key(chain: int, iterations: int) -> str:
-    return f"chain {chain} x {iterations}"
+def _confirming(plan) -> bool:
+    """Whether this stage is the confirmation's (the first replicate failed)."""
+    return "first_length" in plan.budget
 
 
-def _pieces(plan, earlier) -> list:
-    iterations = _length(plan)
+def _chain_key(chain: int, iterations: int, confirming: bool = False) -> str:
+    return f"{'confirmation ' * confirming}chain {chain} x {iterations}"
+
+
+def _marginal_key(confirming: bool = False) -> str:
+    return f"{'confirmation ' * confirming}marginal"
+
+
+def _replicate(plan, earlier, iterations: int, confirming: bool) -> list:
+    """The pieces of one replicate's stage at ``iterations`` steps per chain."""
     before = [n for n in stage_lengths(plan.budget["iterations"], iterations) if n < iterations]
     # Restarted at the first stage's batch length, at every stage (geweke does so).
     segment = segment_length(plan.budget["iterations"], GEWEKE_BATCHES)
@@ -78,25 +108,37 @@ def _pieces(plan, earlier) -> list:
     # continues its chain from where the last stage stopped it.
     chains = [
         (
-            _chain_key(c, iterations),
+            _chain_key(c, iterations, confirming),
             _chain,
             (
                 c,
                 iterations,
                 segment,
-                earlier.get(_chain_key(c, before[-1])) if before else None,
+                earlier.get(_chain_key(c, before[-1], confirming)) if before else None,
+                confirming,
             ),
         )
         for c in range(CHAINS)
     ]
-    return [*chains, ("marginal", _marginal, (plan.budget["marginal_draws"],))]
+    marginal = (_marginal_key(confirming), _marginal, (plan.budget["marginal_draws"], confirming))
+    return [*chains, marginal]
 
 
-def _combine(values, *, alpha: float, seconds: float, plan):
+def _pieces(plan, earlier) -> list:
+    if not _confirming(plan):
+        return _replicate(plan, earlier, _length(plan), False)
+    # The first replicate's last stage is listed again, so that its values (done
+    # before: not run again) reach _combine with the confirmation's.
+    first = _replicate(plan, earlier, plan.budget["first_length"], False)
+    return [*first, *_replicate(plan, earlier, _length(plan), True)]
+
+
+def _look(values, *, alpha: float, seconds: float, plan, length: int):
+    """One replicate's look at ``length`` steps per chain: its result and next length."""
     *chains, marginal = values
     first, maximum = plan.budget["iterations"], plan.budget["max_iterations"]
-    lengths = [n for n in stage_lengths(first, maximum) if n < _length(plan)]
-    result, _ = look(
+    lengths = [n for n in stage_lengths(first, maximum) if n < length]
+    return look(
         marginal,
         chains,
         alpha=alpha,
@@ -105,13 +147,42 @@ def _combine(values, *, alpha: float, seconds: float, plan):
         seconds=seconds,
         lengths=lengths,
     )
-    return result
+
+
+def _combine(values, *, alpha: float, seconds: float, plan):
+    if not _confirming(plan):
+        result, _ = _look(values, alpha=alpha, seconds=seconds, plan=plan, length=_length(plan))
+        return result
+    split = CHAINS + 1
+    first, _ = _look(
+        values[:split], alpha=alpha, seconds=seconds, plan=plan, length=plan.budget["first_length"]
+    )
+    confirmation, following = _look(
+        values[split:], alpha=alpha, seconds=seconds, plan=plan, length=_length(plan)
+    )
+    # The confirmation's own stages go on as the first's did; where they stop, the two
+    # replicates give the answer.
+    return confirmation if following is not None else confirmed(first, confirmation)
 
 
 def _again(plan, result):
-    """The next stage's plan, or None: after a failure, or when the chains stop."""
-    if result.verdict == "fail":
+    """The next stage's plan, or None when ``result`` is the answer.
+
+    A first replicate that fails goes on to its confirmation, from the first length;
+    a confirmation goes on while its chains would (``result`` is then its own, without
+    the ``confirmation`` note :func:`~zoo.diagnostics.geweke.confirmed` adds).
+    """
+    if "confirmation" in result.table.attrs:
         return None
+    if result.verdict == "fail":
+        if _confirming(plan):
+            return None
+        budget = {
+            **plan.budget,
+            "first_length": _length(plan),
+            "length": plan.budget["iterations"],
+        }
+        return replace(plan, budget=budget)
     following = next_length(result, _length(plan), plan.budget["max_iterations"])
     return (
         None if following is None else replace(plan, budget={**plan.budget, "length": following})
@@ -135,7 +206,8 @@ GEWEKE = kernel_check(
     description="Means of each test function (normal scores, their squares, indicators "
     "at the 10/50/90% quantiles of independent joint draws) under independent joint "
     "draws (expected) and under the chain that alternates the kernel with fresh data, "
-    "restarted from an exact joint draw every first length / 20 steps (observed).",
+    "restarted from an exact joint draw every first length / 20 steps (observed); a "
+    "failure counts only when an independent replicate fails too.",
     # At least the 20 batches, each a segment of 10 steps begun at an exact joint draw.
     budget=(
         Setting("iterations", GEWEKE_ITERATIONS, "steps per chain of Geweke's first stage", 200),
