@@ -142,15 +142,15 @@ def smallest_judged_p(table) -> float | None:
     return float(judged.min()) if judged.size else None
 
 
-def one_run(model, kernel, seed: int, *, confirming: bool = False) -> dict:
+def one_run(model, kernel, seed: int, *, replicate: int = 0) -> dict:
     """One default replicate of Geweke's test of ``kernel`` on ``model``, as a JSON-ready
-    record: the first (``geweke-chains``) or, ``confirming``, the confirmation that
+    record: the first (``replicate`` 0, ``geweke-chains``) or the confirmation (1) that
     ``geweke`` runs when the first fails (``geweke-confirmation``)."""
     from zoo.diagnostics.geweke import geweke
 
     started = time.process_time()
     try:
-        result = geweke(model, kernel, seed=seed, replicate=int(confirming))
+        result = geweke(model, kernel, seed=seed, replicate=replicate)
     except Exception as error:  # a study records what a run raised, and goes on
         return {
             "seed": seed,
@@ -339,13 +339,13 @@ def main() -> None:
                     continue
                 if target not in models:
                     models[target] = build()
-                confirming = rule == CONFIRMATION
+                replicate = int(rule == CONFIRMATION)
                 record = {
                     "kind": args.kind,
                     "target": target,
                     "kernel": kernel_name,
                     "rule": rule,
-                    **one_run(models[target], kernel, seed, confirming=confirming),
+                    **one_run(models[target], kernel, seed, replicate=replicate),
                     "host": host,
                     "commit": commit,
                 }

@@ -364,23 +364,23 @@ def _maximum(iterations: int, max_iterations) -> int:
     return as_int("max_iterations", max_iterations, minimum=iterations)
 
 
-def _purpose(confirming) -> str:
-    """The stream a replicate draws from: the first's, or the confirmation's."""
-    if not isinstance(confirming, bool | np.bool_):
-        raise ValueError(f"confirming: must be True or False, got {confirming!r:.40}")
-    return CONFIRMATION_PURPOSE if confirming else PURPOSE
+def _purpose(replicate) -> str:
+    """The stream replicate 0 (the first) or 1 (the confirmation) draws from."""
+    if isinstance(replicate, bool) or replicate not in (0, 1):
+        raise ValueError(f"replicate: must be 0 or 1, got {replicate!r:.40}")
+    return CONFIRMATION_PURPOSE if replicate == 1 else PURPOSE
 
 
-def marginal_side(model: Model, *, draws: int, seed: int, setup=None, confirming: bool = False):
+def marginal_side(model: Model, *, draws: int, seed: int, setup=None, replicate: int = 0):
     """The marginal-conditional simulator: ``draws`` independent joint draws.
 
     From item 0 of the ``geweke-chains`` stream of ``seed`` (of ``geweke-confirmation``
-    when ``confirming``: the confirmation's, :func:`geweke`). Returns a :class:`Side`:
+    for ``replicate`` 1: the confirmation's, :func:`geweke`). Returns a :class:`Side`:
     the names of the scalars the test functions are built from, their values, shape
     (draws, scalars), and the data sets redrawn outside their support or type.
     """
     draws = as_int("draws", draws, minimum=2)
-    purpose = _purpose(confirming)
+    purpose = _purpose(replicate)
     checks, prior, size, rng, first, functions = _start(model, seed, 0, setup, purpose)
     truth, data, latents, redraws = first
     values = np.empty((draws, len(functions)))
@@ -402,12 +402,12 @@ def chain_side(
     segment: int | None = None,
     setup=None,
     after: Side | None = None,
-    confirming: bool = False,
+    replicate: int = 0,
 ):
     """One successive-conditional chain of the kernel under test, ``iterations`` long.
 
     From item ``chain + 1`` of the ``geweke-chains`` stream of ``seed`` (of
-    ``geweke-confirmation`` when ``confirming``: the confirmation's): chains and the
+    ``geweke-confirmation`` for ``replicate`` 1: the confirmation's): chains and the
     marginal side are independent of one another, so they may run in any order or
     process with the same values, and a longer chain of the same seed begins with the
     values of a shorter one. Every ``segment`` steps the chain starts again from a
@@ -418,7 +418,7 @@ def chain_side(
     chain's starts included), and where the chain stopped.
 
     ``after``, this chain's side at a shorter length (what this function returned for
-    the same model, kernel, chain, seed, setup and ``confirming``), is continued from where it
+    the same model, kernel, chain, seed, setup and ``replicate``), is continued from where it
     stopped rather than run again from the start: the side returned is the same, bit
     for bit, as the longer chain run from its start (the steps depend on nothing but
     the latents, data and generator its end holds), at the cost of the new steps only.
@@ -429,7 +429,7 @@ def chain_side(
     # The default budget's restart interval (geweke's, with its default arguments).
     segment = segment_length(GEWEKE_ITERATIONS, GEWEKE_BATCHES) if segment is None else segment
     segment = as_int("segment", segment, minimum=1)
-    purpose = _purpose(confirming)
+    purpose = _purpose(replicate)
     checks, prior, size, rng, first, functions = _start(model, seed, chain + 1, setup, purpose)
     _, data, latents, redraws = first
     done = 0
@@ -691,7 +691,7 @@ def confirmed(first: KernelCheckResult, confirmation: KernelCheckResult) -> Kern
     return KernelCheckResult(table)
 
 
-def _replicate(model, kernel, seed: int, setup, confirming: bool, settings: tuple):
+def _replicate(model, kernel, seed: int, setup, replicate: int, settings: tuple):
     """One replicate's stages, from the first stream or the confirmation's.
 
     ``settings`` are :func:`geweke`'s, checked: ``(draws, chains, iterations, batches,
@@ -700,7 +700,7 @@ def _replicate(model, kernel, seed: int, setup, confirming: bool, settings: tupl
     draws, chains, iterations, batches, alpha, pilot, max_iterations = settings
     segment = segment_length(iterations, batches)
     started = time.perf_counter()
-    marginal = marginal_side(model, draws=draws, seed=seed, setup=setup, confirming=confirming)
+    marginal = marginal_side(model, draws=draws, seed=seed, setup=setup, replicate=replicate)
     first = iterations
     lengths = []
     sides = [None] * chains
@@ -717,7 +717,7 @@ def _replicate(model, kernel, seed: int, setup, confirming: bool, settings: tupl
                 segment=segment,
                 setup=setup,
                 after=side,
-                confirming=confirming,
+                replicate=replicate,
             )
             for c, side in enumerate(sides)
         ]
@@ -805,11 +805,11 @@ def geweke(
     if replicate not in (None, 0, 1) or isinstance(replicate, bool):
         raise ValueError(f"replicate: must be None, 0 or 1, got {replicate!r:.40}")
     if replicate is not None:
-        return _replicate(model, kernel, seed, setup, replicate == 1, settings)
-    first = _replicate(model, kernel, seed, setup, False, settings)
+        return _replicate(model, kernel, seed, setup, replicate, settings)
+    first = _replicate(model, kernel, seed, setup, 0, settings)
     if first.verdict != "fail":
         return first
-    return confirmed(first, _replicate(model, kernel, seed, setup, True, settings))
+    return confirmed(first, _replicate(model, kernel, seed, setup, 1, settings))
 
 
 def length_to_clear(attrs: Mapping) -> int | None:

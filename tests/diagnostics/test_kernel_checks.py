@@ -306,21 +306,20 @@ def test_a_confirmation_draws_from_streams_of_its_own():
     """Its marginal side and chains are new draws, reproducible as the first's are."""
     spec = zoo.get("beta-binomial")
     first = marginal_side(spec, draws=50, seed=1)
-    confirming = marginal_side(spec, draws=50, seed=1, confirming=True)
-    assert not np.array_equal(first.values, confirming.values)
-    again = marginal_side(spec, draws=50, seed=1, confirming=True)
-    np.testing.assert_array_equal(confirming.values, again.values)
+    confirmation = marginal_side(spec, draws=50, seed=1, replicate=1)
+    assert not np.array_equal(first.values, confirmation.values)
+    again = marginal_side(spec, draws=50, seed=1, replicate=1)
+    np.testing.assert_array_equal(confirmation.values, again.values)
     chain = chain_side(spec, chain=0, iterations=40, seed=1, segment=10)
-    confirming = chain_side(spec, chain=0, iterations=40, seed=1, segment=10, confirming=True)
-    assert not np.array_equal(chain.values, confirming.values)
+    confirmation = chain_side(spec, chain=0, iterations=40, seed=1, segment=10, replicate=1)
+    assert not np.array_equal(chain.values, confirmation.values)
     # A confirmation's chain continues as any chain does, from its own end.
-    short = chain_side(spec, chain=0, iterations=20, seed=1, segment=10, confirming=True)
-    longer = chain_side(
-        spec, chain=0, iterations=40, seed=1, segment=10, after=short, confirming=True
-    )
-    np.testing.assert_array_equal(longer.values, confirming.values)
-    with pytest.raises(ValueError, match="confirming: must be True or False"):
-        marginal_side(spec, draws=50, seed=1, confirming="yes")
+    short = chain_side(spec, chain=0, iterations=20, seed=1, segment=10, replicate=1)
+    longer = chain_side(spec, chain=0, iterations=40, seed=1, segment=10, after=short, replicate=1)
+    np.testing.assert_array_equal(longer.values, confirmation.values)
+    for replicate in (2, True):
+        with pytest.raises(ValueError, match="replicate: must be 0 or 1"):
+            marginal_side(spec, draws=50, seed=1, replicate=replicate)
     for replicate in (2, True, "first"):
         with pytest.raises(ValueError, match="replicate: must be None, 0 or 1"):
             geweke(spec, seed=1, replicate=replicate)

@@ -53,7 +53,7 @@ def _chain(
     iterations: int,
     segment: int,
     after=None,
-    confirming: bool = False,
+    replicate: int = 0,
 ):
     return chain_side(
         tested.model,
@@ -64,18 +64,18 @@ def _chain(
         segment=segment,
         setup=setup,
         after=after,
-        confirming=confirming,
+        replicate=replicate,
     )
 
 
-def _marginal(tested, seed: int, setup, compared: int, confirming: bool = False):
+def _marginal(tested, seed: int, setup, compared: int, replicate: int = 0):
     # The pilot draws fix the test functions; the budget counts the draws compared.
     return marginal_side(
         tested.model,
         draws=GEWEKE_PILOT + compared,
         seed=seed,
         setup=setup,
-        confirming=confirming,
+        replicate=replicate,
     )
 
 
@@ -89,15 +89,15 @@ def _confirming(plan) -> bool:
     return "first_length" in plan.budget
 
 
-def _chain_key(chain: int, iterations: int, confirming: bool = False) -> str:
-    return f"{'confirmation ' * confirming}chain {chain} x {iterations}"
+def _chain_key(chain: int, iterations: int, replicate: int = 0) -> str:
+    return f"{'confirmation ' * replicate}chain {chain} x {iterations}"
 
 
-def _marginal_key(confirming: bool = False) -> str:
-    return f"{'confirmation ' * confirming}marginal"
+def _marginal_key(replicate: int = 0) -> str:
+    return f"{'confirmation ' * replicate}marginal"
 
 
-def _replicate(plan, earlier, iterations: int, confirming: bool) -> list:
+def _stage_pieces(plan, earlier, iterations: int, replicate: int) -> list:
     """The pieces of one replicate's stage at ``iterations`` steps per chain."""
     before = [n for n in stage_lengths(plan.budget["iterations"], iterations) if n < iterations]
     # Restarted at the first stage's batch length, at every stage (geweke does so).
@@ -108,29 +108,29 @@ def _replicate(plan, earlier, iterations: int, confirming: bool) -> list:
     # continues its chain from where the last stage stopped it.
     chains = [
         (
-            _chain_key(c, iterations, confirming),
+            _chain_key(c, iterations, replicate),
             _chain,
             (
                 c,
                 iterations,
                 segment,
-                earlier.get(_chain_key(c, before[-1], confirming)) if before else None,
-                confirming,
+                earlier.get(_chain_key(c, before[-1], replicate)) if before else None,
+                replicate,
             ),
         )
         for c in range(CHAINS)
     ]
-    marginal = (_marginal_key(confirming), _marginal, (plan.budget["marginal_draws"], confirming))
+    marginal = (_marginal_key(replicate), _marginal, (plan.budget["marginal_draws"], replicate))
     return [*chains, marginal]
 
 
 def _pieces(plan, earlier) -> list:
     if not _confirming(plan):
-        return _replicate(plan, earlier, _length(plan), False)
+        return _stage_pieces(plan, earlier, _length(plan), 0)
     # The first replicate's last stage is listed again, so that its values (done
     # before: not run again) reach _combine with the confirmation's.
-    first = _replicate(plan, earlier, plan.budget["first_length"], False)
-    return [*first, *_replicate(plan, earlier, _length(plan), True)]
+    first = _stage_pieces(plan, earlier, plan.budget["first_length"], 0)
+    return [*first, *_stage_pieces(plan, earlier, _length(plan), 1)]
 
 
 def _look(values, *, alpha: float, seconds: float, plan, length: int):
