@@ -87,12 +87,12 @@ wander into the tail and stay there, and a run that drew fewer of the rare kind 
 their share is off in many rows at once while its standard error, made of the segments
 it drew, never saw them (eight schools, centred, seed 163: no segment of the failing
 look stayed in ``tau``'s upper tail, the next 80 segments held five; correct kernels
-of eight schools failed 8 and 6 times in 200 seeds at a stated 1%; ``docs/design.md``,
+of eight schools failed 17 and 9 times in 300 seeds at a stated 1%; ``docs/design.md``,
 "Geweke's test: the confirmation"). No test on one replicate's segments can see what
 they lack; an independent replicate does not share it. Under a correct kernel the two
 replicates fail independently, so the test's false-alarm rate is the square of a
 replicate's, however a replicate errs: at most ``alpha ** 2`` where a replicate is
-calibrated, 0.16% where it fails 4% of the time. A wrong kernel fails both (166 of
+calibrated, 0.36% where it fails 6% of the time. A wrong kernel fails both (166 of
 the catalogue's 168 failed first replicates of planted bugs were confirmed,
 ``docs/power.md``); the confirmation costs one more run, and only when the first fails.
 
