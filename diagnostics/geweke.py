@@ -663,12 +663,10 @@ def confirmed(first: KernelCheckResult, confirmation: KernelCheckResult) -> Kern
     def rejected(result: KernelCheckResult) -> str:
         t = result.table
         judged = t.p_adjusted.values[t.rejected.values]
-        rows = result.failing()
-        named = ", ".join(rows[:3]) + (f" and {len(rows) - 3} more" if len(rows) > 3 else "")
         # a p below the smallest double is 0: say so rather than print "0"
         smallest = judged.min()
         p = f"{smallest:.2g}" if smallest > 0 else "below 1e-300"
-        return f"{len(rows)} test functions ({named}; smallest adjusted p {p})"
+        return f"{judged.size} test functions ({result.failing_named(3)}; smallest adjusted p {p})"
 
     if confirmation.verdict == "fail":
         note = (

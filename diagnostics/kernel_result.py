@@ -131,6 +131,12 @@ class KernelCheckResult(TableVerdict):
             f"{t.part.values[i]}: {t.function.values[i]}" for i in order if t.rejected.values[i]
         ]
 
+    def failing_named(self, shown: int) -> str:
+        """The first ``shown`` of :meth:`failing`, then "and N more" for the rest."""
+        failing = self.failing()
+        more = f" and {len(failing) - shown} more" if len(failing) > shown else ""
+        return ", ".join(failing[:shown]) + more
+
     def findings(self) -> list[Finding]:
         """Rejected test functions, most significant first, then those not judged.
 
@@ -235,12 +241,8 @@ class KernelCheckResult(TableVerdict):
         n = t.sizes["test"]
         head = f"{t.attrs['check']}: {self.verdict.upper()}: {n} test functions, "
         head += t.attrs["settings"]
-        failing = self.failing()
-        if failing:
-            shown = ", ".join(failing[:4]) + (
-                f" and {len(failing) - 4} more" if len(failing) > 4 else ""
-            )
-            head += f"; failing: {shown}"
+        if self.failing():
+            head += f"; failing: {self.failing_named(4)}"
         elif self.verdict == "inconclusive":
             head += f"; {t.attrs['gate_message']}"
         else:
