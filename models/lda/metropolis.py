@@ -14,10 +14,8 @@ computer clusters", WWW 2015, section 3; the proposals of WarpLDA, Chen et al.,
 "WarpLDA: a cache efficient O(1) algorithm for latent Dirichlet allocation", VLDB
 2016, section 4):
 
-- the **doc proposal** ``q_d(k) ∝ n_dk + alpha_k``, counts *with* token ``i``: with
-  probability ``n_d / (n_d + A)``, ``A = sum(alpha)``, the topic of a token of document
-  ``d`` chosen uniformly (token ``i`` included), otherwise a draw from
-  ``alpha / A`` (a Walker alias table, built once per call);
+- the **doc proposal** ``q_d(k) ∝ n_dk``, counts *with* token ``i``: the topic of a
+  token of document ``d`` chosen uniformly (token ``i`` included);
 - the **word proposal** ``q_w(k) ∝ n_kw + beta_w``, counts with token ``i``: with
   probability ``n_w / (n_w + K beta_w)`` the topic of a token of word ``w`` chosen
   uniformly (an inverted index of the word's tokens, :class:`WordTokens`), otherwise a
@@ -26,11 +24,29 @@ computer clusters", WWW 2015, section 3; the proposals of WarpLDA, Chen et al.,
 A proposal ``t`` from current topic ``s != t`` is accepted with probability
 ``min(1, pi(t) q(s | t) / (pi(s) q(t | s)))``. Counting token ``i`` in the proposal (it
 sits in ``s`` now and would sit in ``t`` after the move) makes both normalisers the
-same, so the proposal's terms cancel against the target's and the ratios are, counts
-without token ``i``::
+same, so the ratios are, counts without token ``i``::
 
-    doc proposal:   (n_tw + beta_w) (n_s + B) / ((n_sw + beta_w) (n_t + B))
+    doc proposal:   (n_dt + alpha_t) n_ds (n_tw + beta_w) (n_s + B)
+                    / ((n_ds + alpha_s) n_dt (n_sw + beta_w) (n_t + B))
     word proposal:  (n_dt + alpha_t) (n_s + B) / ((n_ds + alpha_s) (n_t + B))
+
+(the word proposal's terms cancel against the target's word factor). A token alone in
+its topic within its document (``n_ds = 0``) cannot leave it by a doc proposal, whose
+reverse move would be impossible; the word proposal's uniform branch reaches every
+topic, so the sweep is irreducible.
+
+Why no prior branch in the doc proposal. LightLDA's doc proposal is ``n_dk + alpha_k``
+(with probability ``A / (n_d + A)``, ``A = sum(alpha)``, a draw from ``alpha / A``), whose
+doc factors cancel in the ratio. With many topics that branch is a large share of the
+proposals (a third at K = 1,000 with ``alpha_k = 0.1`` and documents of 200 tokens, five
+in six at K = 10,000), nearly all of them topics the word does not hold and so
+rejected, each at the price of a read of the word's row. Without it every doc proposal
+is a topic the document holds, the ratio gains the two doc factors (the document's
+row, read while the document is being swept) and new topics reach a document through
+the word proposal. Measured against the sweep with the branch (``docs/performance.md``,
+"LDA"): on the 10-million-token Zipf corpus at K = 1,000, 1.13x less CPU per sweep and
+the same log joint per sweep within 1%; on Reuters at K = 10,000, half the CPU seconds
+to the same log joint.
 
 Exactness. Both proposals are read from the *current* assignments (the counts are
 updated as soon as a token moves), so each step is a Metropolis-Hastings kernel that
@@ -115,9 +131,11 @@ class MetropolisFault(IntEnum):
         The acceptance ratio reads the counts with token ``i`` still in its topic
         (``n_sw``, ``n_ds`` and ``n_s`` not reduced by one).
     ``NO_PRIOR_BRANCH``
-        The doc proposal always takes the topic of a random token of the document (its
-        ``alpha`` branch is dropped), while the acceptance ratio assumes
-        ``q_d ∝ n_dk + alpha_k``.
+        The doc proposal's ratio is LightLDA's, for the proposal ``n_dk + alpha_k`` with
+        its ``alpha`` branch (whose doc factors cancel), while the proposal is ``n_dk``,
+        a random token's topic: the ``alpha`` branch the ratio assumes is missing. (Its
+        draws are those of the fault of that name before 0.4, when the correct doc
+        proposal had the branch.)
     """
 
     NONE = 0
@@ -200,49 +218,6 @@ def build_word_tokens(corpus: Corpus, n_words: int) -> WordTokens:
     return WordTokens(start, slot)
 
 
-@numba.njit(cache=True)
-def _alias_table(weights):
-    # Walker's alias method, Vose's construction (Vose, "A linear algorithm for
-    # generating random numbers with a given distribution", IEEE TSE 17, 1991): a uniform
-    # cell k, kept with probability keep[k], else its alias.
-    n = weights.shape[0]
-    scaled = weights * (n / weights.sum())
-    keep = np.ones(n)
-    alias = np.arange(n)
-    small = np.empty(n, dtype=np.int64)
-    large = np.empty(n, dtype=np.int64)
-    n_small = n_large = 0
-    for k in range(n):
-        if scaled[k] < 1.0:
-            small[n_small] = k
-            n_small += 1
-        else:
-            large[n_large] = k
-            n_large += 1
-    while n_small > 0 and n_large > 0:
-        n_small -= 1
-        lo = small[n_small]
-        hi = large[n_large - 1]
-        keep[lo] = scaled[lo]
-        alias[lo] = hi
-        scaled[hi] -= 1.0 - scaled[lo]
-        if scaled[hi] < 1.0:
-            n_large -= 1
-            small[n_small] = hi
-            n_small += 1
-    # What remains in either list has weight 1 up to rounding: always kept.
-    return keep, alias
-
-
-@numba.njit(cache=True, inline="always")
-def _alias_draw(keep, alias, u):
-    # One draw from the alias table with one uniform u in [0, 1): its integer part picks
-    # the cell, its fractional part decides between the cell and its alias.
-    x = u * keep.shape[0]
-    k = min(int(x), keep.shape[0] - 1)
-    return k if x - k < keep[k] else alias[k]
-
-
 @numba.njit(cache=True, inline="always")
 def _move(i, d, w, s, t, topic, doc_topic, word_topic, topic_total):
     topic[i] = t
@@ -279,8 +254,6 @@ def _metropolis_kernel(fault: int, doc_steps: int):
         # by_word: the topics in word order (by_word[slot[i]] is topic[i]), kept in step.
         word_start, by_word, slot = words
         n_topics = totals.shape[0]
-        alpha_sum = alpha.sum()
-        keep, alias = _alias_table(alpha)
         # Token i is in topic s while its ratio is formed: its own count is taken out of
         # the counts of s (not of t), unless the fault leaves it in.
         own = 0.0 if fault == _COUNTS_WITH_TOKEN else 1.0
@@ -310,13 +283,14 @@ def _metropolis_kernel(fault: int, doc_steps: int):
                     fill_uniforms(rng, uniforms, per_token * n_batch)
                     # From PREFETCH_DISTANCE tokens before the batch: each pass asks for
                     # what the token that far ahead will read (n_sw; in every cycle, n_tw
-                    # for its doc proposal's t, from a token of the document or from the
-                    # alias table, and its word proposal's token; its own slot in word
-                    # order, written if it moves), known from its uniforms. Every cycle,
-                    # not the first only: on 10 million tokens at K = 1,000 the later
-                    # cycles' reads missed the cache, and asking for them made a sweep
-                    # of 2 cycles 1.18x faster, the alias branch's cell 1.07x more
-                    # (docs/performance.md, "LDA"). A hint: a topic that changes before
+                    # for its doc proposal's t, a token of the document, and its word
+                    # proposal's token; its own slot in word order, written if it
+                    # moves), known from its uniforms. Every cycle, not the first only:
+                    # on 10 million tokens at K = 1,000 the later cycles' reads missed
+                    # the cache, and asking for them made a sweep of 2 cycles 1.18x
+                    # faster (docs/performance.md, "LDA"). The document's row of
+                    # doc_topic is not asked for: it is read by every token of the
+                    # document, in cache. A hint: a topic that changes before
                     # that token's turn only makes the hint miss. (Written out here, not
                     # in a helper: a call with array arguments costs reference-count
                     # updates per token.)
@@ -335,15 +309,8 @@ def _metropolis_kernel(fault: int, doc_steps: int):
                             n_w = word_start[w + _u(1)] - w_lo
                             for c in range(0, per_token, per_cycle):
                                 for e in range(0, word_step, 2):
-                                    u = uniforms[_u(per_token * ahead + c + e)] * (n_d + alpha_sum)
-                                    if u < n_d:
-                                        prefetch_cell(word_topic, w, topic[_u(d_lo + int(u))])
-                                    else:
-                                        prefetch_cell(
-                                            word_topic,
-                                            w,
-                                            _alias_draw(keep, alias, (u - n_d) / alpha_sum),
-                                        )
+                                    u = uniforms[_u(per_token * ahead + c + e)] * n_d
+                                    prefetch_cell(word_topic, w, topic[_u(d_lo + int(u))])
                                 u = uniforms[_u(per_token * ahead + c + word_step)] * (
                                     n_w + n_topics * beta[w]
                                 )
@@ -361,23 +328,25 @@ def _metropolis_kernel(fault: int, doc_steps: int):
                         s = _u(topic[i])
                         for c in range(0, per_token, per_cycle):
                             for e in range(c, c + word_step, 2):
-                                # Doc proposal: q(k) ∝ n_dk + alpha_k, token i counted.
-                                if fault == _NO_PRIOR_BRANCH:
-                                    u = uniforms[_u(own_uniforms + e)] * n_d
-                                else:
-                                    u = uniforms[_u(own_uniforms + e)] * (n_d + alpha_sum)
-                                if u < n_d:
-                                    t = _u(topic[_u(d_lo + int(u))])
-                                else:
-                                    t = _u(_alias_draw(keep, alias, (u - n_d) / alpha_sum))
+                                # Doc proposal: q(k) ∝ n_dk, token i counted.
+                                u = uniforms[_u(own_uniforms + e)] * n_d
+                                t = _u(topic[_u(d_lo + int(u))])
                                 if t != s:
                                     up = (word_topic[w, t] + beta_w) * (totals[s] - own + beta_sum)
                                     down = (word_topic[w, s] - own + beta_w) * (
                                         totals[t] + beta_sum
                                     )
-                                    if fault == _NO_PROPOSAL_RATIO:
-                                        up *= doc_topic[row, t] + alpha[t]
-                                        down *= doc_topic[row, s] - own + alpha[s]
+                                    if fault != _NO_PRIOR_BRANCH:
+                                        # The target's doc factor, then the proposal's
+                                        # q(s | t) / q(t | s) = n_ds / n_dt (n_dt >= 1:
+                                        # t is a topic of another token of d).
+                                        n_dt = doc_topic[row, t]
+                                        n_ds = doc_topic[row, s] - own
+                                        up *= n_dt + alpha[t]
+                                        down *= n_ds + alpha[s]
+                                        if fault != _NO_PROPOSAL_RATIO:
+                                            up *= n_ds
+                                            down *= n_dt
                                     if uniforms[_u(own_uniforms + e + 1)] * down < up:
                                         _move(
                                             i, row, w, s, t, topic, doc_topic, word_topic, totals
@@ -503,7 +472,10 @@ def metropolis_sweep(
     alpha, beta, beta_sum = hyper
     check_sweep_arrays(corpus, state, alpha, beta)
     if not (np.all(alpha > 0) and np.all(beta > 0)):
-        raise ValueError("hyper: alpha and beta must be > 0 (the proposals' prior branches)")
+        raise ValueError(
+            "hyper: alpha and beta must be > 0 (the priors' pseudo-counts; beta's is also "
+            "the word proposal's uniform branch, through which every topic is reachable)"
+        )
     n_tokens = corpus.token_word.shape[0]
     lo, hi = (0, n_tokens) if tokens is None else (int(tokens[0]), int(tokens[1]))
     if not 0 <= lo <= hi <= n_tokens:

@@ -20,8 +20,6 @@ from zoo.models.lda.corpus import Corpus
 from zoo.models.lda.metropolis import (
     BATCH_TOKENS,
     MetropolisFault,
-    _alias_draw,
-    _alias_table,
     build_partition,
     build_word_tokens,
     metropolis_sweep,
@@ -32,7 +30,7 @@ RUN = {"draws": 1000, "tune": 200, "chains": 4, "seed": 20261124}
 
 #: Per-token test: a small corpus where every count is small, so that each fault's
 #: error in the acceptance ratio is a large share of it. Asymmetric alpha and beta
-#: exercise the alias table and the per-word smoothing.
+#: exercise the doc proposal's doc factors and the per-word smoothing.
 TOKEN_DATA = Data([[0, 1, 1, 2], [2, 3], [1, 0, 0]], topics=4)
 TOKEN_PRIOR = Prior(alpha=[0.9, 0.5, 0.3, 0.2], beta=[0.4, 0.6, 0.3, 0.5])
 REPLICATES = 20_000
@@ -141,22 +139,6 @@ def test_the_word_index_lists_each_words_tokens_in_order():
     for w in range(TOKEN_DATA.n_words):
         mine = in_word_order[words.start[w] : words.start[w + 1]]
         np.testing.assert_array_equal(mine, np.flatnonzero(token_word == w))
-
-
-def test_the_alias_table_draws_its_weights():
-    weights = np.array([0.9, 0.5, 0.3, 0.2, 2.0])
-    keep, alias = _alias_table(weights)
-    # Exact probabilities from the table: cell k kept with keep[k], else its alias.
-    implied = np.zeros(weights.size)
-    for k in range(weights.size):
-        implied[k] += keep[k] / weights.size
-        implied[alias[k]] += (1 - keep[k]) / weights.size
-    np.testing.assert_allclose(implied, weights / weights.sum(), rtol=1e-12)
-    u = np.linspace(0, 1, 10_000, endpoint=False)
-    draws = np.array([_alias_draw(keep, alias, x) for x in u])
-    np.testing.assert_allclose(
-        np.bincount(draws, minlength=weights.size) / u.size, weights / weights.sum(), atol=1e-3
-    )
 
 
 def _problems():
@@ -283,8 +265,6 @@ def _reference_sweep(corpus, state, hyper, rng, cycles, doc_proposals=1):
     topic, doc_topic, word_topic, totals = state
     alpha, beta, beta_sum = hyper
     n_topics = totals.shape[0]
-    alpha_sum = alpha.sum()
-    keep, alias = _alias_table(alpha)
     words = build_word_tokens(corpus, word_topic.shape[0])
     by_word = np.empty(topic.size, dtype=np.int64)
     by_word[words.slot] = topic
@@ -299,13 +279,12 @@ def _reference_sweep(corpus, state, hyper, rng, cycles, doc_proposals=1):
             for cycle in u4:
                 for proposal, (u_proposal, accept) in zip(steps, cycle, strict=True):
                     if proposal == "doc":
-                        u = u_proposal * (n_d + alpha_sum)
-                        if u < n_d:
-                            t = int(topic[d_lo + int(u)])
-                        else:
-                            t = int(_alias_draw(keep, alias, (u - n_d) / alpha_sum))
-                        up = (word_topic[w, t] + beta[w]) * (totals[s] - 1.0 + beta_sum)
-                        down = (word_topic[w, s] - 1.0 + beta[w]) * (totals[t] + beta_sum)
+                        t = int(topic[d_lo + int(u_proposal * n_d)])
+                        n_dt, n_ds = doc_topic[d, t], doc_topic[d, s] - 1.0
+                        up = (n_dt + alpha[t]) * n_ds * (word_topic[w, t] + beta[w])
+                        up *= totals[s] - 1.0 + beta_sum
+                        down = (n_ds + alpha[s]) * n_dt * (word_topic[w, s] - 1.0 + beta[w])
+                        down *= totals[t] + beta_sum
                     else:
                         u = u_proposal * (n_w + n_topics * beta[w])
                         if u < n_w:
