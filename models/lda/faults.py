@@ -28,16 +28,18 @@ every count taken without token ``i``:
   (Griffiths & Steyvers's point estimate) in place of a draw from ``Dir(alpha + n_d.)``.
 
 The Metropolis-Hastings kernel's (:mod:`zoo.models.lda.metropolis`, built with
-``make_kernel(sampler="metropolis")``), with the doc proposal ``q_d ∝ n_dk + alpha_k``
-and the word proposal ``q_w ∝ n_kw + beta_w``:
+``make_kernel(sampler="metropolis")``), with the doc proposal ``q_d ∝ n_dk`` (a random
+token's topic of the document) and the word proposal ``q_w ∝ n_kw + beta_w``:
 
 - ``mh-no-proposal-ratio`` (Metropolis details): accepted with ``pi(t) / pi(s)``, the
   asymmetric proposal's ratio ``q(s | t) / q(t | s)`` left out;
 - ``mh-counts-with-token`` (bookkeeping of counts): the acceptance ratio reads ``n_sw``,
   ``n_ds`` and ``n_s`` with token ``i`` still counted in its topic ``s``;
-- ``mh-no-prior-branch`` (Metropolis details): the doc proposal always copies a random
-  token's topic (its ``alpha`` branch dropped: a topic absent from the document is
-  never proposed by it) while the ratio assumes ``q_d ∝ n_dk + alpha_k``.
+- ``mh-no-prior-branch`` (Metropolis details): the doc proposal's ratio is LightLDA's,
+  written for ``q_d ∝ n_dk + alpha_k`` (whose doc factors cancel), while the proposal
+  has no ``alpha`` branch: a topic absent from the document is never proposed by it,
+  and the doc factors are missing from the ratio. (Named when the correct doc proposal
+  still had that branch; its draws are the same as then.)
 """
 
 from __future__ import annotations

@@ -117,7 +117,8 @@ def make_kernel(
         (:class:`~zoo.models.lda.metropolis.MetropolisFault`): "mh-no-proposal-ratio":
         accepted with ``pi(t) / pi(s)``, the proposal ratio left out;
         "mh-counts-with-token": the ratio reads the counts with the token still in its
-        topic; "mh-no-prior-branch": the doc proposal never takes its ``alpha`` branch.
+        topic; "mh-no-prior-branch": the doc proposal's ratio is the one for a proposal with
+        an ``alpha`` branch, which it does not have.
     sampler : {"auto", "gibbs", "metropolis"}, optional
         The exact conditional draw of :func:`~zoo.models.lda.sweeps.sweep`,
         :func:`~zoo.models.lda.metropolis.metropolis_sweep` (O(1) per token), or "auto":

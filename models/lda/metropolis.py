@@ -43,10 +43,10 @@ in six at K = 10,000), nearly all of them topics the word does not hold and so
 rejected, each at the price of a read of the word's row. Without it every doc proposal
 is a topic the document holds, the ratio gains the two doc factors (the document's
 row, read while the document is being swept) and new topics reach a document through
-the word proposal. Measured against the sweep with the branch (``docs/performance.md``,
-"LDA"): on the 10-million-token Zipf corpus at K = 1,000, 1.13x less CPU per sweep and
-the same log joint per sweep within 1%; on Reuters at K = 10,000, half the CPU seconds
-to the same log joint.
+the word proposal. Measured against the sweep with the branch, in CPU seconds to the
+same log joint (``docs/performance.md``, "LDA"): 1.44x to 1.68x fewer on Reuters at
+K = 10,000, about 1.13x on the 10-million-token Zipf corpus at K = 10,000, and level to
+1.12x at K = 1,000 there (a sweep costs less, and a few more sweeps are needed).
 
 Exactness. Both proposals are read from the *current* assignments (the counts are
 updated as soon as a token moves), so each step is a Metropolis-Hastings kernel that
@@ -134,7 +134,7 @@ class MetropolisFault(IntEnum):
         The doc proposal's ratio is LightLDA's, for the proposal ``n_dk + alpha_k`` with
         its ``alpha`` branch (whose doc factors cancel), while the proposal is ``n_dk``,
         a random token's topic: the ``alpha`` branch the ratio assumes is missing. (Its
-        draws are those of the fault of that name before 0.4, when the correct doc
+        draws are those of the fault of that name before 0.3, when the correct doc
         proposal had the branch.)
     """
 
