@@ -206,6 +206,21 @@ def test_bad_arguments_are_named():
         metropolis_sweep(data.corpus, state, hyper, rng, parts=3, partition=two)
 
 
+def test_a_zero_pseudo_count_is_named_before_any_draw():
+    # beta's uniform branch is what makes every topic reachable: a zero would leave the
+    # sweep reducible, so it is refused by name before the state or generator moves.
+    data, prior = SPEC.default_problem()
+    alpha, beta, _ = prior.resolve(data)
+    rng = np.random.default_rng(0)
+    state = counts_from_topics(data, rng.integers(0, data.n_topics, data.n_tokens))
+    topics, before = state.topic.copy(), rng.bit_generator.state
+    zero_beta = np.zeros_like(beta)
+    with pytest.raises(ValueError, match="hyper: alpha and beta must be > 0"):
+        metropolis_sweep(data.corpus, state, (alpha, zero_beta, 0.0), rng)
+    np.testing.assert_array_equal(state.topic, topics)
+    assert rng.bit_generator.state == before
+
+
 def _threaded_run(parts, seed=7, sweeps=10):
     data, prior = SPEC.default_problem()
     hyper = prior.resolve(data)
