@@ -11,22 +11,25 @@ joint any contender reached (``bench/lda_time_to_quality.py``;
 
 The rule: the Gibbs sweep below a number of topics that falls with the corpus's size,
 the Metropolis-Hastings sweep with :data:`METROPOLIS_CYCLES` cycles from there up
-(:data:`METROPOLIS_FROM`: N below 300,000 tokens, from 3,000 topics; from 300,000
-tokens up, from 400; from 3,000,000 tokens up it was 170 until the Gibbs sweep's
-unsigned indices and tree sums, below). The Gibbs sweep's cost per token grows with
-the topics a word holds, which grows with K until it is bounded by the word's
-frequency; the Metropolis-Hastings sweep's does not. On a larger corpus frequent words
-hold more of the K topics (on the 10-million-token Zipf corpus at K = 100, 57% of tokens
-belong to a word holding at least 3/4 of them; on Reuters none), so the crossing comes
-at a lower K. Measured as CPU seconds to 95% / 99% of the way (one seed each; Gibbs
-against Metropolis-Hastings with 2 cycles; ``never``: not within the run's budget):
+(:data:`METROPOLIS_FROM`: N below 300,000 tokens, from 1,700 topics (3,000 until the
+doc proposal lost its prior branch); from 300,000 tokens up, from 400; from 3,000,000
+tokens up it was 170 until the Gibbs sweep's unsigned indices and tree sums, below).
+The Gibbs sweep's cost per token grows with the topics a word holds, which grows with
+K until it is bounded by the word's frequency; the Metropolis-Hastings sweep's does
+not. On a larger corpus frequent words hold more of the K topics (on the
+10-million-token Zipf corpus at K = 100, 57% of tokens belong to a word holding at
+least 3/4 of them; on Reuters none), so the crossing comes at a lower K. Measured as
+CPU seconds to 95% / 99% of the way (one seed each unless said; Gibbs against
+Metropolis-Hastings with 2 cycles; ``never``: not within the run's budget):
 
 - Reuters (84,010 tokens): 0.19 / 1.15 against 0.43 / 2.91 at K = 20, 0.19 / 0.82
   against 0.26 / 1.33 at 100, 0.19 / 0.72 against 0.29 / 1.08 at 1,000; in the cycles
   study 4.00 against 3.62 to 99% at 3,000, and at 10,000 the Gibbs sweep had not got
   there in 8 CPU seconds where the Metropolis-Hastings sweep took 6.33; after the doc
   proposal lost its prior branch (:mod:`zoo.models.lda.metropolis`), 0.755 against
-  1.14 to 99% at 1,000 and 3.70 against 2.31 at 3,000;
+  1.14 to 99% at 1,000 and 3.70 against 2.31 at 3,000, and over two seeds each
+  (0 and 1) 0.99 and 1.34 against 1.28 and 1.25 at 1,500, 1.45 and 2.27 against 1.25
+  and 1.32 at 2,000, 2.77 and 2.53 against 2.28 and 1.87 at 2,500;
 - Zipf, 1,000,061 tokens: 3.99 / 7.57 against 6.12 / never at K = 20, 4.40 / 8.14
   against 4.36 / 9.28 at 100, 7.76 / 9.90 against 5.90 / 8.75 at 1,000;
 - Zipf, 10 million tokens: 22.3 / 30.6 against never (92.8% in 34 CPU s) at K = 20,
@@ -43,9 +46,10 @@ against Metropolis-Hastings with 2 cycles; ``never``: not within the run's budge
 
 Each threshold lies between the largest K at which the Gibbs sweep got there first and
 the smallest at which the Metropolis-Hastings sweep did (about their geometric mean:
-3,000 for Reuters, where the two tied, and where the Metropolis-Hastings sweep now
-leads by 1.6x, so the crossing lies between 1,000 and 3,000, not measured in between,
-and the threshold was left at 3,000; 170 between 100 and 300 on 10 million tokens
+1,700 for Reuters, between 1,500, where the seeds split and the Gibbs sweep was first
+on their mean, 1.16 against 1.27 CPU s, and 2,000, where the Metropolis-Hastings sweep
+was first on both; it was 3,000, where the two had tied, until the doc proposal lost
+its prior branch; 170 between 100 and 300 on 10 million tokens
 before the unsigned indices, 70 between 50 and 100 before the row prefetch), and each
 corpus size's band reaches to about the geometric mean of the measured sizes (300,000
 between 84,010 and 1 million). From 300,000 tokens up one threshold, 400, holds every
@@ -73,7 +77,7 @@ __all__ = [
 
 #: The rule as (fewer than this many tokens, Metropolis-Hastings from this many topics),
 #: the first band whose bound is above N deciding; N past the last bound takes its K.
-METROPOLIS_FROM = ((300_000, 3_000), (None, 400))
+METROPOLIS_FROM = ((300_000, 1_700), (None, 400))
 
 #: Cycles of (doc proposal, word proposal) per token and sweep when the rule picks the
 #: Metropolis-Hastings sweep: the sweep's own default.
