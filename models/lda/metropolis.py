@@ -59,23 +59,26 @@ mixing: a token's topic moves less per sweep than under the exact conditional dr
 (the sweeps needed to reach the Gibbs sweep's log joint are measured in
 ``bench/results/lda_speed/tables.md``).
 
-Cost per token and cycle: four uniforms and about ten reads of count tables, none a
-loop over topics, whatever K is. On a large corpus those reads are cache misses at
-random places (the word's row of ``word_topic``, a random token of the word), so the
-sweep draws each batch's uniforms before updating it (up to :data:`BATCH_TOKENS` tokens
-of a document, four per token and cycle in token order; an acceptance uniform is drawn
-even when the proposal is the current topic and it goes unused). A uniform drawn ahead
-is as fresh and as independent of the state as one drawn on the spot, and each is used
-once, so every step is the same Metropolis-Hastings kernel; but now where a token's
-proposals will read is known (it depends on the uniform and on ``n_d``, ``n_w`` only),
-and the sweep prefetches those places :data:`~zoo.models.lda.prefetch.PREFETCH_DISTANCE`
-tokens ahead. Against the sweep that drew each uniform when needed (commit 41567eb),
-timed on the same states from the same seeds: 2.45x, 2.72x and 1.80x faster on the
-10-million-token Zipf corpus at K = 20, 100 and 1,000 (after 30, 30 and 10 Gibbs
-sweeps); on Reuters, whose tables sit in cache, 0.93x, 0.95x, 1.31x and 1.15x at K = 20,
-100, 1,000 and 10,000 (the extra uniforms cost more than the prefetches save at small
-K). ``bench/lda_mh_word_order.py --before 41567eb`` repeats the comparison from random
-topics; ``bench/README.md`` ("LDA sampler speed") has the comparison with the peers.
+Cost per token and cycle: four uniforms, two reads of topics (a token of the document, a
+token of the word) and, when both proposals move, ten reads of count tables (six for the
+doc proposal: two cells each of the word's row, the document's row and the totals; four
+for the word proposal), none a loop over topics, whatever K is. On a large corpus those
+reads are cache misses at random places (the word's row of ``word_topic``, a random
+token of the word), so the sweep draws each batch's uniforms before updating it (up to
+:data:`BATCH_TOKENS` tokens of a document, four per token and cycle in token order; an
+acceptance uniform is drawn even when the proposal is the current topic and it goes
+unused). A uniform drawn ahead is as fresh and as independent of the state as one drawn
+on the spot, and each is used once, so every step is the same Metropolis-Hastings
+kernel; but now where a token's proposals will read is known (it depends on the uniform
+and on ``n_d``, ``n_w`` only), and the sweep prefetches those places
+:data:`~zoo.models.lda.prefetch.PREFETCH_DISTANCE` tokens ahead. Against the sweep that
+drew each uniform when needed (commit 41567eb), timed on the same states from the same
+seeds: 2.45x, 2.72x and 1.80x faster on the 10-million-token Zipf corpus at K = 20, 100
+and 1,000 (after 30, 30 and 10 Gibbs sweeps); on Reuters, whose tables sit in cache,
+0.93x, 0.95x, 1.31x and 1.15x at K = 20, 100, 1,000 and 10,000 (the extra uniforms cost
+more than the prefetches save at small K). ``bench/lda_mh_word_order.py --before
+41567eb`` repeats the comparison from random topics; ``bench/README.md`` ("LDA sampler
+speed") has the comparison with the peers.
 
 Memory: the dense ``doc_topic`` (D, K) and ``word_topic`` (V, K) of
 :class:`~zoo.models.lda.counts.State`; the index, ``slot``, 4 bytes a token (8 from 2**31
