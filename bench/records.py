@@ -35,7 +35,8 @@ The API, kept small and stable so that studies added on other branches merge in:
     ``bench/results/<study>/<file>.jsonl``; return the line's object.
 ``read(study, file=None)``
     The records of a study (every ``*.jsonl`` line and ``*.json`` file of the folder,
-    files in name order, lines in file order), or of one ``file`` in it.
+    files in name order, lines in file order, but :data:`SUPERSEDED`), or of one
+    ``file`` in it.
 ``append_to(path, record)``, ``read_file(path)``
     The same for a JSON-lines file named by its path, for scripts whose ``--out``
     option names one (``bench/results/<study>/<file>.jsonl``).
@@ -61,6 +62,12 @@ from pathlib import Path
 from bench.host import cpu_name
 
 RESULTS = Path(__file__).resolve().parent / "results"
+
+#: The file of a study's records that a re-run after a change to the code they measured
+#: replaced: kept for the history (each says why in its ``superseded`` field), read by
+#: no table (:func:`read` of the whole study skips it; ``read(study, "superseded")``
+#: reads it).
+SUPERSEDED = "superseded.jsonl"
 REPOSITORY = RESULTS.parent.parent
 
 # A study's name is a folder name a shell needs no quoting for, and never a path.
@@ -175,7 +182,8 @@ def read_file(path: Path) -> list[dict]:
 
 
 def read(study: str, file: str | None = None, root: Path | None = None) -> list[dict]:
-    """The records of ``study``: every ``*.jsonl`` line and ``*.json`` file, or one file's."""
+    """The records of ``study``: every ``*.jsonl`` line and ``*.json`` file but
+    :data:`SUPERSEDED`'s, or one file's."""
     base = (RESULTS if root is None else Path(root)) / _checked(study, "study")
     if file is not None:
         return read_file(base / f"{_checked(file, 'file')}.jsonl")
@@ -183,6 +191,8 @@ def read(study: str, file: str | None = None, root: Path | None = None) -> list[
         raise FileNotFoundError(f"study {study!r}: no folder {base}")
     records: list[dict] = []
     for path in sorted(base.iterdir()):
+        if path.name == SUPERSEDED:
+            continue
         if path.suffix == ".jsonl":
             records.extend(read_file(path))
         elif path.suffix == ".json":

@@ -35,6 +35,14 @@ def test_read_takes_every_jsonl_line_and_json_file_in_name_order(tmp_path):
     assert [r["i"] for r in records.read("s", "b", root=tmp_path)] == [1]
 
 
+def test_read_of_a_whole_study_skips_its_superseded_records(tmp_path):
+    records.append("s", {"i": 0}, root=tmp_path)
+    records.append("s", {"i": 1, "superseded": "re-run"}, file="superseded", root=tmp_path)
+    assert [r["i"] for r in records.read("s", root=tmp_path)] == [0]
+    # The twin: asked for by name, the superseded file is read.
+    assert [r["i"] for r in records.read("s", "superseded", root=tmp_path)] == [1]
+
+
 @pytest.mark.parametrize("name", ["../x", "a/b", "", ".", "a b"])
 def test_a_study_name_is_never_a_path(tmp_path, name):
     with pytest.raises(ValueError, match="study"):
