@@ -62,13 +62,13 @@ from pathlib import Path
 from bench.host import cpu_name
 
 RESULTS = Path(__file__).resolve().parent / "results"
+REPOSITORY = RESULTS.parent.parent
 
 #: The file of a study's records that a re-run after a change to the code they measured
 #: replaced: kept for the history (each says why in its ``superseded`` field), read by
 #: no table (:func:`read` of the whole study skips it; ``read(study, "superseded")``
 #: reads it).
 SUPERSEDED = "superseded.jsonl"
-REPOSITORY = RESULTS.parent.parent
 
 # A study's name is a folder name a shell needs no quoting for, and never a path.
 _STUDY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -182,8 +182,11 @@ def read_file(path: Path) -> list[dict]:
 
 
 def read(study: str, file: str | None = None, root: Path | None = None) -> list[dict]:
-    """The records of ``study``: every ``*.jsonl`` line and ``*.json`` file but
-    :data:`SUPERSEDED`'s, or one file's."""
+    """The records of ``study``, or of one ``file`` of it.
+
+    A whole study is every ``*.jsonl`` line and ``*.json`` file of its folder but those
+    of :data:`SUPERSEDED`.
+    """
     base = (RESULTS if root is None else Path(root)) / _checked(study, "study")
     if file is not None:
         return read_file(base / f"{_checked(file, 'file')}.jsonl")
